@@ -1,0 +1,207 @@
+// The key-layout contract: a plugin declares its keyspace once, as data, and
+// gets typed key builders from it. The validator (contract-check.ts), the
+// markdown reference (contract-doc.ts) and the script registry read the same
+// declaration, so no key name is spelled anywhere else.
+
+/** A JSON Schema (draft 2020-12 subset that ajv understands). */
+export type JsonSchema = Record<string, unknown>;
+
+export type RedisType = 'string' | 'hash' | 'set' | 'zset' | 'list' | 'stream';
+
+/**
+ * TTL rule of a key:
+ *  'none'      the key must not expire;
+ *  'required'  the key must have a TTL, any length;
+ *  'optional'  either is fine;
+ *  {min,max}   the key must have a TTL within these bounds (seconds, inclusive).
+ */
+export type TtlRule = 'none' | 'required' | 'optional' | { min?: number; max?: number };
+
+/**
+ * How one stored value is checked. A value in Redis is text; it is decoded by
+ * the schema's `type` before ajv sees it: integer/number → parsed number,
+ * boolean → 'true'|'false'|'1'|'0', object/array → JSON.parse, anything else → the text.
+ */
+export type ValueSchema = JsonSchema;
+
+interface KeySpecBase {
+  /** e.g. 'worker:{browserType}:{workerId}'. Parameters match [^:]+ unless `params` says otherwise. */
+  pattern: string;
+  type: RedisType;
+  /** One sentence: what the key holds and why. */
+  description: string;
+  ttl: TtlRule;
+  /** Roles that write this key (for the reference and for review). */
+  writers: readonly string[];
+  /** Regex source per parameter when [^:]+ does not fit, e.g. { name: '[^:]+' }. */
+  params?: Readonly<Record<string, string>>;
+  /**
+   * Lua scripts may build this key from an index member: key = head + member,
+   * where head is the key prefix plus the pattern up to its first parameter.
+   * The registry passes that head in ARGV (header tag `@head <entry>`).
+   */
+  derivable?: boolean;
+  /** Added by coord beyond the documented (seed) layout. Shown in the reference. */
+  extension?: boolean;
+}
+
+export interface StringKeySpec extends KeySpecBase {
+  type: 'string';
+  value: ValueSchema;
+}
+
+export interface HashKeySpec extends KeySpecBase {
+  type: 'hash';
+  /** Named fields and their value schemas. */
+  fields?: Readonly<Record<string, ValueSchema>>;
+  /** Fields that must be present. */
+  required?: readonly string[];
+  /**
+   * Fields whose names follow a pattern (e.g. counters keyed '{browserType}:{workerId}').
+   * A field that is neither named nor matches this is a deviation.
+   */
+  dynamicFields?: { pattern: string; value: ValueSchema; params?: Readonly<Record<string, string>> };
+}
+
+export interface SetKeySpec extends KeySpecBase {
+  type: 'set';
+  member: ValueSchema;
+}
+
+export interface ZsetKeySpec extends KeySpecBase {
+  type: 'zset';
+  member: ValueSchema;
+  /** Schema of the score (a number). */
+  score?: JsonSchema;
+}
+
+export interface ListKeySpec extends KeySpecBase {
+  type: 'list';
+  item: ValueSchema;
+}
+
+export interface StreamKeySpec extends KeySpecBase {
+  type: 'stream';
+  /** Fields of each entry. */
+  fields: Readonly<Record<string, ValueSchema>>;
+  required?: readonly string[];
+  /** Streams must be capped: the most entries a conforming writer keeps. */
+  maxLength?: number;
+}
+
+export type KeySpec = StringKeySpec | HashKeySpec | SetKeySpec | ZsetKeySpec | ListKeySpec | StreamKeySpec;
+
+/** A pub/sub channel, documented alongside the keys (channels are not keys: not validated in snapshots). */
+export interface ChannelSpec {
+  pattern: string;
+  description: string;
+  message: ValueSchema;
+  publishers: readonly string[];
+  subscribers: readonly string[];
+}
+
+export interface ContractSpec<K extends Record<string, KeySpec> = Record<string, KeySpec>> {
+  /** The plugin that owns the keyspace. */
+  plugin: string;
+  /** Where the documented layout comes from (a seed file or a URL). */
+  source?: string;
+  keys: K;
+  channels?: Readonly<Record<string, ChannelSpec>>;
+}
+
+// ---- typed parameters from a pattern: 'a:{x}:{y}' → { x: string; y: string }
+
+type ParamNames<P extends string> = P extends `${string}{${infer Name}}${infer Rest}` ? Name | ParamNames<Rest> : never;
+
+export type KeyParams<P extends string> = [ParamNames<P>] extends [never]
+  ? Record<string, never>
+  : { readonly [N in ParamNames<P>]: string | number };
+
+/** A key builder: `keys.worker({ browserType: 'chromium', workerId: 'a1' })` → 'worker:chromium:a1'. */
+export type KeyBuilder<P extends string> = [ParamNames<P>] extends [never]
+  ? (params?: Record<string, never>) => string
+  : (params: KeyParams<P>) => string;
+
+export type KeyBuilders<K extends Record<string, KeySpec>> = {
+  readonly [E in keyof K]: KeyBuilder<K[E]['pattern']>;
+};
+
+export class ContractError extends Error {
+  override readonly name = 'ContractError';
+}
+
+const PARAM = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** Declares a contract. Checks it once and returns it unchanged (typed). */
+export function defineContract<const K extends Record<string, KeySpec>>(spec: ContractSpec<K>): ContractSpec<K> {
+  for (const [entry, key] of Object.entries(spec.keys)) {
+    const where = `contract ${spec.plugin}, key ${entry}`;
+    if (!key.pattern || /\s/.test(key.pattern)) throw new ContractError(`${where}: pattern "${key.pattern}" is empty or has spaces`);
+    if (key.pattern.startsWith('{') && !patternParams(key.pattern).length) {
+      throw new ContractError(`${where}: pattern must not start with a hash tag; use the keyPrefix option`);
+    }
+    if (!['string', 'hash', 'set', 'zset', 'list', 'stream'].includes(key.type)) {
+      throw new ContractError(`${where}: type "${key.type}" is not string, hash, set, zset, list or stream`);
+    }
+    if (key.derivable && !/\{/.test(key.pattern)) {
+      throw new ContractError(`${where}: derivable keys need a parameter after their head`);
+    }
+    for (const name of Object.keys(key.params ?? {})) {
+      if (!patternParams(key.pattern).includes(name)) throw new ContractError(`${where}: params names "${name}", which is not in the pattern`);
+    }
+  }
+  return spec;
+}
+
+/** The parameter names of a pattern, in order. */
+export function patternParams(pattern: string): string[] {
+  return [...pattern.matchAll(PARAM)].map((m) => m[1]!);
+}
+
+/** Fills a pattern's parameters. Throws ContractError for a missing or empty one, or one that breaks the pattern. */
+export function fillPattern(pattern: string, params: Record<string, string | number> = {}, paramRegex: Readonly<Record<string, string>> = {}): string {
+  return pattern.replace(PARAM, (_all, name: string) => {
+    const value = params[name];
+    if (value === undefined || value === '') throw new ContractError(`key pattern ${pattern}: parameter "${name}" is missing`);
+    const text = String(value);
+    const re = new RegExp(`^(?:${paramRegex[name] ?? '[^:]+'})$`);
+    if (!re.test(text)) throw new ContractError(`key pattern ${pattern}: parameter ${name}="${text}" does not match ${re.source}`);
+    return text;
+  });
+}
+
+/** A regex matching the whole of a key of this pattern (without prefix); groups are the parameters. */
+export function patternRegex(pattern: string, paramRegex: Readonly<Record<string, string>> = {}): RegExp {
+  let source = '';
+  let last = 0;
+  for (const m of pattern.matchAll(PARAM)) {
+    source += escapeRegex(pattern.slice(last, m.index)) + `(${paramRegex[m[1]!] ?? '[^:]+'})`;
+    last = m.index! + m[0].length;
+  }
+  source += escapeRegex(pattern.slice(last));
+  return new RegExp(`^${source}$`);
+}
+
+/** The literal text of a pattern before its first parameter ('worker:{a}:{b}' → 'worker:'). */
+export function patternHead(pattern: string): string {
+  const at = pattern.indexOf('{');
+  return at === -1 ? pattern : pattern.slice(0, at);
+}
+
+/** A SCAN glob for every key of this pattern. */
+export function patternGlob(pattern: string): string {
+  return pattern.replace(/[*?[\]\\]/g, (c) => `\\${c}`).replace(PARAM, '*');
+}
+
+/** Typed builders for every key of a contract, under a key prefix (e.g. '{grid}:'). */
+export function keyBuilders<K extends Record<string, KeySpec>>(spec: ContractSpec<K>, keyPrefix = ''): KeyBuilders<K> {
+  const builders: Record<string, (params?: Record<string, string | number>) => string> = {};
+  for (const [entry, key] of Object.entries(spec.keys)) {
+    builders[entry] = (params) => keyPrefix + fillPattern(key.pattern, params ?? {}, key.params);
+  }
+  return Object.freeze(builders) as KeyBuilders<K>;
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,141 @@
+// Real redis-server processes for tests: one standalone server, or a
+// 3-master Redis Cluster, each on free loopback ports in a temp folder.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const MISSING =
+  'redis-server not found: tests need the Debian package redis-server (apt-get install -y redis-server redis-tools)';
+
+export interface RedisServer {
+  url: string;
+  port: number;
+  /** Stops the server (SIGKILL when `hard`). */
+  stop(hard?: boolean): Promise<void>;
+  /** Stops and starts it again on the same port (data is not kept). */
+  restart(): Promise<void>;
+}
+
+export interface RedisCluster {
+  /** Seed list URL: redis://127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3 */
+  url: string;
+  ports: number[];
+  stop(): Promise<void>;
+}
+
+function requireBinary(name: string): void {
+  const found = spawnSync('sh', ['-c', `command -v ${name}`]).status === 0;
+  if (!found) throw new Error(MISSING);
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/** A free loopback port; with `bus`, port + 10000 is free too (cluster bus). */
+export async function freePort(bus = false): Promise<number> {
+  for (let i = 0; i < 200; i++) {
+    const port = 20000 + Math.floor(Math.random() * 30000);
+    if ((await portIsFree(port)) && (!bus || (await portIsFree(port + 10000)))) return port;
+  }
+  throw new Error('no free loopback port found');
+}
+
+function startProcess(port: number, dir: string, extra: string[] = []): ChildProcess {
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extra],
+    { stdio: 'ignore' },
+  );
+  child.unref();
+  return child;
+}
+
+async function waitForPing(port: number, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const r = spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' });
+    if (r.stdout?.trim() === 'PONG') return;
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  throw new Error(`redis-server on port ${port} did not answer PING within ${timeoutMs} ms`);
+}
+
+function killAndWait(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill(signal);
+  });
+}
+
+/** Starts one redis-server on a free loopback port. */
+export async function startRedis(): Promise<RedisServer> {
+  requireBinary('redis-server');
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'coord-redis-'));
+  let child = startProcess(port, dir);
+  await waitForPing(port);
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    async stop(hard = false) {
+      await killAndWait(child, hard ? 'SIGKILL' : 'SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    },
+    async restart() {
+      await killAndWait(child, 'SIGKILL');
+      child = startProcess(port, dir);
+      await waitForPing(port);
+    },
+  };
+}
+
+/** Starts a 3-master Redis Cluster (no replicas) on free loopback ports. */
+export async function startCluster(): Promise<RedisCluster> {
+  requireBinary('redis-server');
+  requireBinary('redis-cli');
+  const dir = mkdtempSync(join(tmpdir(), 'coord-cluster-'));
+  const ports: number[] = [];
+  while (ports.length < 3) {
+    const port = await freePort(true);
+    if (!ports.includes(port)) ports.push(port);
+  }
+  const children = ports.map((port) =>
+    startProcess(port, dir, [
+      '--cluster-enabled', 'yes',
+      '--cluster-config-file', join(dir, `nodes-${port}.conf`),
+      '--cluster-node-timeout', '2000',
+    ]),
+  );
+  await Promise.all(ports.map((p) => waitForPing(p)));
+  const create = spawnSync(
+    'redis-cli',
+    ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'],
+    { encoding: 'utf8' },
+  );
+  if (create.status !== 0) throw new Error(`redis-cli --cluster create failed: ${create.stdout}${create.stderr}`);
+  const deadline = Date.now() + 20_000;
+  for (const port of ports) {
+    for (;;) {
+      const info = spawnSync('redis-cli', ['-p', String(port), 'cluster', 'info'], { encoding: 'utf8' }).stdout ?? '';
+      if (info.includes('cluster_state:ok')) break;
+      if (Date.now() > deadline) throw new Error(`cluster node ${port} never reached cluster_state:ok`);
+      await new Promise((res) => setTimeout(res, 100));
+    }
+  }
+  return {
+    url: `redis://${ports.map((p) => `127.0.0.1:${p}`).join(',')}`,
+    ports,
+    async stop() {
+      await Promise.all(children.map((c) => killAndWait(c, 'SIGTERM')));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
