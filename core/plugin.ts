@@ -1,0 +1,101 @@
+// What a plugin is: one object that names its contract, scripts, config
+// schema and roles. The runtime (runtime.ts) checks it when it is registered
+// and starts its roles; the conformance suite runs its scenarios.
+import type { Backend } from './backend.ts';
+import type { ContractSpec, JsonSchema, KeyBuilders, KeySpec } from './contract.ts';
+import type { Logger } from './logger.ts';
+import type { Clock } from './clock.ts';
+import type { ScriptRunner } from './scripts.ts';
+
+/** A long-running part of a process: a proxy, a worker, a reaper… */
+export interface Role {
+  /** Starts the role; resolves when it is serving. */
+  start(): Promise<void>;
+  /**
+   * Stops the role: stop taking new work, drain what is in flight, release
+   * what it holds in Redis. `reason` is for the log ('SIGTERM', 'error: …').
+   */
+  stop(reason: string): Promise<void>;
+}
+
+/** Everything a role gets from the runtime. Tests build one with their own clock, logger and backend. */
+export interface RoleContext<C = Record<string, unknown>, K extends Record<string, KeySpec> = Record<string, KeySpec>> {
+  /** The plugin's own config section, validated and frozen. */
+  readonly config: Readonly<C>;
+  /** Settings shared by every plugin of the process (redis url, keyPrefix, …). */
+  readonly global: Readonly<GlobalConfig>;
+  readonly backend: Backend;
+  /** Key builders of the plugin's contract, under the deployment's key prefix. */
+  readonly keys: KeyBuilders<K>;
+  /** The plugin's scripts, called by name with keys by name. */
+  readonly scripts: ScriptRunner;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  /** Aborted when the process is stopping. */
+  readonly signal: AbortSignal;
+  /** Names of the roles running in this process (a role may behave differently in standalone). */
+  readonly roles: readonly string[];
+}
+
+export interface GlobalConfig {
+  redis: { url?: string; adapter?: string; keyPrefix: string };
+  log: { level: 'debug' | 'info' | 'warn' | 'error'; format: 'auto' | 'json' | 'pretty' };
+}
+
+export type RoleFactory<C = any, K extends Record<string, KeySpec> = any> = (ctx: RoleContext<C, K>) => Role;
+
+/**
+ * One scenario for the contract conformance suite: drives the plugin's roles
+ * or scripts against a backend so that the keyspace afterwards shows every
+ * key the plugin writes. The suite snapshots the keyspace and validates it.
+ */
+export interface Scenario<C = any, K extends Record<string, KeySpec> = any> {
+  name: string;
+  /** Runs the scenario; resolves once the keyspace is in the state to be checked. */
+  run(ctx: RoleContext<C, K>): Promise<void>;
+  /** Contract entries this scenario must leave at least one key of (checked by the suite). */
+  expects?: readonly (keyof K & string)[];
+}
+
+export interface Plugin<C = any, K extends Record<string, KeySpec> = any> {
+  /** npm-style name: lower case, digits and dashes. */
+  name: string;
+  /** The plugin's own semver version. */
+  version: string;
+  /** Semver range of coord versions the plugin works with, e.g. '^0.1.0'. */
+  coord: string;
+  description: string;
+  contract: ContractSpec<K>;
+  /** Folder of the plugin's Lua scripts (lua/<plugin>/), as a file URL or path. */
+  scripts?: string | URL;
+  config: {
+    /** JSON Schema of the plugin's config section, with defaults. */
+    schema: JsonSchema;
+    /** Environment variables read as config: ENV_NAME → path in the section ('maxConcurrentSessions'). */
+    env?: Readonly<Record<string, string>>;
+    /** Cross-field checks ajv cannot express; return one message per problem ('path: what is wrong'). */
+    check?: (config: C) => string[];
+  };
+  roles: Readonly<Record<string, RoleFactory<C, K>>>;
+  /** Roles started by `coord run --plugin P` with no --role, in start order (default: all, in declaration order). */
+  defaultRoles?: readonly string[];
+  /** Scenarios for the contract conformance suite. */
+  scenarios?: readonly Scenario<C, K>[];
+  /** CLI commands the plugin adds. */
+  commands?: readonly PluginCommand[];
+}
+
+/** A plugin that cannot be registered: bad shape, wrong coord range, duplicate name… */
+export class PluginError extends Error {
+  override readonly name = 'PluginError';
+}
+
+/** A CLI command a plugin adds, e.g. `coord grid status`. */
+export interface PluginCommand {
+  /** The words after `coord`, e.g. 'grid status'. */
+  name: string;
+  description: string;
+  options?: readonly { flags: string; description: string; default?: unknown }[];
+  /** Returns the exit code (0 when omitted). */
+  run(options: Readonly<Record<string, unknown>>, args: readonly string[]): Promise<number | void>;
+}
