@@ -205,3 +205,12 @@ export function keyBuilders<K extends Record<string, KeySpec>>(spec: ContractSpe
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+/** Builders for a contract's pub/sub channels, under the same key prefix as its keys. */
+export function channelBuilders<K extends Record<string, KeySpec>>(spec: ContractSpec<K>, keyPrefix = ''): Record<string, (params?: Record<string, string | number>) => string> {
+  const builders: Record<string, (params?: Record<string, string | number>) => string> = {};
+  for (const [entry, channel] of Object.entries(spec.channels ?? {})) {
+    builders[entry] = (params) => keyPrefix + fillPattern(channel.pattern, params ?? {});
+  }
+  return Object.freeze(builders);
+}

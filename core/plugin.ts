@@ -97,5 +97,17 @@ export interface PluginCommand {
   description: string;
   options?: readonly { flags: string; description: string; default?: unknown }[];
   /** Returns the exit code (0 when omitted). */
-  run(options: Readonly<Record<string, unknown>>, args: readonly string[]): Promise<number | void>;
+  run(options: Readonly<Record<string, unknown>>, args: readonly string[], tools: CommandTools): Promise<number | void>;
+}
+
+/** What the CLI gives a plugin command. */
+export interface CommandTools {
+  /**
+   * A role context on the deployment named by the usual flags and config
+   * (--redis, --prefix, --config, env): the plugin's config section, keys,
+   * scripts and backend. Close it when done.
+   */
+  connect(): Promise<RoleContext & { close(): Promise<void> }>;
+  /** Writes a line to stdout. */
+  print(line: string): void;
 }

@@ -70,6 +70,7 @@ async function waitForPing(port: number, timeoutMs = 10_000): Promise<void> {
 function killAndWait(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
+    child.ref(); // keep the event loop alive until the exit is seen
     child.once('exit', () => resolve());
     child.kill(signal);
   });

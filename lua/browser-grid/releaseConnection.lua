@@ -1,0 +1,38 @@
+-- releaseConnection: a relayed session closed. Gives back its lease exactly once:
+-- the counter goes down only if the lease was still held, never below zero, and
+-- never recreates the field of a worker that was reaped meanwhile.
+-- KEYS[1] active = activeConnections
+-- KEYS[2] lifetime = lifetimeConnections
+-- KEYS[3] freeIndex               freeIndex of the worker's browser type
+-- KEYS[4] leases                  the proxy's leases
+-- ARGV[1] workerHead @head worker
+-- ARGV[2] connectionId
+-- ARGV[3] nowMs
+-- ARGV[4] staleMs
+-- ARGV[5] maxConcurrent
+-- ARGV[6] maxLifetime
+-- ARGV[7] rollback                '1' when the session never started (failed dial): the lifetime count goes back too
+-- Returns {released, free}: released 0 when the lease was already gone; free 1 when the worker can take a session again.
+local ref = redis.call('HGET', KEYS[4], ARGV[2])
+if not ref then return {0, 0} end
+redis.call('HDEL', KEYS[4], ARGV[2])
+if redis.call('HEXISTS', KEYS[1], ref) == 0 then return {1, 0} end
+local active = redis.call('HINCRBY', KEYS[1], ref, -1)
+if active < 0 then
+  redis.call('HSET', KEYS[1], ref, 0)
+  active = 0
+end
+
+local lifetime = tonumber(redis.call('HGET', KEYS[2], ref)) or 0
+if ARGV[7] == '1' and lifetime > 0 then lifetime = redis.call('HINCRBY', KEYS[2], ref, -1) end
+
+local state = redis.call('HMGET', ARGV[1] .. ref, 'status', 'lastHeartbeat')
+local beat = tonumber(state[2])
+if not beat then return {1, 0} end
+if beat < 100000000000 then beat = beat * 1000 end
+if state[1] == 'available' and tonumber(ARGV[3]) - beat <= tonumber(ARGV[4])
+    and active < tonumber(ARGV[5]) and lifetime < tonumber(ARGV[6]) then
+  redis.call('ZADD', KEYS[3], lifetime, ref)
+  return {1, 1}
+end
+return {1, 0}

@@ -1,0 +1,99 @@
+-- selectWorker: seed 000's selector at a cost that does not grow with the fleet.
+-- Eligible: available, live heartbeat, active < maxConcurrent, lifetime < maxLifetime.
+-- margin = max(1, floor(maxLifetime / workers)); prefer the highest lifetime below
+-- (maxLifetime - margin), ties to fewer active; else any eligible. Reads only the top
+-- of freeIndex, dropping members it finds ineligible (they come back on their heartbeat).
+-- Waiting clients are served first come first served: a call without a ticket gets
+-- 'queued' while anyone waits, and a ticket gets 'wait' until it is at the head.
+-- KEYS[1] active = activeConnections
+-- KEYS[2] lifetime = lifetimeConnections
+-- KEYS[3] workerIndex
+-- KEYS[4] freeIndex
+-- KEYS[5] queue
+-- KEYS[6] leases                  the calling proxy's leases
+-- ARGV[1] workerHead @head worker
+-- ARGV[2] nowMs
+-- ARGV[3] staleMs
+-- ARGV[4] maxConcurrent
+-- ARGV[5] maxLifetime
+-- ARGV[6] connectionId            lease field for the new session
+-- ARGV[7] ticket                  the caller's queue ticket, or '' when it has none
+-- ARGV[8] exclude                 refs not to pick, comma-separated (workers a dial just failed on)
+-- Returns {'ok', ref, endpoint, lifetime, active} | {'none'} | {'queued'} | {'wait'}
+local now = tonumber(ARGV[2])
+local stale = tonumber(ARGV[3])
+local maxConcurrent = tonumber(ARGV[4])
+local maxLifetime = tonumber(ARGV[5])
+local ticket = ARGV[7]
+
+-- tickets start with their deadline: drop the expired ones at the head
+while true do
+  local head = redis.call('ZRANGE', KEYS[5], 0, 0)[1]
+  if not head then break end
+  local deadline = tonumber(string.match(head, '^(%d+):'))
+  if deadline and deadline >= now then break end
+  redis.call('ZREM', KEYS[5], head)
+end
+local head = redis.call('ZRANGE', KEYS[5], 0, 0)[1]
+if ticket == '' and head then return {'queued'} end
+if ticket ~= '' and head ~= ticket then return {'wait'} end
+
+local excluded = {}
+for ref in string.gmatch(ARGV[8], '[^,]+') do excluded[ref] = true end
+
+local function eligible(ref)
+  local state = redis.call('HMGET', ARGV[1] .. ref, 'status', 'lastHeartbeat', 'wsEndpoint', 'endpoint')
+  local beat = tonumber(state[2])
+  if not beat then return nil end
+  if beat < 100000000000 then beat = beat * 1000 end
+  local active = tonumber(redis.call('HGET', KEYS[1], ref)) or 0
+  local lifetime = tonumber(redis.call('HGET', KEYS[2], ref)) or 0
+  if state[1] ~= 'available' or now - beat > stale or active >= maxConcurrent or lifetime >= maxLifetime then
+    return nil
+  end
+  return {endpoint = state[3] or state[4], active = active, lifetime = lifetime}
+end
+
+-- the best eligible worker among freeIndex members scored within [low, high], from the top
+local function best(low, high)
+  local pick, pickRef
+  local offset = 0
+  for _ = 1, 8 do
+    local page = redis.call('ZREVRANGEBYSCORE', KEYS[4], high, low, 'LIMIT', offset, 16)
+    if #page == 0 then break end
+    local removed = 0
+    for _, ref in ipairs(page) do
+      if not excluded[ref] then
+        local w = eligible(ref)
+        if not w then
+          redis.call('ZREM', KEYS[4], ref) -- back at its next heartbeat or release
+          removed = removed + 1
+        elseif not pick or (w.lifetime == pick.lifetime and w.active < pick.active) then
+          pick, pickRef = w, ref
+        elseif w.lifetime < pick.lifetime then
+          return pickRef, pick
+        end
+      end
+    end
+    if pick then break end
+    offset = offset + #page - removed
+  end
+  return pickRef, pick
+end
+
+local workers = redis.call('ZCARD', KEYS[3])
+local margin = math.max(1, math.floor(maxLifetime / math.max(workers, 1)))
+local ref, w = best('-inf', '(' .. (maxLifetime - margin))
+if not ref then ref, w = best('-inf', '+inf') end
+if not ref then return {'none'} end
+
+local active = redis.call('HINCRBY', KEYS[1], ref, 1)
+local lifetime = redis.call('HINCRBY', KEYS[2], ref, 1)
+if active >= maxConcurrent or lifetime >= maxLifetime then
+  redis.call('ZREM', KEYS[4], ref)
+else
+  redis.call('ZADD', KEYS[4], lifetime, ref)
+end
+redis.call('HSET', KEYS[6], ARGV[6], ref)
+if ticket ~= '' then redis.call('ZREM', KEYS[5], ticket) end
+return {'ok', ref, w.endpoint, lifetime, active}

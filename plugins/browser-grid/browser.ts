@@ -1,0 +1,57 @@
+// Launching a Playwright browser server: the system's Chromium when there is
+// one (this is what Debian machines have), else Playwright's own install.
+import { existsSync } from 'node:fs';
+import type { BrowserServer } from 'playwright-core';
+import type { BrowserType } from './refs.ts';
+
+const SYSTEM_CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+
+/** Flags that keep a headless Chromium from reaching the network on its own, and let it run as root. */
+const CHROMIUM_FLAGS = [
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-dev-shm-usage',
+];
+
+export interface LaunchOptions {
+  browserType: BrowserType;
+  host: string;
+  executablePath?: string;
+  args: readonly string[];
+}
+
+export async function launchBrowserServer(options: LaunchOptions): Promise<BrowserServer> {
+  const playwright = await import('playwright-core');
+  const type = playwright[options.browserType];
+  const executablePath = options.executablePath ?? (options.browserType === 'chromium' ? SYSTEM_CHROMIUM.find(existsSync) : undefined);
+  const args = options.browserType === 'chromium' ? [...CHROMIUM_FLAGS, ...options.args] : [...options.args];
+  const runningAsRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  try {
+    return await type.launchServer({
+      headless: true,
+      host: options.host,
+      port: 0,
+      executablePath,
+      args,
+      chromiumSandbox: options.browserType === 'chromium' ? !runningAsRoot : undefined,
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+    });
+  } catch (error) {
+    const first = String((error as Error).message).split('\n')[0];
+    throw new Error(
+      `cannot launch ${options.browserType}${executablePath ? ` (${executablePath})` : ''}: ${first}` +
+        (executablePath ? '' : ' — install Debian\'s chromium package or set browser-grid.executablePath'),
+    );
+  }
+}
+
+/** The Playwright version browser servers speak (clients must share major.minor). */
+export async function playwrightVersion(): Promise<string> {
+  const { createRequire } = await import('node:module');
+  return (createRequire(import.meta.url)('playwright-core/package.json') as { version: string }).version;
+}

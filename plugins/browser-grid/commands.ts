@@ -1,0 +1,62 @@
+// `coord grid status`: the grid as a table, read straight from Redis.
+import type { CommandTools, PluginCommand, RoleContext } from '../../core/plugin.ts';
+import type { BrowserGridConfig } from './config.ts';
+import type { BrowserGridKeys } from './contract.ts';
+import { gridStatus, type GridStatus } from './status.ts';
+
+export const commands: PluginCommand[] = [
+  {
+    name: 'grid status',
+    description: 'Workers per browser type and state, sessions and queue of a running grid',
+    options: [{ flags: '--json', description: 'Print JSON instead of tables' }],
+    async run(options, _args, tools: CommandTools) {
+      const ctx = (await tools.connect()) as RoleContext<BrowserGridConfig, BrowserGridKeys> & { close(): Promise<void> };
+      try {
+        const status = await gridStatus(ctx.backend, ctx.keys, {
+          nowMs: ctx.clock.now(),
+          staleMs: ctx.config.staleThreshold * 1000,
+          maxConcurrent: ctx.config.maxConcurrentSessions,
+        });
+        tools.print(options.json ? JSON.stringify(status, null, 2) : statusTables(status));
+      } finally {
+        await ctx.close();
+      }
+    },
+  },
+];
+
+export function statusTables(status: GridStatus): string {
+  const types = Object.entries(status.types).filter(([, t]) => t.workers > 0 || t.queued > 0);
+  const lines = [
+    table(
+      ['browser', 'workers', 'available', 'draining', 'stale', 'active', 'free', 'queued'],
+      types.map(([name, t]) => [name, t.workers, t.available, t.draining, t.stale, t.active, t.free, t.queued]),
+    ),
+  ];
+  if (status.workers.length) {
+    lines.push(
+      '',
+      table(
+        ['worker', 'status', 'active', 'lifetime', 'heartbeat', 'endpoint'],
+        status.workers.map((w) => [
+          w.ref,
+          w.stale ? `${w.status} (stale)` : w.status,
+          w.active,
+          w.lifetime,
+          w.heartbeatAgeMs === null ? '-' : `${(w.heartbeatAgeMs / 1000).toFixed(1)}s ago`,
+          w.endpoint,
+        ]),
+      ),
+    );
+  } else {
+    lines.push('', 'no workers registered');
+  }
+  return lines.join('\n');
+}
+
+function table(head: string[], rows: (string | number)[][]): string {
+  const cells = [head, ...rows].map((r) => r.map(String));
+  const widths = head.map((_h, i) => Math.max(...cells.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((c, i) => (typeof rows[0]?.[i] === 'number' ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  return [line(cells[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
+}

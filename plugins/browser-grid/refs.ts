@@ -1,0 +1,19 @@
+// A worker's ref is '{browserType}:{workerId}': its field name in the counter
+// hashes and its member in the indexes (seed 000's field format).
+
+export type BrowserType = 'chromium' | 'firefox' | 'webkit';
+export const browserTypes: readonly BrowserType[] = ['chromium', 'firefox', 'webkit'];
+
+export const workerRef = (browserType: string, workerId: string): string => `${browserType}:${workerId}`;
+
+export function parseRef(ref: string): { browserType: BrowserType; workerId: string } {
+  const at = ref.indexOf(':');
+  return { browserType: ref.slice(0, at) as BrowserType, workerId: ref.slice(at + 1) };
+}
+
+/** lastHeartbeat in ms, whether it was written in seconds (seed 000) or ms (playwright-distributed). */
+export function heartbeatMs(value: string | number | null | undefined): number | undefined {
+  const n = Number(value);
+  if (value === null || value === undefined || value === '' || !Number.isFinite(n)) return undefined;
+  return n < 100_000_000_000 ? n * 1000 : n;
+}

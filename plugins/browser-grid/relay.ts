@@ -1,0 +1,92 @@
+// The relay between a client and a browser server, at the TCP level: the
+// client's WebSocket upgrade request is replayed to the worker with the
+// client's own headers (User-Agent, x-playwright-*, Sec-WebSocket-Key), the
+// worker's answer goes back as it is, and then the two sockets are piped.
+// No frame is parsed or buffered, so the proxy adds almost nothing per message.
+import { connect as tcpConnect, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import type { IncomingMessage } from 'node:http';
+
+export interface Dialed {
+  socket: Socket;
+  /** The worker's status code (101 when it accepted the upgrade). */
+  status: number;
+  /** The worker's response head and any bytes that followed it, to forward as they are. */
+  response: Buffer;
+}
+
+/** Headers not replayed: Host is the worker's, and the grid's own token stays at the grid. */
+const DROPPED = new Set(['host', 'authorization']);
+
+export class DialError extends Error {
+  override readonly name = 'DialError';
+}
+
+/** Opens a connection to a worker endpoint and replays the client's upgrade request on it. */
+export function dialUpgrade(endpoint: string, req: IncomingMessage, timeoutMs: number): Promise<Dialed> {
+  const url = new URL(endpoint);
+  const secure = url.protocol === 'wss:';
+  const port = Number(url.port) || (secure ? 443 : 80);
+  return new Promise((resolve, reject) => {
+    const socket: Socket = secure
+      ? tlsConnect({ host: url.hostname, port, servername: url.hostname })
+      : tcpConnect({ host: url.hostname, port });
+    const chunks: Buffer[] = [];
+    const fail = (why: string) => {
+      socket.destroy();
+      reject(new DialError(`${url.host}: ${why}`));
+    };
+    const timer = setTimeout(() => fail(`no answer within ${timeoutMs} ms`), timeoutMs);
+    socket.once('error', (error) => {
+      clearTimeout(timer);
+      fail(error.message);
+    });
+    socket.once(secure ? 'secureConnect' : 'connect', () => {
+      const lines = [`GET ${url.pathname}${url.search} HTTP/1.1`, `Host: ${url.host}`];
+      for (let i = 0; i < req.rawHeaders.length; i += 2) {
+        if (!DROPPED.has(req.rawHeaders[i]!.toLowerCase())) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+      }
+      socket.write(lines.join('\r\n') + '\r\n\r\n');
+    });
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      const all = Buffer.concat(chunks);
+      if (all.indexOf('\r\n\r\n') === -1) {
+        if (all.length > 64 * 1024) fail('response head larger than 64 KiB');
+        return;
+      }
+      clearTimeout(timer);
+      socket.off('data', onData);
+      socket.pause();
+      socket.removeAllListeners('error');
+      const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(all.toString('latin1', 0, 16))?.[1] ?? 0);
+      resolve({ socket, status, response: all });
+    };
+    socket.on('data', onData);
+  });
+}
+
+/** Pipes two sockets both ways; resolves once both are closed. */
+export function pipeBoth(client: Socket, worker: Socket, clientHead: Buffer): Promise<void> {
+  for (const s of [client, worker]) {
+    s.setNoDelay(true);
+    // notices a peer that vanished without closing (power loss, partition)
+    s.setKeepAlive(true, 15_000);
+  }
+  if (clientHead.length) worker.write(clientHead);
+  client.pipe(worker);
+  worker.pipe(client);
+  worker.resume();
+  return new Promise((resolve) => {
+    let open = 2;
+    const closed = () => {
+      client.destroy();
+      worker.destroy();
+      if (--open === 0) resolve();
+    };
+    client.once('close', closed);
+    worker.once('close', closed);
+    client.on('error', () => client.destroy());
+    worker.on('error', () => worker.destroy());
+  });
+}

@@ -1,0 +1,86 @@
+// The reaper: removes workers whose heartbeat is older than the stale
+// threshold (with their counter fields), and gives back the capacity leased by
+// proxies that died without closing their sessions. Runs inside each proxy by
+// default, or alone with `--role reaper`.
+import type { Role, RoleContext } from '../../../core/plugin.ts';
+import type { BrowserGridConfig } from '../config.ts';
+import type { BrowserGridKeys } from '../contract.ts';
+import { browserTypes } from '../refs.ts';
+
+type Ctx = RoleContext<BrowserGridConfig, BrowserGridKeys>;
+
+const BATCH = 500;
+
+export interface ReapResult {
+  workers: string[];
+  proxies: string[];
+  leasesReturned: number;
+}
+
+/** One pass of the reaper over every browser type and every silent proxy. */
+export async function reapOnce(ctx: Ctx): Promise<ReapResult> {
+  const { config, clock, scripts, keys, backend } = ctx;
+  const result: ReapResult = { workers: [], proxies: [], leasesReturned: 0 };
+  const staleMs = config.staleThreshold * 1000;
+  for (const browserType of browserTypes) {
+    for (;;) {
+      const reaped = (await scripts.run('reapWorkers', {
+        keys: { active: {}, lifetime: {}, workerIndex: { browserType }, freeIndex: { browserType } },
+        args: { nowMs: clock.now(), staleMs, limit: BATCH },
+      })) as string[];
+      result.workers.push(...reaped);
+      if (reaped.length < BATCH) break;
+    }
+  }
+  const silent = (await backend.send(['ZRANGEBYSCORE', keys.proxyIndex(), '-inf', `(${clock.now() - staleMs}`])) as string[];
+  for (const proxyId of silent) {
+    const returned = (await scripts.run('reapProxy', {
+      keys: { active: {}, proxyIndex: {}, leases: { proxyId } },
+      args: { proxyId, nowMs: clock.now(), staleMs },
+    })) as number;
+    if (returned >= 0) {
+      result.proxies.push(proxyId);
+      result.leasesReturned += returned;
+    }
+  }
+  return result;
+}
+
+/** Runs reapOnce every reaperRunInterval until stopped; logs what it removed. */
+export function reaperLoop(ctx: Ctx): { stop(): Promise<void> } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let running: Promise<void> = Promise.resolve();
+  let stopped = false;
+  const tick = () => {
+    running = reapOnce(ctx)
+      .then((r) => {
+        for (const ref of r.workers) ctx.logger.info('reaped stale worker', { worker: ref });
+        for (const proxyId of r.proxies) ctx.logger.info('returned leases of a silent proxy', { proxyId, leases: r.leasesReturned });
+      })
+      .catch((error) => ctx.logger.warn('reaper pass failed', { error: (error as Error).message }))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, ctx.config.reaperRunInterval * 1000);
+      });
+  };
+  timer = setTimeout(tick, ctx.config.reaperRunInterval * 1000);
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
+
+export function reaperRole(ctx: Ctx): Role {
+  let loop: { stop(): Promise<void> } | undefined;
+  return {
+    async start() {
+      loop = reaperLoop(ctx);
+      ctx.logger.info('reaper running', { everySeconds: ctx.config.reaperRunInterval, staleSeconds: ctx.config.staleThreshold });
+    },
+    async stop() {
+      await loop?.stop();
+    },
+  };
+}

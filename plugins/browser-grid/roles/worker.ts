@@ -1,0 +1,229 @@
+// The worker role: runs browser servers and keeps each registered as seed 000
+// documents. A server that reaches its lifetime limit (or is told to shut down)
+// drains and is replaced by a fresh one under a new id, in this same process:
+// recycling needs no container restart policy.
+import { randomUUID } from 'node:crypto';
+import type { BrowserServer } from 'playwright-core';
+import type { Role, RoleContext } from '../../../core/plugin.ts';
+import type { Subscriber } from '../../../core/backend.ts';
+import { channelBuilders } from '../../../core/contract.ts';
+import { launchBrowserServer, playwrightVersion } from '../browser.ts';
+import type { BrowserGridConfig } from '../config.ts';
+import { contract, type BrowserGridKeys } from '../contract.ts';
+import { workerRef, type BrowserType } from '../refs.ts';
+
+type Ctx = RoleContext<BrowserGridConfig, BrowserGridKeys>;
+
+export function workerRole(ctx: Ctx): Role {
+  const { config, logger } = ctx;
+  const channels = channelBuilders(contract, ctx.global.redis.keyPrefix);
+  const instances = new Set<WorkerInstance>();
+  const loops: Promise<void>[] = [];
+  let subscriber: Subscriber | undefined;
+  let stopping = false;
+
+  /** Starts one browser server of a type and files it with the running ones. */
+  async function launch(browserType: BrowserType): Promise<WorkerInstance> {
+    const instance = new WorkerInstance(ctx, browserType, channels, subscriber!);
+    instances.add(instance);
+    void instance.finished.then(() => instances.delete(instance));
+    try {
+      await instance.start();
+      return instance;
+    } catch (error) {
+      await instance.close('start failed');
+      throw error;
+    }
+  }
+
+  /** Replaces a browser server each time one goes away, until the role stops. */
+  async function supervise(first: WorkerInstance): Promise<void> {
+    let current = first;
+    let backoff = 1000;
+    while (!stopping) {
+      const why = await current.finished;
+      while (!stopping) {
+        try {
+          current = await launch(first.browserType);
+          logger.info('browser server replaced', { browserType: first.browserType, why, workerId: current.id });
+          backoff = 1000;
+          break;
+        } catch (error) {
+          logger.error('browser server failed to start', { browserType: first.browserType, error: (error as Error).message, retryInMs: backoff });
+          await ctx.clock.sleep(backoff, ctx.signal).catch(() => {});
+          backoff = Math.min(backoff * 2, 30_000);
+        }
+      }
+    }
+  }
+
+  return {
+    async start() {
+      subscriber = await ctx.backend.subscriber();
+      subscriber.onMessage(({ channel }) => {
+        for (const instance of instances) if (instance.commandChannel === channel) void instance.drain('shutdown command');
+      });
+      const types = config.browserTypes.flatMap((type) => Array.from({ length: config.workers }, () => type));
+      const started = await Promise.allSettled(types.map(launch));
+      const failed = started.find((r) => r.status === 'rejected');
+      if (failed) {
+        stopping = true;
+        await Promise.all([...instances].map((i) => i.close('start failed')));
+        await subscriber.close();
+        throw (failed as PromiseRejectedResult).reason;
+      }
+      for (const r of started) loops.push(supervise((r as PromiseFulfilledResult<WorkerInstance>).value));
+      logger.info('workers ready', { count: instances.size, browserTypes: config.browserTypes });
+    },
+    async stop(reason) {
+      stopping = true;
+      await Promise.all([...instances].map((i) => i.drain(reason)));
+      await Promise.all(loops);
+      await subscriber?.close();
+    },
+  };
+}
+
+/** One browser server and its registration. */
+class WorkerInstance {
+  readonly id = randomUUID();
+  readonly ref: string;
+  readonly commandChannel: string;
+  /** Resolves with the reason the server went away. */
+  readonly finished: Promise<string>;
+  private finish!: (why: string) => void;
+  private server?: BrowserServer;
+  private endpoint = '';
+  private version = '';
+  private status: 'available' | 'draining' = 'available';
+  private readonly startedAt = Math.floor(Date.now() / 1000);
+  private heartbeat?: ReturnType<typeof setInterval>;
+  private draining?: Promise<void>;
+  private closed = false;
+  private redisDown = false;
+
+  constructor(
+    private readonly ctx: Ctx,
+    readonly browserType: BrowserType,
+    private readonly channels: Record<string, (params?: Record<string, string | number>) => string>,
+    private readonly subscriber: Subscriber,
+  ) {
+    this.ref = workerRef(browserType, this.id);
+    this.commandChannel = channels.shutdown!({ browserType, workerId: this.id });
+    this.finished = new Promise((resolve) => (this.finish = resolve));
+  }
+
+  private get log() {
+    return this.ctx.logger.child({ workerId: this.id, browserType: this.browserType });
+  }
+
+  async start(): Promise<void> {
+    const { config } = this.ctx;
+    this.server = await launchBrowserServer({
+      browserType: this.browserType,
+      host: config.workerHost,
+      executablePath: config.executablePath,
+      args: config.launchArgs,
+    });
+    this.version = await playwrightVersion();
+    const url = new URL(this.server.wsEndpoint());
+    if (config.advertiseHost) url.hostname = config.advertiseHost;
+    this.endpoint = url.toString();
+    this.server.process().once('exit', () => {
+      if (!this.closed) void this.remove().then(() => this.close('browser process exited'));
+    });
+    await this.subscriber.subscribe(this.commandChannel);
+    await this.touch();
+    this.heartbeat = setInterval(() => void this.beat(), config.heartbeatInterval * 1000);
+    this.log.info('browser server registered', { endpoint: this.endpoint });
+  }
+
+  /** Writes every field again, so a Redis that lost its data has the worker back within one heartbeat. */
+  private async touch(): Promise<boolean> {
+    const { config, scripts, clock } = this.ctx;
+    const reply = (await scripts.run('touchWorker', {
+      keys: {
+        worker: { browserType: this.browserType, workerId: this.id },
+        active: {},
+        lifetime: {},
+        workerIndex: { browserType: this.browserType },
+        freeIndex: { browserType: this.browserType },
+      },
+      args: {
+        ref: this.ref,
+        nowMs: clock.now(),
+        staleMs: config.staleThreshold * 1000,
+        maxConcurrent: config.maxConcurrentSessions,
+        maxLifetime: config.maxLifetimeSessions,
+        ttl: Math.ceil(config.redisKeyTtl),
+        fields: [
+          'id', this.id,
+          'browserType', this.browserType,
+          'wsEndpoint', this.endpoint,
+          'status', this.status,
+          'lastHeartbeat', Math.floor(clock.now() / 1000),
+          'startedAt', this.startedAt,
+          'version', this.version,
+        ],
+      },
+    })) as [number, number];
+    if (reply[1] === 1) await this.ctx.backend.send(['PUBLISH', this.channels.capacity!({ browserType: this.browserType }), this.ref]);
+    return reply[1] === 1;
+  }
+
+  private async beat(): Promise<void> {
+    try {
+      await this.touch();
+      const command = await this.ctx.backend.send(['GET', this.ctx.keys.shutdownCommand({ browserType: this.browserType, workerId: this.id })]);
+      if (this.redisDown) this.log.info('heartbeat restored');
+      this.redisDown = false;
+      if (command === 'shutdown') void this.drain('shutdown command');
+    } catch (error) {
+      if (!this.redisDown) this.log.warn('heartbeat failed; retrying', { error: (error as Error).message });
+      this.redisDown = true;
+    }
+  }
+
+  /** Stops taking sessions, waits for the open ones (up to drainTimeout), deregisters, closes the browser. */
+  drain(reason: string): Promise<void> {
+    this.draining ??= (async () => {
+      const { config, clock } = this.ctx;
+      this.log.info('draining', { reason });
+      this.status = 'draining';
+      await this.touch().catch(() => {});
+      const deadline = clock.now() + config.drainTimeout * 1000;
+      while (clock.now() < deadline) {
+        const active = await this.ctx.backend.send(['HGET', this.ctx.keys.activeConnections(), this.ref]).catch(() => null);
+        if (!active || Number(active) <= 0) break;
+        await clock.sleep(250);
+      }
+      await this.remove();
+      await this.close(reason);
+    })();
+    return this.draining;
+  }
+
+  private async remove(): Promise<void> {
+    await this.ctx.scripts
+      .run('removeWorker', {
+        keys: {
+          worker: { browserType: this.browserType, workerId: this.id },
+          active: {},
+          lifetime: {},
+          workerIndex: { browserType: this.browserType },
+          freeIndex: { browserType: this.browserType },
+        },
+        args: { ref: this.ref },
+      })
+      .catch((error) => this.log.warn('could not deregister', { error: (error as Error).message }));
+  }
+
+  async close(why: string): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.heartbeat);
+    await this.subscriber.unsubscribe(this.commandChannel).catch(() => {});
+    await this.server?.close().catch(() => {});
+    this.finish(why);
+  }
+}

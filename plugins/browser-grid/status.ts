@@ -1,0 +1,84 @@
+// The grid as operators see it: every worker with its state and counters,
+// and totals per browser type. Served as /status, summed into /metrics, and
+// printed by `coord grid status`.
+import type { Backend } from '../../core/backend.ts';
+import type { KeyBuilders } from '../../core/contract.ts';
+import type { BrowserGridKeys } from './contract.ts';
+import { browserTypes, heartbeatMs, parseRef } from './refs.ts';
+
+export interface WorkerStatus {
+  ref: string;
+  browserType: string;
+  workerId: string;
+  status: string;
+  endpoint: string;
+  active: number;
+  lifetime: number;
+  heartbeatAgeMs: number | null;
+  stale: boolean;
+}
+
+export interface TypeTotals {
+  workers: number;
+  available: number;
+  draining: number;
+  stale: number;
+  active: number;
+  /** Sessions that could start right now without queueing. */
+  free: number;
+  queued: number;
+}
+
+export interface GridStatus {
+  workers: WorkerStatus[];
+  types: Record<string, TypeTotals>;
+}
+
+export async function gridStatus(
+  backend: Backend,
+  keys: KeyBuilders<BrowserGridKeys>,
+  opts: { nowMs: number; staleMs: number; maxConcurrent: number },
+): Promise<GridStatus> {
+  const indexed = await backend.pipeline(browserTypes.flatMap((t) => [['ZRANGE', keys.workerIndex({ browserType: t }), 0, -1], ['ZCARD', keys.queue({ browserType: t })]]));
+  const refs = browserTypes.flatMap((_t, i) => (indexed[i * 2] as string[]) ?? []);
+  const replies = await backend.pipeline(
+    refs.flatMap((ref) => {
+      const { browserType, workerId } = parseRef(ref);
+      return [
+        ['HMGET', keys.worker({ browserType, workerId }), 'status', 'lastHeartbeat', 'wsEndpoint', 'endpoint'],
+        ['HGET', keys.activeConnections(), ref],
+        ['HGET', keys.lifetimeConnections(), ref],
+      ] as [string, ...string[]][];
+    }),
+  );
+  const workers: WorkerStatus[] = refs.map((ref, i) => {
+    const [status, beat, wsEndpoint, endpoint] = (replies[i * 3] as (string | null)[]) ?? [];
+    const ms = heartbeatMs(beat);
+    const age = ms === undefined ? null : opts.nowMs - ms;
+    return {
+      ref,
+      ...parseRef(ref),
+      status: status ?? 'gone',
+      endpoint: wsEndpoint ?? endpoint ?? '',
+      active: Number(replies[i * 3 + 1] ?? 0),
+      lifetime: Number(replies[i * 3 + 2] ?? 0),
+      heartbeatAgeMs: age,
+      stale: age === null || age > opts.staleMs,
+    };
+  });
+  const types: Record<string, TypeTotals> = {};
+  browserTypes.forEach((t, i) => {
+    const mine = workers.filter((w) => w.browserType === t);
+    const live = mine.filter((w) => !w.stale);
+    types[t] = {
+      workers: mine.length,
+      available: live.filter((w) => w.status === 'available').length,
+      draining: live.filter((w) => w.status !== 'available').length,
+      stale: mine.length - live.length,
+      active: mine.reduce((n, w) => n + w.active, 0),
+      free: live.filter((w) => w.status === 'available').reduce((n, w) => n + Math.max(0, opts.maxConcurrent - w.active), 0),
+      queued: Number(indexed[i * 2 + 1] ?? 0),
+    };
+  });
+  return { workers, types };
+}

@@ -1,0 +1,229 @@
+// The browser grid's Lua scripts on real Redis: selection (seed 000's
+// algorithm), leases, the admission queue, the reaper, and mixed fleets.
+import t from 'tap';
+import { createBackend } from '../adapters/index.ts';
+import type { Backend } from '../core/backend.ts';
+import type { Clock } from '../core/clock.ts';
+import type { RoleContext } from '../core/plugin.ts';
+import { scenarioContext } from '../conformance/scenario-context.ts';
+import plugin from '../plugins/browser-grid/index.ts';
+import type { BrowserGridConfig } from '../plugins/browser-grid/config.ts';
+import type { BrowserGridKeys } from '../plugins/browser-grid/contract.ts';
+import { startRedis } from './support/redis.ts';
+
+type Ctx = RoleContext<BrowserGridConfig, BrowserGridKeys>;
+
+const redis = await startRedis();
+const backend: Backend = await createBackend({ url: redis.url });
+t.teardown(async () => {
+  await backend.close();
+  await redis.stop();
+});
+
+let now = 1_800_000_000_000;
+const clock: Clock = { now: () => now, sleep: async () => {} };
+let run = 0;
+
+function grid(config: Partial<BrowserGridConfig> = {}): Ctx {
+  return scenarioContext({
+    plugin,
+    backend,
+    keyPrefix: `{t${++run}}:`,
+    signal: new AbortController().signal,
+    clock,
+    config: { maxConcurrentSessions: 2, maxLifetimeSessions: 10, ...config },
+  }) as Ctx;
+}
+
+async function register(ctx: Ctx, workerId: string, fields: Record<string, string | number> = {}, ttl = 60) {
+  const base = { id: workerId, browserType: 'chromium', wsEndpoint: `ws://127.0.0.1:1/${workerId}`, status: 'available', lastHeartbeat: Math.floor(now / 1000) };
+  return ctx.scripts.run('touchWorker', {
+    keys: { worker: { browserType: 'chromium', workerId }, active: {}, lifetime: {}, workerIndex: { browserType: 'chromium' }, freeIndex: { browserType: 'chromium' } },
+    args: {
+      ref: `chromium:${workerId}`, nowMs: now, staleMs: ctx.config.staleThreshold * 1000,
+      maxConcurrent: ctx.config.maxConcurrentSessions, maxLifetime: ctx.config.maxLifetimeSessions, ttl,
+      fields: Object.entries({ ...base, ...fields }).flat().map(String),
+    },
+  });
+}
+
+async function select(ctx: Ctx, connectionId: string, opts: { ticket?: string; exclude?: string[]; proxyId?: string } = {}) {
+  return (await ctx.scripts.run('selectWorker', {
+    keys: { active: {}, lifetime: {}, workerIndex: { browserType: 'chromium' }, freeIndex: { browserType: 'chromium' }, queue: { browserType: 'chromium' }, leases: { proxyId: opts.proxyId ?? 'p1' } },
+    args: {
+      nowMs: now, staleMs: ctx.config.staleThreshold * 1000, maxConcurrent: ctx.config.maxConcurrentSessions,
+      maxLifetime: ctx.config.maxLifetimeSessions, connectionId, ticket: opts.ticket ?? '', exclude: (opts.exclude ?? []).join(','),
+    },
+  })) as string[];
+}
+
+async function release(ctx: Ctx, connectionId: string, rollback = false, proxyId = 'p1') {
+  return ctx.scripts.run('releaseConnection', {
+    keys: { active: {}, lifetime: {}, freeIndex: { browserType: 'chromium' }, leases: { proxyId } },
+    args: { connectionId, nowMs: now, staleMs: ctx.config.staleThreshold * 1000, maxConcurrent: ctx.config.maxConcurrentSessions, maxLifetime: ctx.config.maxLifetimeSessions, rollback: rollback ? '1' : '0' },
+  });
+}
+
+const counters = async (ctx: Ctx, which: 'activeConnections' | 'lifetimeConnections') => {
+  const flat = (await backend.send(['HGETALL', ctx.keys[which]()])) as string[];
+  const out: Record<string, number> = {};
+  for (let i = 0; i < flat.length; i += 2) out[flat[i]!] = Number(flat[i + 1]);
+  return out;
+};
+const setCounter = (ctx: Ctx, which: 'activeConnections' | 'lifetimeConnections', ref: string, n: number) => backend.send(['HSET', ctx.keys[which](), ref, n]);
+
+t.test('registration writes seed 000 fields, zero counters, a TTL and the indexes', async (t) => {
+  const ctx = grid();
+  t.same(await register(ctx, 'a'), [1, 1]);
+  const key = ctx.keys.worker({ browserType: 'chromium', workerId: 'a' });
+  const hash = (await backend.send(['HGETALL', key])) as string[];
+  t.match(Object.fromEntries(hash.reduce<string[][]>((acc, v, i) => (i % 2 ? acc[acc.length - 1]!.push(v) : acc.push([v]), acc), [])), { browserType: 'chromium', status: 'available', wsEndpoint: 'ws://127.0.0.1:1/a' });
+  t.ok((await backend.send(['TTL', key])) as number > 50);
+  t.same(await counters(ctx, 'activeConnections'), { 'chromium:a': 0 });
+  t.same(await counters(ctx, 'lifetimeConnections'), { 'chromium:a': 0 });
+});
+
+t.test('selection prefers the highest lifetime below max - margin, ties to fewer active', async (t) => {
+  const ctx = grid({ maxConcurrentSessions: 5, maxLifetimeSessions: 10 });
+  for (const id of ['a', 'b', 'c']) await register(ctx, id);
+  // 3 workers: margin = floor(10 / 3) = 3, so lifetimes below 7 are preferred
+  await setCounter(ctx, 'lifetimeConnections', 'chromium:a', 8);
+  await setCounter(ctx, 'lifetimeConnections', 'chromium:b', 4);
+  await setCounter(ctx, 'lifetimeConnections', 'chromium:c', 4);
+  await setCounter(ctx, 'activeConnections', 'chromium:b', 2);
+  await setCounter(ctx, 'activeConnections', 'chromium:c', 1);
+  for (const id of ['a', 'b', 'c']) await register(ctx, id); // refile with the new counters
+  const first = await select(ctx, 'c1');
+  t.same(first.slice(0, 2), ['ok', 'chromium:c'], 'b and c tie on lifetime 4; c has fewer active');
+  t.equal(Number(first[3]), 5, 'lifetime counted');
+  t.same((await select(ctx, 'c2')).slice(0, 2), ['ok', 'chromium:c'], 'c now has the highest lifetime (5) below 7');
+});
+
+t.test('falls back to any eligible worker when all are near their limit', async (t) => {
+  const ctx = grid({ maxConcurrentSessions: 5, maxLifetimeSessions: 10 });
+  await register(ctx, 'a');
+  await register(ctx, 'b');
+  await setCounter(ctx, 'lifetimeConnections', 'chromium:a', 9);
+  await setCounter(ctx, 'lifetimeConnections', 'chromium:b', 10);
+  await register(ctx, 'a');
+  await register(ctx, 'b');
+  const r = await select(ctx, 'c1');
+  t.same(r.slice(0, 2), ['ok', 'chromium:a']);
+  t.equal(Number(r[3]), 10, 'the connect that reaches the limit reports it (the proxy then sends shutdown)');
+  t.same(await select(ctx, 'c2'), ['none'], 'both at the lifetime limit');
+});
+
+t.test('never selects stale, draining, full or foreign shutting-down workers', async (t) => {
+  const ctx = grid({ maxConcurrentSessions: 1 });
+  await register(ctx, 'stale', { lastHeartbeat: Math.floor(now / 1000) - 120 });
+  await register(ctx, 'draining', { status: 'draining' });
+  await register(ctx, 'foreign', { status: 'shutting-down', lastHeartbeat: now });
+  await register(ctx, 'ok');
+  t.same((await select(ctx, 'c1')).slice(0, 2), ['ok', 'chromium:ok']);
+  t.same(await select(ctx, 'c2'), ['none'], 'the only good worker is full');
+});
+
+t.test('a playwright-distributed worker (endpoint, ms heartbeat) is adopted and served', async (t) => {
+  const ctx = grid();
+  const key = ctx.keys.worker({ browserType: 'chromium', workerId: 'pd' });
+  await backend.send(['HSET', key, 'id', 'pd', 'browserType', 'chromium', 'endpoint', 'ws://10.0.0.9:3131/pw', 'status', 'available', 'lastHeartbeat', now, 'startedAt', now]);
+  await backend.send(['EXPIRE', key, 60]);
+  t.same(await select(ctx, 'c0'), ['none'], 'not indexed yet');
+  t.same(await ctx.scripts.run('touchWorker', {
+    keys: { worker: key, active: {}, lifetime: {}, workerIndex: { browserType: 'chromium' }, freeIndex: { browserType: 'chromium' } },
+    args: { ref: 'chromium:pd', nowMs: now, staleMs: 30_000, maxConcurrent: 2, maxLifetime: 10, ttl: 0, fields: [] },
+  }), [1, 1]);
+  const r = await select(ctx, 'c1');
+  t.same(r.slice(0, 3), ['ok', 'chromium:pd', 'ws://10.0.0.9:3131/pw']);
+});
+
+t.test('release gives a lease back once, never below zero, never recreating a reaped worker', async (t) => {
+  const ctx = grid();
+  await register(ctx, 'a');
+  await select(ctx, 'c1');
+  t.same(await counters(ctx, 'activeConnections'), { 'chromium:a': 1 });
+  t.same(await release(ctx, 'c1'), [1, 1]);
+  t.same(await release(ctx, 'c1'), [0, 0], 'second release is a no-op');
+  t.same(await counters(ctx, 'activeConnections'), { 'chromium:a': 0 });
+  await select(ctx, 'c2');
+  await ctx.scripts.run('removeWorker', {
+    keys: { worker: { browserType: 'chromium', workerId: 'a' }, active: {}, lifetime: {}, workerIndex: { browserType: 'chromium' }, freeIndex: { browserType: 'chromium' } },
+    args: { ref: 'chromium:a' },
+  });
+  await release(ctx, 'c2');
+  t.same(await counters(ctx, 'activeConnections'), {}, 'no orphan or negative field');
+  await register(ctx, 'b');
+  await select(ctx, 'c3');
+  await setCounter(ctx, 'activeConnections', 'chromium:b', 0);
+  await release(ctx, 'c3');
+  t.same(await counters(ctx, 'activeConnections'), { 'chromium:b': 0 }, 'clamped at zero');
+  await select(ctx, 'c4');
+  await release(ctx, 'c4', true);
+  t.same(await counters(ctx, 'lifetimeConnections'), { 'chromium:b': 1 }, 'a failed dial rolls the lifetime count back');
+});
+
+t.test('a failed dial can exclude a worker for the retry', async (t) => {
+  const ctx = grid();
+  await register(ctx, 'a');
+  await register(ctx, 'b');
+  const first = await select(ctx, 'c1');
+  const second = await select(ctx, 'c1', { exclude: [first[1]!] });
+  t.equal(second[0], 'ok');
+  t.not(second[1], first[1]);
+  t.same(await select(ctx, 'c2', { exclude: ['chromium:a', 'chromium:b'] }), ['none']);
+});
+
+t.test('queue: first come first served, bounded, expired tickets dropped', async (t) => {
+  const ctx = grid({ maxConcurrentSessions: 1 });
+  await register(ctx, 'a');
+  t.equal((await select(ctx, 'c1'))[0], 'ok');
+  const enqueue = (ticket: string, max = 2) => ctx.scripts.run('enqueue', { keys: { queue: { browserType: 'chromium' } }, args: { ticket, nowMs: now, maxQueue: max } });
+  const t1 = `${now + 10_000}:p1:t1`;
+  const t2 = `${now + 10_000}:p2:t2`;
+  t.equal(await enqueue(t1), 1);
+  now += 1;
+  t.equal(await enqueue(t2), 2);
+  t.equal(await enqueue(`${now + 10_000}:p1:t3`), 0, 'full');
+  await release(ctx, 'c1');
+  t.same(await select(ctx, 'x'), ['queued'], 'a newcomer does not jump the queue');
+  t.same(await select(ctx, 'c3', { ticket: t2 }), ['wait'], 'second in line waits');
+  t.same((await select(ctx, 'c2', { ticket: t1 })).slice(0, 2), ['ok', 'chromium:a'], 'head is served');
+  t.equal(await backend.send(['ZCARD', ctx.keys.queue({ browserType: 'chromium' })]), 1);
+  now += 20_000;
+  await release(ctx, 'c2');
+  t.same((await select(ctx, 'late')).slice(0, 2), ['ok', 'chromium:a'], 'the expired ticket no longer blocks');
+});
+
+t.test('reapProxy returns the capacity of a silent proxy, not of a live one', async (t) => {
+  const ctx = grid({ maxConcurrentSessions: 5 });
+  await register(ctx, 'a');
+  await backend.send(['ZADD', ctx.keys.proxyIndex(), now, 'dead']);
+  await backend.send(['ZADD', ctx.keys.proxyIndex(), now, 'live']);
+  await select(ctx, 'c1', { proxyId: 'dead' });
+  await select(ctx, 'c2', { proxyId: 'dead' });
+  await select(ctx, 'c3', { proxyId: 'live' });
+  const reap = (proxyId: string) => ctx.scripts.run('reapProxy', { keys: { active: {}, proxyIndex: {}, leases: { proxyId } }, args: { proxyId, nowMs: now, staleMs: 30_000 } });
+  t.equal(await reap('dead'), -1, 'still heartbeating');
+  now += 31_000;
+  await backend.send(['ZADD', ctx.keys.proxyIndex(), now, 'live']);
+  t.equal(await reap('dead'), 2);
+  t.equal(await reap('live'), -1);
+  t.same(await counters(ctx, 'activeConnections'), { 'chromium:a': 1 });
+  t.equal(await backend.send(['EXISTS', ctx.keys.leases({ proxyId: 'dead' })]), 0);
+});
+
+t.test('reapWorkers removes stale workers with their counters and rescores fresh foreign ones', async (t) => {
+  const ctx = grid();
+  await register(ctx, 'old');
+  await register(ctx, 'foreign', { lastHeartbeat: now });
+  now += 40_000;
+  await backend.send(['HSET', ctx.keys.worker({ browserType: 'chromium', workerId: 'foreign' }), 'lastHeartbeat', now]);
+  const reaped = await ctx.scripts.run('reapWorkers', {
+    keys: { active: {}, lifetime: {}, workerIndex: { browserType: 'chromium' }, freeIndex: { browserType: 'chromium' } },
+    args: { nowMs: now, staleMs: 30_000, limit: 100 },
+  });
+  t.same(reaped, ['chromium:old']);
+  t.same(Object.keys(await counters(ctx, 'activeConnections')), ['chromium:foreign']);
+  t.equal(await backend.send(['EXISTS', ctx.keys.worker({ browserType: 'chromium', workerId: 'old' })]), 0);
+  t.equal(Number(await backend.send(['ZSCORE', ctx.keys.workerIndex({ browserType: 'chromium' }), 'chromium:foreign'])), now);
+});
