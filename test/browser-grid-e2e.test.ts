@@ -1,0 +1,93 @@
+// The browser grid end to end on real Redis and real Chromium: Playwright
+// clients connect through the proxy, queue when the grid is full, and workers
+// recycle at their lifetime limit.
+import t from 'tap';
+import type { Browser } from 'playwright-core';
+import { connect, startGrid, startPageServer, titleOf, type GridProcess } from './support/grid.ts';
+import { freePort, startRedis } from './support/redis.ts';
+
+const redis = await startRedis();
+const page = await startPageServer();
+const fast = { heartbeatInterval: 1, redisKeyTtl: 5, staleThreshold: 3, reaperRunInterval: 4, shutdownCommandTtl: 5, drainTimeout: 10 };
+const grids: GridProcess[] = [];
+t.teardown(async () => {
+  for (const g of grids.reverse()) await g.handle.stop('test done');
+  await page.close();
+  await redis.stop();
+});
+
+async function grid(prefix: string, options: Record<string, unknown>, roles: string[]) {
+  const g = await startGrid({ redis: redis.url, prefix, roles, options: { ...fast, ...options } });
+  grids.push(g);
+  return g;
+}
+
+t.test('status codes: 426 for plain HTTP, 404 unknown path, 400 unknown browser', async (t) => {
+  const port = await freePort();
+  await grid('{codes}:', { port, workers: 1 }, ['proxy']);
+  const plain = await fetch(`http://127.0.0.1:${port}/`);
+  t.equal(plain.status, 426);
+  t.equal((await fetch(`http://127.0.0.1:${port}/nope`)).status, 404);
+  await t.rejects(connect(port, '?browser=opera', 5000), /400/);
+  await t.rejects(connect(port, 'x/y?browser=chromium', 5000), /404/);
+  const status = (await (await fetch(`http://127.0.0.1:${port}/status`)).json()) as { types: Record<string, unknown> };
+  t.ok(status.types.chromium, '/status answers with per-type totals');
+});
+
+t.test('with 2 workers × 2 sessions the 5th client waits, the 6th gets 429, and the 5th is served when one closes', async (t) => {
+  const port = await freePort();
+  const options = { port, workers: 2, maxConcurrentSessions: 2, queueSize: 1, queueTimeout: 30 };
+  await grid('{queue}:', options, ['worker']);
+  await grid('{queue}:', options, ['proxy']);
+  const first = await Promise.all([1, 2, 3, 4].map(() => connect(port)));
+  for (const b of first) t.match(await titleOf(b, `${page.url}/x`), /coord/);
+  let fifthReady = false;
+  const fifth = connect(port).then((b) => ((fifthReady = true), b));
+  await new Promise((r) => setTimeout(r, 1500));
+  t.notOk(fifthReady, 'the 5th client is waiting');
+  await t.rejects(connect(port, '?browser=chromium', 10_000), /429/, 'the queue holds one: the 6th is refused');
+  const closedAt = Date.now();
+  await first[0]!.close();
+  const fifthBrowser = await fifth;
+  t.ok(Date.now() - closedAt < 3000, `served ${Date.now() - closedAt} ms after a session closed (not by polling)`);
+  t.match(await titleOf(fifthBrowser, `${page.url}/fifth`), /coord \/fifth/);
+  await Promise.all([fifthBrowser, ...first.slice(1)].map((b) => b.close()));
+});
+
+t.test('20 clients in parallel each get a working browser', async (t) => {
+  const port = await freePort();
+  const options = { port, workers: 2, maxConcurrentSessions: 5, queueSize: 20, queueTimeout: 60 };
+  await grid('{many}:', options, ['worker', 'proxy']);
+  const titles = await Promise.all(
+    Array.from({ length: 20 }, async (_v, i) => {
+      const browser: Browser = await connect(port);
+      try {
+        return await titleOf(browser, `${page.url}/c${i}`);
+      } finally {
+        await browser.close();
+      }
+    }),
+  );
+  t.same(titles, Array.from({ length: 20 }, (_v, i) => `coord /c${i}`));
+});
+
+t.test('a worker reaching its lifetime limit drains and is replaced under a new id', async (t) => {
+  const port = await freePort();
+  const g = await grid('{life}:', { port, workers: 1, maxLifetimeSessions: 2 }, ['worker', 'proxy']);
+  const registered = () => g.logs.filter((l) => l.msg === 'browser server registered').map((l) => String(l.fields.workerId));
+  t.equal(registered().length, 1);
+  for (let i = 0; i < 2; i++) {
+    const b = await connect(port);
+    await titleOf(b, page.url);
+    await b.close();
+  }
+  const deadline = Date.now() + 20_000;
+  while (registered().length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  const ids = registered();
+  t.equal(ids.length, 2, 'a second browser server registered');
+  t.not(ids[0], ids[1], 'under a new id');
+  t.ok(g.logs.some((l) => l.msg === 'draining' && l.fields.reason === 'shutdown command'), 'the old one drained on the shutdown command');
+  const b = await connect(port);
+  t.match(await titleOf(b, page.url), /coord/, 'the replacement serves');
+  await b.close();
+});
