@@ -1,5 +1,6 @@
 // browser-grid: a Playwright browser grid coordinated through Redis.
 // Clients: chromium.connect('ws://HOST:8080/?browser=chromium').
+import { findUp } from '../../core/paths.ts';
 import type { Plugin } from '../../core/plugin.ts';
 import { checkTiming, configEnv, configSchema, type BrowserGridConfig } from './config.ts';
 import { contract, type BrowserGridKeys } from './contract.ts';
@@ -15,7 +16,7 @@ const plugin: Plugin<BrowserGridConfig, BrowserGridKeys> = {
   coord: '^0.1.0',
   description: 'A Playwright browser grid: proxies, browser workers and a reaper coordinated through Redis',
   contract,
-  scripts: new URL('../../lua/browser-grid/', import.meta.url),
+  scripts: findUp(import.meta.url, 'lua/browser-grid'),
   config: { schema: configSchema, env: configEnv, check: checkTiming },
   roles: { worker: workerRole, proxy: proxyRole, reaper: reaperRole },
   defaultRoles: ['worker', 'proxy'],

@@ -1,0 +1,18 @@
+// Finding files that ship beside the code (lua/, templates) from a module's
+// URL. The same module runs from the sources (Deno, tests) and from dist/
+// (Node), so the folder is found by walking up rather than by a fixed '../..'.
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The nearest ancestor of `moduleUrl`'s folder that holds `relative`, joined with it. */
+export function findUp(moduleUrl: string | URL, relative: string): string {
+  let dir = dirname(fileURLToPath(moduleUrl));
+  for (;;) {
+    const candidate = join(dir, relative);
+    if (existsSync(candidate)) return candidate;
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`cannot find ${relative} above ${fileURLToPath(moduleUrl)}`);
+    dir = parent;
+  }
+}
