@@ -80,5 +80,5 @@ export function checkTiming(c: BrowserGridConfig): string[] {
   rule(c.heartbeatInterval < c.staleThreshold, `staleThreshold (${c.staleThreshold}s) must be greater than heartbeatInterval (${c.heartbeatInterval}s), or the reaper removes live workers`);
   rule(c.heartbeatInterval < c.shutdownCommandTtl, `shutdownCommandTtl (${c.shutdownCommandTtl}s) must be greater than heartbeatInterval (${c.heartbeatInterval}s), or commands expire unseen`);
   rule(c.staleThreshold < c.reaperRunInterval, `reaperRunInterval (${c.reaperRunInterval}s) must be greater than staleThreshold (${c.staleThreshold}s)`);
-  return problems.map((p) => `browser-grid: ${p}`);
+  return problems;
 }

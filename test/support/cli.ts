@@ -1,0 +1,83 @@
+// Runs the built `coord` CLI as real processes (each in its own process group,
+// so a kill -9 takes its browsers with it as a container stop would) and
+// watches their JSON log lines.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const root = fileURLToPath(new URL('../../', import.meta.url));
+const main = `${root}dist/cli/main.js`;
+
+export interface LogLine {
+  level: number | string;
+  msg: string;
+  [field: string]: unknown;
+}
+
+export interface CoordProcess {
+  child: ChildProcess;
+  lines: LogLine[];
+  stderr: () => string;
+  /** Resolves with the first log line matching, or rejects after timeoutMs. */
+  waitFor(match: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
+  exited: Promise<number | null>;
+  kill(signal?: NodeJS.Signals): void;
+}
+
+export function coord(args: string[], env: Record<string, string> = {}): CoordProcess {
+  const child = spawn(process.execPath, [main, ...args], {
+    cwd: root,
+    detached: true,
+    env: { ...process.env, COORD_LOG_FORMAT: 'json', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: LogLine[] = [];
+  const waiters: { match: (l: LogLine) => boolean; resolve: (l: LogLine) => void }[] = [];
+  let err = '';
+  let buffered = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    let at;
+    while ((at = buffered.indexOf('\n')) !== -1) {
+      const text = buffered.slice(0, at);
+      buffered = buffered.slice(at + 1);
+      let line: LogLine;
+      try {
+        line = JSON.parse(text) as LogLine;
+      } catch {
+        line = { level: 'text', msg: text };
+      }
+      lines.push(line);
+      for (const w of [...waiters]) if (w.match(line)) (waiters.splice(waiters.indexOf(w), 1), w.resolve(line));
+    }
+  });
+  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    lines,
+    stderr: () => err,
+    exited,
+    waitFor(match, timeoutMs = 60_000) {
+      const seen = lines.find(match);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no matching log line within ${timeoutMs} ms; stderr: ${err.slice(-500)}`)), timeoutMs);
+        waiters.push({ match, resolve: (l) => (clearTimeout(timer), resolve(l)) });
+        void exited.then((code) => reject(new Error(`coord exited with ${code} before the expected log line; stderr: ${err.slice(-500)}`)));
+      });
+    },
+    kill(signal = 'SIGTERM') {
+      try {
+        process.kill(signal === 'SIGKILL' ? -child.pid! : child.pid!, signal);
+      } catch {
+        // already gone
+      }
+    },
+  };
+}
+
+/** Runs the CLI to completion: exit code and output. */
+export function coordSync(args: string[], env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [main, ...args], { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
