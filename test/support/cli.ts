@@ -2,10 +2,12 @@
 // so a kill -9 takes its browsers with it as a container stop would) and
 // watches their JSON log lines.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { findUp } from '../../core/paths.ts';
 
-export const root = fileURLToPath(new URL('../../', import.meta.url));
-const main = `${root}dist/cli/main.js`;
+/** The repository root, from the sources or from dist/. */
+export const root = dirname(findUp(import.meta.url, 'package.json'));
+const main = join(root, 'dist/cli/main.js');
 
 export interface LogLine {
   level: number | string;

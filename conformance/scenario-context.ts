@@ -1,0 +1,74 @@
+// Builds the RoleContext a plugin's roles and scenarios run with, from a
+// plugin, a backend and a key prefix: config from the plugin's schema
+// defaults, key builders and scripts under the prefix, a silent logger and
+// the system clock unless others are given.
+import type { Backend } from '../core/backend.ts';
+import { createAjv } from '../core/ajv.ts';
+import { systemClock, type Clock } from '../core/clock.ts';
+import { keyBuilders } from '../core/contract.ts';
+import { silentLogger, type Logger } from '../core/logger.ts';
+import { PluginError, type GlobalConfig, type Plugin, type RoleContext } from '../core/plugin.ts';
+import { loadScriptDir, scriptRunner } from '../core/scripts.ts';
+
+export interface ScenarioContextOptions {
+  plugin: Plugin;
+  backend: Backend;
+  /** Key prefix of every key the context builds, e.g. '{conf-1a2b}:'. */
+  keyPrefix: string;
+  /** Aborted when the scenario (or process) is stopping. */
+  signal: AbortSignal;
+  /** Config values over the schema's defaults (validated like the defaults). */
+  config?: Record<string, unknown>;
+  clock?: Clock;
+  logger?: Logger;
+  /** Roles running in this process (default: all of the plugin's). */
+  roles?: readonly string[];
+}
+
+export function scenarioContext(opts: ScenarioContextOptions): RoleContext {
+  const { plugin, backend, keyPrefix } = opts;
+  const contract = plugin.contract;
+  const definitions = plugin.scripts ? loadScriptDir(plugin.scripts, contract) : [];
+  const global: GlobalConfig = {
+    redis: { adapter: backend.name, keyPrefix },
+    log: { level: 'error', format: 'json' },
+  };
+  return {
+    config: pluginConfig(plugin, opts.config),
+    global: deepFreeze(global),
+    backend,
+    keys: keyBuilders(contract, keyPrefix),
+    scripts: scriptRunner(backend, contract, definitions, keyPrefix),
+    logger: opts.logger ?? silentLogger,
+    clock: opts.clock ?? systemClock,
+    signal: opts.signal,
+    roles: opts.roles ?? Object.keys(plugin.roles),
+  };
+}
+
+/** The plugin's config section: the values given over its schema's defaults, validated and frozen. */
+export function pluginConfig(plugin: Plugin, values: Record<string, unknown> = {}): Readonly<Record<string, unknown>> {
+  const ajv = createAjv({ useDefaults: true });
+  let validate;
+  try {
+    validate = ajv.compile(plugin.config.schema);
+  } catch (err) {
+    throw new PluginError(`plugin ${plugin.name}: config schema is not a valid JSON Schema: ${(err as Error).message}`);
+  }
+  const config = structuredClone(values);
+  if (!validate(config)) {
+    const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message}`);
+    throw new PluginError(`plugin ${plugin.name}: config is not valid: ${problems.join('; ')}`);
+  }
+  const extra = plugin.config.check?.(config) ?? [];
+  if (extra.length) throw new PluginError(`plugin ${plugin.name}: config is not valid: ${extra.join('; ')}`);
+  return deepFreeze(config);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
