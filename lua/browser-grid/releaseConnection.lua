@@ -29,7 +29,7 @@ if ARGV[7] == '1' and lifetime > 0 then lifetime = redis.call('HINCRBY', KEYS[2]
 local state = redis.call('HMGET', ARGV[1] .. ref, 'status', 'lastHeartbeat')
 local beat = tonumber(state[2])
 if not beat then return {1, 0} end
-if beat < 100000000000 then beat = beat * 1000 end
+if beat < 100000000000 then beat = beat * 1000.0 end -- a float: the embedded Lua has 32-bit integers
 if state[1] == 'available' and tonumber(ARGV[3]) - beat <= tonumber(ARGV[4])
     and active < tonumber(ARGV[5]) and lifetime < tonumber(ARGV[6]) then
   redis.call('ZADD', KEYS[3], lifetime, ref)

@@ -45,7 +45,7 @@ local function eligible(ref)
   local state = redis.call('HMGET', ARGV[1] .. ref, 'status', 'lastHeartbeat', 'wsEndpoint', 'endpoint')
   local beat = tonumber(state[2])
   if not beat then return nil end
-  if beat < 100000000000 then beat = beat * 1000 end
+  if beat < 100000000000 then beat = beat * 1000.0 end -- a float: the embedded Lua has 32-bit integers
   local active = tonumber(redis.call('HGET', KEYS[1], ref)) or 0
   local lifetime = tonumber(redis.call('HGET', KEYS[2], ref)) or 0
   if state[1] ~= 'available' or now - beat > stale or active >= maxConcurrent or lifetime >= maxLifetime then

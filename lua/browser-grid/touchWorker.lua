@@ -40,7 +40,7 @@ redis.call('HSETNX', KEYS[3], ref, 0)
 -- lastHeartbeat is seconds (seed 000) or milliseconds (playwright-distributed)
 local state = redis.call('HMGET', KEYS[1], 'status', 'lastHeartbeat')
 local beat = tonumber(state[2]) or 0
-if beat < 100000000000 then beat = beat * 1000 end
+if beat < 100000000000 then beat = beat * 1000.0 end -- a float: the embedded Lua has 32-bit integers
 redis.call('ZADD', KEYS[4], beat, ref)
 
 local active = tonumber(redis.call('HGET', KEYS[2], ref)) or 0

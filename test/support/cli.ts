@@ -25,8 +25,16 @@ export interface CoordProcess {
   kill(signal?: NodeJS.Signals): void;
 }
 
-export function coord(args: string[], env: Record<string, string> = {}): CoordProcess {
-  const child = spawn(process.execPath, [main, ...args], {
+export type Runtime = 'node' | 'deno';
+
+/** Node runs the compiled CLI; Deno runs the sources (as `deno task coord` does). */
+function command(runtime: Runtime, args: string[]): [string, string[]] {
+  return runtime === 'node' ? [process.execPath, [main, ...args]] : [join(root, 'node_modules/.bin/deno'), ['run', '-A', join(root, 'cli/main.ts'), ...args]];
+}
+
+export function coord(args: string[], env: Record<string, string> = {}, runtime: Runtime = 'node'): CoordProcess {
+  const [bin, argv] = command(runtime, args);
+  const child = spawn(bin, argv, {
     cwd: root,
     detached: true,
     env: { ...process.env, COORD_LOG_FORMAT: 'json', ...env },
