@@ -131,6 +131,8 @@ export interface BackendOptions {
   clientName?: string;
   /** Called once per connection state change (already masked). */
   log?: (line: string) => void;
+  /** TLS settings for rediss:// URLs (ignored for redis://): a CA bundle to trust, and whether to verify the server's certificate (default true). */
+  tls?: { caFile?: string; rejectUnauthorized?: boolean };
 }
 
 export type BackendFactory = (options: BackendOptions) => Backend;

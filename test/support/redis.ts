@@ -57,11 +57,12 @@ function startProcess(port: number, dir: string, extra: string[] = []): ChildPro
   return child;
 }
 
-async function waitForPing(port: number, timeoutMs = 10_000): Promise<void> {
+async function waitForPing(port: number, timeoutMs = 10_000, cliArgs: string[] = []): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const r = spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' });
-    if (r.stdout?.trim() === 'PONG') return;
+    const r = spawnSync('redis-cli', [...cliArgs, '-p', String(port), 'ping'], { encoding: 'utf8' });
+    // NOAUTH: a server started with --requirepass is up, it just wants the password.
+    if (/^(PONG|NOAUTH)/.test(r.stdout?.trim() ?? '')) return;
     await new Promise((res) => setTimeout(res, 50));
   }
   throw new Error(`redis-server on port ${port} did not answer PING within ${timeoutMs} ms`);
@@ -76,15 +77,31 @@ function killAndWait(child: ChildProcess, signal: NodeJS.Signals): Promise<void>
   });
 }
 
+export interface StartRedisOptions {
+  /** Extra redis-server arguments, e.g. ['--requirepass', 'secret']. */
+  args?: string[];
+  /** Serve TLS only, on the port (PEM file paths); the URL becomes rediss://. Clients are not asked for certificates. */
+  tls?: { certFile: string; keyFile: string; caFile: string };
+}
+
 /** Starts one redis-server on a free loopback port. */
-export async function startRedis(): Promise<RedisServer> {
+export async function startRedis(options: StartRedisOptions = {}): Promise<RedisServer> {
   requireBinary('redis-server');
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'coord-redis-'));
-  let child = startProcess(port, dir);
-  await waitForPing(port);
+  const { tls } = options;
+  const extra = [
+    ...(tls
+      ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', tls.certFile, '--tls-key-file', tls.keyFile,
+         '--tls-ca-cert-file', tls.caFile, '--tls-auth-clients', 'no']
+      : []),
+    ...(options.args ?? []),
+  ];
+  const cliArgs = tls ? ['--tls', '--cacert', tls.caFile] : [];
+  let child = startProcess(port, dir, extra);
+  await waitForPing(port, undefined, cliArgs);
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: `${tls ? 'rediss' : 'redis'}://127.0.0.1:${port}`,
     port,
     async stop(hard = false) {
       await killAndWait(child, hard ? 'SIGKILL' : 'SIGTERM');
@@ -92,8 +109,8 @@ export async function startRedis(): Promise<RedisServer> {
     },
     async restart() {
       await killAndWait(child, 'SIGKILL');
-      child = startProcess(port, dir);
-      await waitForPing(port);
+      child = startProcess(port, dir, extra);
+      await waitForPing(port, undefined, cliArgs);
     },
   };
 }

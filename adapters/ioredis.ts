@@ -1,0 +1,319 @@
+// The ioredis adapter: one shared connection (a Redis, or a Cluster that routes
+// each command by its key), plus a connection of its own for every subscriber
+// and every blocking connection. Reconnection is ioredis's own, paced by
+// retryDelay; this file only translates calls, replies, errors and events.
+import calculateSlot from 'cluster-key-slot';
+import { Cluster, Redis, ReplyError as IoredisReplyError, type RedisOptions } from 'ioredis';
+import {
+  ConnectionError,
+  ReplyError,
+  type Arg,
+  type Backend,
+  type BackendCapabilities,
+  type BackendFactory,
+  type BackendOptions,
+  type BackendState,
+  type BlockingConnection,
+  type Command,
+  type Reply,
+  type ScriptSource,
+  type Subscriber,
+} from '../core/backend.ts';
+import { backendError, type ErrorKinds } from './support/backend-error.ts';
+import { pipelineBySend } from './support/concurrent-pipeline.ts';
+import { ConnectionState } from './support/connection-state.ts';
+import { errorText } from './support/error-text.ts';
+import { evalWithFallback } from './support/eval-script.ts';
+import { firstPing } from './support/first-ping.ts';
+import { MessageHandlers } from './support/message-handlers.ts';
+import { PendingCalls } from './support/pending-calls.ts';
+import { toReply } from './support/reply.ts';
+import { READY_TIMEOUT_MS, retryDelay } from './support/retry.ts';
+import { logLabel, parseServerUrl, type ServerUrl } from './support/server-url.ts';
+import { tlsOptions } from './support/tls.ts';
+
+type Client = Redis | Cluster;
+
+/** The longest close() waits for ioredis to report a socket closed. */
+const END_WAIT_MS = 1000;
+
+/** A client and the calls in flight on it. */
+interface Connection {
+  client: Client;
+  pending: PendingCalls;
+}
+
+export const createIoredisBackend: BackendFactory = (options) => new IoredisBackend(options);
+
+const ioredisErrors: ErrorKinds = {
+  isReply: (error): error is Error => error instanceof IoredisReplyError,
+  isConnection: (error) =>
+    error instanceof Error && (error.message === 'Connection is closed.' || error.name === 'MaxRetriesPerRequestError'),
+};
+
+class IoredisBackend implements Backend {
+  readonly name = 'ioredis';
+  readonly capabilities: BackendCapabilities;
+  readonly displayUrl: string;
+
+  readonly #parsed: ServerUrl;
+  readonly #options: BackendOptions;
+  readonly #redisOptions: RedisOptions;
+  readonly #state: ConnectionState;
+  readonly #main: Connection;
+  /** Closers of the subscriber and blocking connections still open. */
+  readonly #connections = new Set<() => Promise<void>>();
+  #ready: Promise<void> | undefined;
+  #closing: Promise<void> | undefined;
+
+  constructor(options: BackendOptions) {
+    this.#parsed = parseServerUrl('ioredis', options);
+    this.#options = options;
+    this.displayUrl = this.#parsed.display;
+    this.capabilities = { cluster: this.#parsed.kind === 'cluster', streamGroups: true, expiry: true, reconnect: true };
+    this.#redisOptions = {
+      username: this.#parsed.username,
+      password: this.#parsed.password,
+      db: this.#parsed.db,
+      tls: tlsOptions(this.#parsed, options.tls),
+      retryStrategy: (times) => retryDelay(times - 1),
+      // Commands wait for the reconnect instead of failing after 20 attempts;
+      // ready() is where a caller learns that Redis is not there.
+      maxRetriesPerRequest: null,
+      connectTimeout: READY_TIMEOUT_MS,
+      // How long disconnect() lets a socket close by itself before destroying
+      // it. ioredis arms this timer even for a socket that is already gone (a
+      // close() between reconnect attempts), so it decides how soon the process can exit.
+      disconnectTimeout: 200,
+    };
+    this.#state = new ConnectionState(logLabel('ioredis', this.#parsed), options.log, this.#parsed.password);
+    this.#state.set('connecting');
+    this.#main = this.#open(options.clientName);
+    this.#main.client.on('ready', () => this.#state.set('ready'));
+    this.#main.client.on('close', () => this.#state.lost());
+  }
+
+  get #client(): Client {
+    return this.#main.client;
+  }
+
+  ready(): Promise<void> {
+    if (this.#closing) return Promise.reject(this.#closedError());
+    this.#ready ??= firstPing(() => this.#main.pending.run(this.#client.call('PING')), {
+      display: this.displayUrl,
+      state: this.#state,
+      secret: this.#parsed.password,
+    }).catch((error: unknown) => {
+      this.#ready = undefined; // a later ready() tries again
+      throw error;
+    });
+    return this.#ready;
+  }
+
+  send(command: Command): Promise<Reply> {
+    return this.#call(this.#main, command);
+  }
+
+  evalScript(script: ScriptSource, keys: readonly string[], args: readonly Arg[]): Promise<Reply> {
+    return evalWithFallback((command) => this.send(command), script, keys, args);
+  }
+
+  async multi(commands: readonly Command[]): Promise<Reply[]> {
+    if (commands.length === 0) return [];
+    const transaction = this.#client.multi();
+    for (const [name, ...args] of commands) transaction.call(name, ...args);
+    let results: [Error | null, unknown][] | null;
+    try {
+      results = await this.#main.pending.run(transaction.exec());
+    } catch (error) {
+      // EXECABORT: a command was refused while queueing; its own error says which and why.
+      const cause = (error as { previousErrors?: unknown[] }).previousErrors?.[0];
+      throw this.#error(cause ?? error);
+    }
+    if (results === null) throw new ReplyError('EXECABORT Transaction discarded');
+    return results.map(([error, value]) => {
+      if (error) throw this.#error(error);
+      return toReply(value);
+    });
+  }
+
+  async pipeline(commands: readonly Command[]): Promise<(Reply | ReplyError)[]> {
+    if (commands.length === 0) return [];
+    // ioredis pipelines on a cluster need every key on one node; concurrent
+    // sends are routed one by one and still travel together.
+    if (this.#client instanceof Cluster) return pipelineBySend((command) => this.send(command), commands);
+    const pipeline = this.#client.pipeline();
+    for (const [name, ...args] of commands) pipeline.call(name, ...args);
+    let results: [Error | null, unknown][] | null;
+    try {
+      results = await this.#main.pending.run(pipeline.exec());
+    } catch (error) {
+      throw this.#error(error);
+    }
+    return (results ?? []).map(([error, value]) => {
+      if (!error) return toReply(value);
+      const mapped = this.#error(error);
+      if (mapped instanceof ReplyError) return mapped;
+      throw mapped;
+    });
+  }
+
+  async *scan(pattern: string, count = 100): AsyncIterable<string> {
+    const seen = new Set<string>();
+    for (const node of await this.#masters()) {
+      try {
+        for await (const batch of node.scanStream({ match: pattern, count })) {
+          for (const key of batch as string[]) {
+            if (seen.has(key)) continue; // SCAN may return a key twice while the table rehashes
+            seen.add(key);
+            yield key;
+          }
+        }
+      } catch (error) {
+        throw this.#error(error);
+      }
+    }
+  }
+
+  async subscriber(): Promise<Subscriber> {
+    const connection = this.#open(this.#connectionName('sub'));
+    const { client } = connection;
+    const handlers = new MessageHandlers((text) => this.#state.note(text));
+    client.on('message', (channel: string, message: string) => handlers.deliver({ channel, message }));
+    client.on('pmessage', (pattern: string, channel: string, message: string) =>
+      handlers.deliver({ channel, message, pattern }),
+    );
+    const close = this.#track(connection);
+    const run = async (call: () => Promise<unknown>) => {
+      try {
+        await connection.pending.run(call());
+      } catch (error) {
+        throw this.#error(error);
+      }
+    };
+    return {
+      subscribe: (...channels) => (channels.length ? run(() => client.subscribe(...channels)) : Promise.resolve()),
+      // With no arguments these leave every channel (or pattern), as in Redis.
+      unsubscribe: (...channels) => run(() => client.unsubscribe(...channels)),
+      psubscribe: (...patterns) => (patterns.length ? run(() => client.psubscribe(...patterns)) : Promise.resolve()),
+      punsubscribe: (...patterns) => run(() => client.punsubscribe(...patterns)),
+      onMessage: (handler) => handlers.add(handler),
+      close,
+    };
+  }
+
+  async blocking(): Promise<BlockingConnection> {
+    const connection = this.#open(this.#connectionName('blocking'));
+    return { send: (command) => this.#call(connection, command), close: this.#track(connection) };
+  }
+
+  onState(listener: (state: BackendState, detail?: string) => void): () => void {
+    return this.#state.on(listener);
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#state.set('closed');
+      await Promise.all([...this.#connections].map((close) => close()));
+      await this.#end(this.#main);
+    })();
+    return this.#closing;
+  }
+
+  /** A new connection to the URL's server or cluster; its errors are noted, never thrown. */
+  #open(connectionName: string | undefined): Connection {
+    if (this.#closing) throw this.#closedError();
+    const redisOptions: RedisOptions = { ...this.#redisOptions, connectionName };
+    const client =
+      this.#parsed.kind === 'cluster'
+        ? new Cluster(this.#parsed.hosts, { redisOptions, clusterRetryStrategy: (times) => retryDelay(times - 1) })
+        : new Redis({ ...redisOptions, host: this.#parsed.hosts[0]!.host, port: this.#parsed.hosts[0]!.port });
+    client.on('error', (error: unknown) => this.#noteError(error));
+    if (client instanceof Cluster) client.on('node error', (error: unknown) => this.#noteError(error));
+    return { client, pending: new PendingCalls() };
+  }
+
+  #noteError(error: unknown): void {
+    // A cluster that reached no node says "Failed to refresh slots cache." (its
+    // probes swallow the socket errors); say that in words users know.
+    if (error instanceof Error && error.name === 'ClusterAllFailedError') {
+      const last = (error as { lastNodeError?: unknown }).lastNodeError;
+      this.#state.noteError(`no cluster node answered${last ? ` (${errorText(last)})` : ''}`);
+      return;
+    }
+    // "Connection is closed." only says a command met a dead connection; an
+    // error noted before it (ECONNREFUSED, WRONGPASS…) says why, so it stays.
+    if (ioredisErrors.isConnection(error) && this.#state.lastError !== undefined) return;
+    this.#state.noteError(error);
+  }
+
+  /** Registers a subscriber or blocking connection so close() ends it; returns its idempotent closer. */
+  #track(connection: Connection): () => Promise<void> {
+    let closing: Promise<void> | undefined;
+    const close = () => {
+      this.#connections.delete(close);
+      closing ??= this.#end(connection);
+      return closing;
+    };
+    this.#connections.add(close);
+    return close;
+  }
+
+  /** Ends a connection now: calls in flight are rejected, and it waits until the socket is down. */
+  async #end({ client, pending }: Connection): Promise<void> {
+    pending.rejectAll(this.#closedError());
+    if (client.status === 'end') return;
+    // ioredis says 'end' once it has closed its socket(s); between reconnect
+    // attempts there is no socket, and it says nothing — so the wait is bounded.
+    let timer: NodeJS.Timeout | undefined;
+    const ended = new Promise<void>((resolve) => {
+      client.once('end', () => resolve());
+      timer = setTimeout(resolve, ['reconnecting', 'wait', 'close'].includes(client.status) ? 0 : END_WAIT_MS);
+    });
+    client.disconnect();
+    await ended;
+    clearTimeout(timer);
+  }
+
+  async #call({ client, pending }: Connection, [name, ...args]: Command): Promise<Reply> {
+    try {
+      const target = client instanceof Cluster ? (publisherFor(client, name, args) ?? client) : client;
+      return toReply(await pending.run(target.call(name, ...args)));
+    } catch (error) {
+      throw this.#error(error);
+    }
+  }
+
+  /** The connections to SCAN: the one server, or every master of the cluster. */
+  async #masters(): Promise<Redis[]> {
+    if (!(this.#client instanceof Cluster)) return [this.#client];
+    // The node list is known once the cluster has loaded its slots; a PING waits for that.
+    await this.send(['PING']);
+    return this.#client.nodes('master');
+  }
+
+  #connectionName(role: string): string | undefined {
+    return this.#options.clientName === undefined ? undefined : `${this.#options.clientName}:${role}`;
+  }
+
+  #error(error: unknown): Error {
+    return backendError(error, ioredisErrors, this.displayUrl, this.#parsed.password);
+  }
+
+  #closedError(): ConnectionError {
+    return new ConnectionError(`Redis at ${this.displayUrl}: the backend is closed`);
+  }
+}
+
+/**
+ * On a cluster, the master that serves a PUBLISH's channel as if it were a key.
+ * PUBLISH has no key, so ioredis would pick a node at random per call, and
+ * messages sent through different nodes can overtake each other on the way to
+ * a subscriber; one node per channel keeps one publisher's messages in order.
+ */
+function publisherFor(cluster: Cluster, name: string, args: Arg[]): Redis | undefined {
+  if (name.toUpperCase() !== 'PUBLISH' || args.length === 0) return undefined;
+  const nodeKey = cluster.slots[calculateSlot(String(args[0]))]?.[0];
+  if (nodeKey === undefined) return undefined; // slots not loaded yet: any node will do
+  return cluster.nodes('master').find((node) => `${node.options.host}:${node.options.port}` === nodeKey);
+}

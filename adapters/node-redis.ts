@@ -1,0 +1,313 @@
+// The node-redis (@redis/client) adapter: one shared connection (a client, or
+// a cluster that routes each command by its first key), plus a connection of
+// its own for every subscriber and every blocking connection.
+import { getKeyIndexes } from '@ioredis/commands';
+import {
+  ClientClosedError,
+  ClientOfflineError,
+  ConnectionTimeoutError,
+  DisconnectsClientError,
+  ErrorReply,
+  MultiErrorReply,
+  ReconnectStrategyError,
+  RootNodesUnavailableError,
+  SocketClosedUnexpectedlyError,
+  SocketTimeoutError,
+} from '@redis/client';
+import {
+  ConnectionError,
+  type Arg,
+  type Backend,
+  type BackendCapabilities,
+  type BackendFactory,
+  type BackendOptions,
+  type BackendState,
+  type BlockingConnection,
+  type Command,
+  type Reply,
+  type ReplyError,
+  type ScriptSource,
+  type Subscriber,
+} from '../core/backend.ts';
+import { NodeRedisConnection, type ClusterClient, type SingleClient } from './node-redis-connection.ts';
+import { backendError, type ErrorKinds } from './support/backend-error.ts';
+import { pipelineBySend } from './support/concurrent-pipeline.ts';
+import { ConnectionState } from './support/connection-state.ts';
+import { evalWithFallback } from './support/eval-script.ts';
+import { firstPing } from './support/first-ping.ts';
+import { MessageHandlers } from './support/message-handlers.ts';
+import { toReply } from './support/reply.ts';
+import { logLabel, parseServerUrl, type ServerUrl } from './support/server-url.ts';
+
+export const createNodeRedisBackend: BackendFactory = (options) => new NodeRedisBackend(options);
+
+const connectionErrors = [
+  ClientClosedError,
+  ClientOfflineError,
+  ConnectionTimeoutError,
+  DisconnectsClientError,
+  ReconnectStrategyError,
+  RootNodesUnavailableError,
+  SocketClosedUnexpectedlyError,
+  SocketTimeoutError,
+];
+
+const nodeRedisErrors: ErrorKinds = {
+  isReply: (error): error is Error => error instanceof ErrorReply,
+  isConnection: (error) => connectionErrors.some((type) => error instanceof type),
+};
+
+class NodeRedisBackend implements Backend {
+  readonly name = 'node-redis';
+  readonly capabilities: BackendCapabilities;
+  readonly displayUrl: string;
+
+  readonly #parsed: ServerUrl;
+  readonly #options: BackendOptions;
+  readonly #state: ConnectionState;
+  readonly #main: NodeRedisConnection;
+  /** Closers of the subscriber and blocking connections still open. */
+  readonly #connections = new Set<() => Promise<void>>();
+  #ready: Promise<void> | undefined;
+  #closing: Promise<void> | undefined;
+
+  constructor(options: BackendOptions) {
+    this.#parsed = parseServerUrl('node-redis', options);
+    this.#options = options;
+    this.displayUrl = this.#parsed.display;
+    this.capabilities = { cluster: this.#parsed.kind === 'cluster', streamGroups: true, expiry: true, reconnect: true };
+    this.#state = new ConnectionState(logLabel('node-redis', this.#parsed), options.log, this.#parsed.password);
+    this.#state.set('connecting');
+    this.#main = this.#open(options.clientName, {
+      error: (error) => this.#noteError(error),
+      ready: () => this.#state.set('ready'),
+      lost: () => this.#state.lost(),
+    });
+  }
+
+  ready(): Promise<void> {
+    if (this.#closing) return Promise.reject(this.#closedError());
+    this.#ready ??= firstPing(() => this.#main.ready().then((client) => sendOn(client, ['PING'])), {
+      display: this.displayUrl,
+      state: this.#state,
+      secret: this.#parsed.password,
+    }).catch((error: unknown) => {
+      this.#ready = undefined; // a later ready() tries again
+      throw error;
+    });
+    return this.#ready;
+  }
+
+  send(command: Command): Promise<Reply> {
+    return this.#send(this.#main, command);
+  }
+
+  evalScript(script: ScriptSource, keys: readonly string[], args: readonly Arg[]): Promise<Reply> {
+    return evalWithFallback((command) => this.send(command), script, keys, args);
+  }
+
+  async multi(commands: readonly Command[]): Promise<Reply[]> {
+    if (commands.length === 0) return [];
+    try {
+      const client = await this.#main.ready();
+      const wire = commands.map(toWire);
+      let replies: unknown[];
+      if (isCluster(client)) {
+        // The whole transaction goes to the node of its first key (they must share a slot).
+        const transaction = client.multi(wire.map(firstKey).find((key) => key !== undefined));
+        for (const args of wire) transaction.addCommand(firstKey(args), undefined, args);
+        replies = await transaction.exec();
+      } else {
+        const transaction = client.multi();
+        for (const args of wire) transaction.addCommand(args);
+        replies = await transaction.exec();
+      }
+      return replies.map(toReply);
+    } catch (error) {
+      // One command's error reply rejects the call with that reply.
+      throw this.#error(error instanceof MultiErrorReply ? [...error.errors()][0] : error);
+    }
+  }
+
+  async pipeline(commands: readonly Command[]): Promise<(Reply | ReplyError)[]> {
+    // @redis/client writes the commands of one tick in one batch: concurrent sends are its pipeline.
+    return pipelineBySend((command) => this.send(command), commands);
+  }
+
+  async *scan(pattern: string, count = 100): AsyncIterable<string> {
+    const seen = new Set<string>();
+    let client: SingleClient | ClusterClient;
+    try {
+      client = await this.#main.ready();
+    } catch (error) {
+      throw this.#error(error);
+    }
+    const nodes = isCluster(client) ? client.masters.map((master) => () => client.nodeClient(master)) : [async () => client];
+    for (const node of nodes) {
+      try {
+        for await (const batch of (await node()).scanIterator({ MATCH: pattern, COUNT: count })) {
+          for (const key of batch) {
+            if (seen.has(key)) continue; // SCAN may return a key twice while the table rehashes
+            seen.add(key);
+            yield key;
+          }
+        }
+      } catch (error) {
+        throw this.#error(error);
+      }
+    }
+  }
+
+  async subscriber(): Promise<Subscriber> {
+    const connection = this.#open(this.#connectionName('sub'));
+    const handlers = new MessageHandlers((text) => this.#state.note(text));
+    const close = this.#track(connection);
+    // @redis/client keeps one listener per subscription; subscribing twice would deliver twice.
+    const channels = new Set<string>();
+    const patterns = new Set<string>();
+    const run = async (call: (client: SingleClient | ClusterClient) => Promise<unknown>, undo?: () => void) => {
+      try {
+        await call(await connection.ready());
+      } catch (error) {
+        undo?.();
+        throw this.#error(error);
+      }
+    };
+    const fresh = (names: string[], have: Set<string>) => [...new Set(names)].filter((name) => !have.has(name));
+    return {
+      subscribe: (...names) => {
+        const added = fresh(names, channels);
+        if (added.length === 0) return Promise.resolve();
+        added.forEach((name) => channels.add(name));
+        return run(
+          (client) => client.subscribe(added, (message, channel) => handlers.deliver({ channel, message })),
+          () => added.forEach((name) => channels.delete(name)),
+        );
+      },
+      // With no arguments these leave every channel (or pattern), as in Redis.
+      unsubscribe: (...names) => {
+        if (names.length === 0) channels.clear();
+        names.forEach((name) => channels.delete(name));
+        return run((client) => client.unsubscribe(names.length ? names : undefined));
+      },
+      psubscribe: (...names) => {
+        const added = fresh(names, patterns);
+        added.forEach((name) => patterns.add(name));
+        // One subscription per pattern, so each delivery knows the pattern that matched.
+        return run(
+          (client) =>
+            Promise.all(added.map((pattern) => client.pSubscribe(pattern, (message, channel) => handlers.deliver({ channel, message, pattern })))),
+          () => added.forEach((name) => patterns.delete(name)),
+        );
+      },
+      punsubscribe: (...names) => {
+        if (names.length === 0) patterns.clear();
+        names.forEach((name) => patterns.delete(name));
+        return run((client) => client.pUnsubscribe(names.length ? names : undefined));
+      },
+      onMessage: (handler) => handlers.add(handler),
+      close,
+    };
+  }
+
+  async blocking(): Promise<BlockingConnection> {
+    const connection = this.#open(this.#connectionName('blocking'));
+    return { send: (command) => this.#send(connection, command), close: this.#track(connection) };
+  }
+
+  onState(listener: (state: BackendState, detail?: string) => void): () => void {
+    return this.#state.on(listener);
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#state.set('closed');
+      await Promise.all([...this.#connections].map((close) => close()));
+      this.#main.close(() => this.#closedError());
+    })();
+    return this.#closing;
+  }
+
+  /** A new connection; only the shared one reports state, every one has its errors noted. */
+  #open(name: string | undefined, events?: ConstructorParameters<typeof NodeRedisConnection>[3]): NodeRedisConnection {
+    if (this.#closing) throw this.#closedError();
+    return new NodeRedisConnection(
+      this.#parsed,
+      this.#options,
+      name,
+      events ?? { error: (error) => this.#noteError(error), ready: () => undefined, lost: () => undefined },
+    );
+  }
+
+  #noteError(error: unknown): void {
+    // "All the root nodes are unavailable" comes after each root node's own
+    // error (ECONNREFUSED, WRONGPASS…), which says why; that one stays.
+    if (error instanceof RootNodesUnavailableError && this.#state.lastError !== undefined) return;
+    this.#state.noteError(error);
+  }
+
+  /** Registers a subscriber or blocking connection so close() ends it; returns its idempotent closer. */
+  #track(connection: NodeRedisConnection): () => Promise<void> {
+    const close = async () => {
+      this.#connections.delete(close);
+      connection.close(() => this.#closedError());
+    };
+    this.#connections.add(close);
+    return close;
+  }
+
+  async #send(connection: NodeRedisConnection, command: Command): Promise<Reply> {
+    try {
+      const client = await connection.ready();
+      return toReply(await sendOn(client, toWire(command)));
+    } catch (error) {
+      throw this.#error(error);
+    }
+  }
+
+  #connectionName(role: string): string | undefined {
+    return this.#options.clientName === undefined ? undefined : `${this.#options.clientName}:${role}`;
+  }
+
+  #error(error: unknown): Error {
+    return backendError(error, nodeRedisErrors, this.displayUrl, this.#parsed.password);
+  }
+
+  #closedError(): ConnectionError {
+    return new ConnectionError(`Redis at ${this.displayUrl}: the backend is closed`);
+  }
+}
+
+async function sendOn(client: SingleClient | ClusterClient, args: string[]): Promise<unknown> {
+  if (!isCluster(client)) return client.sendCommand(args);
+  // PUBLISH has no key, so the cluster would pick a node at random per call,
+  // and messages sent through different nodes can overtake each other on the
+  // way to a subscriber; one node per channel keeps one publisher's order.
+  if (args[0]!.toUpperCase() === 'PUBLISH' && args[1] !== undefined) {
+    return (await client.getNodeClientForKey(args[1])).sendCommand(args);
+  }
+  return client.sendCommand(firstKey(args), undefined, args);
+}
+
+function isCluster(client: SingleClient | ClusterClient): client is ClusterClient {
+  return 'masters' in client;
+}
+
+/** @redis/client sends strings; a number goes as its decimal text, as ioredis sends it. */
+function toWire([name, ...args]: Command): string[] {
+  return [name, ...args.map(String)];
+}
+
+/**
+ * The key a cluster routes a command by, from Redis's own command table (as
+ * ioredis keeps it): @redis/client's raw sendCommand needs it given.
+ * Keyless or unknown commands go to any node, which answers for itself.
+ */
+function firstKey([name, ...args]: string[]): string | undefined {
+  try {
+    const [index] = getKeyIndexes(name!.toLowerCase(), args);
+    return index === undefined ? undefined : args[index];
+  } catch {
+    return undefined;
+  }
+}
