@@ -1,0 +1,56 @@
+// One in-process dataset per embedded:// name. ioredis-mock shares data between
+// instances whose host:port/db match, so every instance made with a dataset's
+// options sees the same keys, expiries and pub/sub channels.
+import type { EventEmitter } from 'node:events';
+import RedisMock from 'ioredis-mock';
+
+/** The ioredis-mock internals the adapter builds on (not in its published types). */
+export interface MockData {
+  get(key: string): unknown;
+  set(key: string, value: unknown): void;
+  has(key: string): boolean;
+  delete(key: string): void;
+  keys(): string[];
+}
+
+export interface MockInstance extends EventEmitter {
+  readonly data: MockData;
+  readonly context: { modifiedKeyEvents: EventEmitter; channels: EventEmitter; patternChannels: EventEmitter };
+  subscribe(...channels: string[]): Promise<unknown>;
+  unsubscribe(...channels: string[]): Promise<unknown>;
+  psubscribe(...patterns: string[]): Promise<unknown>;
+  punsubscribe(...patterns: string[]): Promise<unknown>;
+  disconnect(): void;
+}
+
+export interface Dataset {
+  readonly name: string;
+  /** The instance every command of the dataset runs on. */
+  readonly mock: MockInstance;
+  /** Fires with the key after every write or deletion in the dataset (ioredis-mock's own signal). */
+  readonly modified: EventEmitter;
+  /** A new ioredis-mock instance on the same data (one per subscriber connection). */
+  connect(): MockInstance;
+}
+
+const datasets = new Map<string, Dataset>();
+
+export function dataset(name: string): Dataset {
+  let found = datasets.get(name);
+  if (!found) {
+    found = open(name);
+    datasets.set(name, found);
+  }
+  return found;
+}
+
+function open(name: string): Dataset {
+  // A host no real client would use keeps these datasets apart from other ioredis-mock users in the process.
+  const options = { host: `coord-embedded:${name}`, port: 6379, db: 0, lazyConnect: false };
+  const Mock = RedisMock as unknown as new (options: object) => MockInstance;
+  const mock = new Mock(options);
+  const { modifiedKeyEvents, channels, patternChannels } = mock.context;
+  // Every instance (subscribers included) listens on these; many connections are normal here.
+  for (const emitter of [modifiedKeyEvents, channels, patternChannels]) emitter.setMaxListeners(0);
+  return { name, mock, modified: modifiedKeyEvents, connect: () => new Mock(options) };
+}

@@ -1,0 +1,116 @@
+// The coord command line (cac): core commands, plus the commands plugins add.
+// Every error ends as one line on stderr and an exit code (see errors.ts).
+import { cac } from 'cac';
+import { didYouMean } from '../core/did-you-mean.ts';
+import { environment, runtimeName } from '../core/platform.ts';
+import type { Plugin } from '../core/plugin.ts';
+import { coordVersion } from '../core/version.ts';
+import { builtinPlugins } from '../plugins/index.ts';
+import { configCommand } from './commands/config.ts';
+import { conformanceCommand } from './commands/conformance.ts';
+import { inspectCommand } from './commands/inspect.ts';
+import { pluginsCommand } from './commands/plugins.ts';
+import { runCommand } from './commands/run.ts';
+import { schemaCommand } from './commands/schema.ts';
+import { errorLine, exitCodeOf, UsageError } from './errors.ts';
+import { processIo, type Io } from './io.ts';
+import { isPluginPath, loadPlugin } from './load-plugin.ts';
+import { addPluginCommands } from './plugin-commands.ts';
+import { withConfigOptions } from './options.ts';
+
+type Options = Readonly<Record<string, unknown>>;
+
+const CORE_COMMANDS = ['run', 'plugins', 'schema', 'inspect', 'conformance', 'config'];
+
+/** Runs one command line (the arguments after `coord`); resolves to the exit code. */
+export async function runCli(argv: readonly string[], io: Io = processIo): Promise<number> {
+  try {
+    return await dispatch(argv, io);
+  } catch (err) {
+    io.err(errorLine(err, environment().COORD_DEBUG === '1'));
+    return exitCodeOf(err);
+  }
+}
+
+async function dispatch(argv: readonly string[], io: Io): Promise<number> {
+  const cli = cac('coord');
+  cli
+    .command('run', 'Start roles of a plugin in this process until SIGINT/SIGTERM (no --role: all its default roles, standalone)')
+    .option('--plugin <name>', 'Plugin: a built-in name or a module path (./my-plugin.js)', { type: [String] })
+    .option('--role <role>', 'Role to start (repeatable); roles of one deployment share --redis and --prefix', { type: [String] });
+  withConfigOptions(last(cli)).action((o: Options) => runCommand(o, io));
+
+  cli
+    .command('plugins', 'List the plugins: name, version, description, roles')
+    .option('--plugin <path>', 'Also list this plugin module (repeatable)', { type: [String] })
+    .action((o: Options) => pluginsCommand(o, io));
+
+  cli
+    .command('schema', "Print a plugin's keyspace reference and config options")
+    .option('--plugin <name>', 'Plugin: a built-in name or a module path')
+    .option('--format <format>', 'md or json', { default: 'md' })
+    .action((o: Options) => schemaCommand(o, io));
+
+  cli.command('inspect', "Check a running deployment's keyspace against a plugin's contract").option('--plugin <name>', 'Plugin: a built-in name or a module path');
+  withConfigOptions(last(cli)).action((o: Options) => inspectCommand(o, io));
+
+  cli
+    .command('conformance', 'Run the conformance suites: adapter semantics and plugin contracts (Node only)')
+    .option('--adapter <name>', 'Adapter to test (repeatable; default: embedded, and all of them with --redis)', { type: [String] })
+    .option('--plugin <name>', 'Plugin whose contract to test (repeatable; default: the built-in ones)', { type: [String] });
+  withConfigOptions(last(cli)).action((o: Options) => conformanceCommand(o, io));
+
+  cli
+    .command('config', 'Print the effective config (--dump) or check a config file (--check FILE)')
+    .option('--dump', 'Print the effective config as YAML (password masked)')
+    .option('--check <file>', 'Check a config file and exit')
+    .option('--plugin <name>', 'Plugin whose section to include (repeatable; default: the built-in ones)', { type: [String] });
+  withConfigOptions(last(cli)).action((o: Options) => configCommand(o, io));
+
+  const first = argv.find((a) => !a.startsWith('-'));
+  if (first === undefined || !CORE_COMMANDS.includes(first)) addPluginCommands(cli, await commandPlugins(argv), CORE_COMMANDS, io);
+
+  cli.option('-v, --version', 'Show the version');
+  cli.globalCommand.versionNumber = coordVersion; // shown atop --help
+  cli.help();
+
+  const parsed = cli.parse(['coord', 'coord', ...argv], { run: false });
+  if (parsed.options.help) return 0; // cac has printed the help
+  if (parsed.options.version) {
+    io.out(`coord ${coordVersion} (${runtimeName()})`);
+    return 0;
+  }
+  if (!cli.matchedCommand) {
+    cli.globalCommand.checkUnknownOptions();
+    const word = parsed.args[0];
+    if (word === undefined) {
+      cli.outputHelp();
+      return 0;
+    }
+    const close = didYouMean(word, cli.commands.map((c) => c.name));
+    throw new UsageError(`unknown command "${word}"${close ? `: did you mean "${close}"?` : ''} (see coord --help)`);
+  }
+  const code: unknown = await cli.runMatchedCommand();
+  return typeof code === 'number' ? code : 0;
+}
+
+function last(cli: ReturnType<typeof cac>) {
+  return cli.commands.at(-1)!;
+}
+
+/**
+ * The plugins whose commands to offer: the built-in ones and any module named
+ * with --plugin. One that fails to load offers none (its error shows when it is used).
+ */
+async function commandPlugins(argv: readonly string[]): Promise<Plugin[]> {
+  const paths = argv.flatMap((a, i) => (a === '--plugin' ? [argv[i + 1] ?? ''] : a.startsWith('--plugin=') ? [a.slice(9)] : [])).filter(isPluginPath);
+  const plugins: Plugin[] = [];
+  for (const spec of [...Object.keys(builtinPlugins), ...paths]) {
+    try {
+      plugins.push(await loadPlugin(spec));
+    } catch {
+      // listed by `coord plugins` with its error
+    }
+  }
+  return plugins;
+}

@@ -1,0 +1,47 @@
+// `coord run --plugin P [--role R]…`: starts roles in this process and runs
+// until SIGINT or SIGTERM, which stop them in reverse order and exit 0. A
+// second signal while stopping exits 1 at once.
+import { loadConfig } from '../../core/config.ts';
+import { createLogger } from '../../core/log.ts';
+import { environment, exit, onStopSignals, stdoutIsTTY } from '../../core/platform.ts';
+import { startProcess } from '../../core/runtime.ts';
+import { builtinPlugins } from '../../plugins/index.ts';
+import { UsageError } from '../errors.ts';
+import type { Io } from '../io.ts';
+import { loadPlugins } from '../load-plugin.ts';
+import { configFlags, list, text } from '../options.ts';
+
+export async function runCommand(options: Readonly<Record<string, unknown>>, io: Io): Promise<number> {
+  const specs = list(options.plugin);
+  if (!specs.length) throw new UsageError('run needs --plugin NAME (see coord plugins)');
+  const plugins = await loadPlugins(specs);
+  const config = loadConfig({
+    plugins,
+    knownPlugins: Object.keys(builtinPlugins),
+    file: text(options.config),
+    env: environment(),
+    flags: configFlags(options),
+  });
+  const logger = createLogger(config.log);
+  const handle = await startProcess({ plugins, config, logger });
+
+  const roles = handle.roles.map((r) => `${r.plugin}/${r.role}`);
+  logger.info('ready', { roles, redis: handle.backend.displayUrl, keyPrefix: config.redis.keyPrefix });
+  if (stdoutIsTTY()) {
+    const prefix = config.redis.keyPrefix ? `, key prefix ${config.redis.keyPrefix}` : '';
+    io.out(`ready: ${roles.join(', ')} on ${handle.backend.displayUrl}${prefix}. Ctrl-C stops.`);
+  }
+
+  return new Promise<number>((resolve) => {
+    let received = 0;
+    onStopSignals((signal) => {
+      received += 1;
+      if (received > 1) {
+        io.err(`coord: ${signal} again while stopping: exiting now`);
+        exit(1);
+      }
+      logger.info('stopping', { signal });
+      void handle.stop(signal).then(() => resolve(0));
+    });
+  });
+}

@@ -1,0 +1,51 @@
+// Options shared by the commands that name a deployment, and how their values
+// become config flags (the last layer of loadConfig).
+import type { Command } from 'cac';
+import { parseSetFlag, type ConfigFlag } from '../core/config.ts';
+
+/** Command-line flags → config paths. */
+const CONFIG_OPTIONS = [
+  { flags: '--redis <url>', path: 'redis.url', description: 'Redis URL: redis://host:port, rediss://…, redis://h1:p1,h2:p2 (cluster); default: embedded' },
+  { flags: '--adapter <name>', path: 'redis.adapter', description: 'Client library: ioredis, node-redis or embedded' },
+  { flags: '--prefix <keyPrefix>', path: 'redis.keyPrefix', description: "Key prefix of the deployment, e.g. '{grid}:'" },
+  { flags: '--log-level <level>', path: 'log.level', description: 'debug, info, warn or error' },
+  { flags: '--log-format <format>', path: 'log.format', description: 'auto (readable on a terminal, JSON otherwise), json or pretty' },
+] as const;
+
+/** Adds --config, --set and the options above to a command. */
+export function withConfigOptions(command: Command): Command {
+  command.option('--config <file>', 'Config file (JSON or YAML)');
+  for (const o of CONFIG_OPTIONS) command.option(o.flags, o.description);
+  return command.option('--set <path=value>', 'Any config value, e.g. --set browser-grid.port=9000 (repeatable)', { type: [String] });
+}
+
+/** The config flags of parsed options, in the order loadConfig applies them. */
+export function configFlags(options: Readonly<Record<string, unknown>>): ConfigFlag[] {
+  const flags: ConfigFlag[] = [];
+  for (const o of CONFIG_OPTIONS) {
+    const name = camel(o.flags.split(' ')[0]!.slice(2));
+    const value = text(options[name]);
+    if (value !== undefined) flags.push({ path: o.path, value, flag: o.flags.split(' ')[0] });
+  }
+  const roles = list(options.role);
+  if (roles.length) flags.push({ path: 'roles', value: roles, flag: '--role' });
+  for (const set of list(options.set)) flags.push(parseSetFlag(set));
+  return flags;
+}
+
+/** One option value as text (mri turns "12" into 12; a repeated option keeps the last). */
+export function text(value: unknown): string | undefined {
+  if (value === undefined || value === null || value === false) return undefined;
+  if (Array.isArray(value)) return text(value.at(-1));
+  return String(value);
+}
+
+/** A repeatable option's values as text. */
+export function list(value: unknown): string[] {
+  if (value === undefined || value === null || value === false) return [];
+  return [value].flat().map(String);
+}
+
+function camel(name: string): string {
+  return name.replace(/-([a-z])/g, (_all, c: string) => c.toUpperCase());
+}

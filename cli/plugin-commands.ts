@@ -1,0 +1,65 @@
+// Registers plugins' own commands (PluginCommand) with cac. A command named
+// with several words ('grid status') is registered under its first word and
+// dispatched on the rest, since cac matches one word.
+import type { CAC } from 'cac';
+import { didYouMean } from '../core/did-you-mean.ts';
+import type { Plugin, PluginCommand } from '../core/plugin.ts';
+import { commandTools } from './command-tools.ts';
+import { UsageError } from './errors.ts';
+import type { Io } from './io.ts';
+import { withConfigOptions } from './options.ts';
+
+interface Entry {
+  plugin: Plugin;
+  command: PluginCommand;
+  words: string[];
+}
+
+export function addPluginCommands(cli: CAC, plugins: readonly Plugin[], reserved: readonly string[], io: Io): void {
+  const byWord = new Map<string, Entry[]>();
+  for (const plugin of plugins) {
+    for (const command of plugin.commands ?? []) {
+      const words = command.name.trim().split(/\s+/);
+      if (reserved.includes(words[0]!)) continue; // a core command keeps its name
+      const entries = byWord.get(words[0]!) ?? [];
+      if (entries.some((e) => e.words.join(' ') === words.join(' '))) continue; // first plugin wins
+      entries.push({ plugin, command, words });
+      byWord.set(words[0]!, entries);
+    }
+  }
+  for (const [word, entries] of byWord) {
+    const nested = entries.some((e) => e.words.length > 1);
+    const description = nested
+      ? entries.map((e) => `${e.words.slice(1).join(' ') || word}: ${e.command.description}`).join('; ')
+      : entries[0]!.command.description;
+    const cmd = cli.command(nested ? `${word} [...words]` : word, `${description} (plugin ${entries[0]!.plugin.name})`);
+    const seen = new Set<string>();
+    for (const { command } of entries) {
+      for (const o of command.options ?? []) {
+        if (seen.has(o.flags)) continue;
+        seen.add(o.flags);
+        cmd.option(o.flags, o.description, o.default === undefined ? undefined : { default: o.default });
+      }
+    }
+    withConfigOptions(cmd);
+    cmd.action(async (...params: unknown[]) => {
+      const options = params.at(-1) as Record<string, unknown>;
+      const words = nested ? [word, ...((params[0] as string[] | undefined) ?? [])] : [word];
+      const entry = match(entries, words);
+      if (!entry) {
+        const names = entries.map((e) => e.words.join(' '));
+        const close = didYouMean(words.slice(0, 2).join(' '), names);
+        throw new UsageError(`unknown command "${words.join(' ')}"${close ? `: did you mean "${close}"?` : ''} (have: ${names.join(', ')})`);
+      }
+      const code = await entry.command.run(options, words.slice(entry.words.length), commandTools(entry.plugin, options, io));
+      return typeof code === 'number' ? code : 0;
+    });
+  }
+}
+
+/** The entry whose words begin the typed words, the longest such. */
+function match(entries: readonly Entry[], words: readonly string[]): Entry | undefined {
+  return entries
+    .filter((e) => e.words.every((w, i) => words[i] === w))
+    .sort((a, b) => b.words.length - a.words.length)[0];
+}

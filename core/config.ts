@@ -1,0 +1,410 @@
+// The effective config of a process, from four layers merged in one place:
+// defaults (the schemas) < config file (JSON or YAML) < environment < flags.
+// It is validated once, against the union of the active plugins' schemas,
+// and frozen. Every problem is reported as one line naming the path, the
+// value, where the value came from and what was expected.
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import type { ErrorObject } from 'ajv';
+import { LineCounter, isMap, isScalar, parseDocument, type Node as YamlNode } from 'yaml';
+import { adapterNames } from '../adapters/index.ts';
+import { createAjv } from './ajv.ts';
+import type { JsonSchema } from './contract.ts';
+import { didYouMean } from './did-you-mean.ts';
+import type { GlobalConfig, Plugin } from './plugin.ts';
+import { mask, parseRedisUrl, UrlError } from './url.ts';
+
+export interface CoordConfig extends GlobalConfig {
+  /** Roles to start (`--role`); empty: the plugins' default roles. */
+  roles: string[];
+  /** Each active plugin's section, with its schema's defaults filled in. */
+  plugins: Record<string, Record<string, unknown>>;
+}
+
+/** A value given on the command line. `path` is dotted: 'redis.url', 'roles', 'browser-grid.maxConcurrentSessions'. */
+export interface ConfigFlag {
+  path: string;
+  /** Text is coerced by the schema's type, like environment values. */
+  value: unknown;
+  /** The flag as typed, for messages ('--redis'); default `--set <path>`. */
+  flag?: string;
+}
+
+export interface ConfigInput {
+  /** The plugins of this process: their sections are validated and filled. */
+  plugins: readonly Plugin[];
+  /** Other plugins that exist: a file may hold their sections, which are ignored here. */
+  knownPlugins?: readonly string[];
+  /** Path of a JSON or YAML config file. */
+  file?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+  flags?: readonly ConfigFlag[];
+}
+
+/** A config that cannot be used. The message is one line; `problems` lists each one. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(problems.join('; '));
+    this.problems = problems;
+  }
+}
+
+/** Environment variables every process reads, in order (a later one wins). */
+const GLOBAL_ENV: readonly [name: string, path: string][] = [
+  ['REDIS_URL', 'redis.url'],
+  ['COORD_REDIS_URL', 'redis.url'],
+  ['COORD_ADAPTER', 'redis.adapter'],
+  ['COORD_KEY_PREFIX', 'redis.keyPrefix'],
+  ['COORD_LOG_LEVEL', 'log.level'],
+  ['COORD_LOG_FORMAT', 'log.format'],
+];
+
+const TOP_LEVEL = ['redis', 'log', 'roles', 'plugins'] as const;
+
+type Data = Record<string, unknown>;
+
+export function loadConfig(input: ConfigInput): Readonly<CoordConfig> {
+  const schema = configSchema(input.plugins);
+  const activeNames = input.plugins.map((p) => p.name);
+  const sources = new Map<string, string>(); // internal path ('plugins/x/y') → where its value came from
+  const data: Data = {};
+
+  if (input.file !== undefined) {
+    const { value, lines } = readConfigFile(input.file);
+    mergeInto(data, value, [], (path) => sources.set(key(path), lines.get(key(path)) ?? `file ${basename(input.file!)}`));
+    // Sections of plugins that exist but do not run in this process are not this process's business.
+    const sections = data.plugins;
+    if (isObject(sections)) {
+      for (const name of input.knownPlugins ?? []) if (!activeNames.includes(name)) delete sections[name];
+    }
+  }
+
+  const coerce = textCoercer(schema);
+  const set = (path: string[], value: unknown, from: string) => {
+    setPath(data, path, typeof value === 'string' || isStringArray(value) ? coerce(path, value) : value);
+    sources.set(key(path), from);
+  };
+  const env = input.env ?? {};
+  const envMap: [string, string[]][] = [
+    ...GLOBAL_ENV.map(([name, path]): [string, string[]] => [name, path.split('.')]),
+    ...input.plugins.flatMap((p) =>
+      Object.entries(p.config.env ?? {}).map(([name, path]): [string, string[]] => [name, ['plugins', p.name, ...path.split('.')]]),
+    ),
+  ];
+  for (const [name, path] of envMap) {
+    const text = env[name];
+    if (text !== undefined && text !== '') set(path, text, `env ${name}`);
+  }
+  for (const flag of input.flags ?? []) {
+    const path = internalPath(flag.path, activeNames);
+    set(path, flag.value, `flag ${flag.flag ?? `--set ${flag.path}`}`);
+  }
+
+  const problems = [...validate(schema, data, sources, activeNames), ...checkUrl(data, sources)];
+  const config = data as unknown as CoordConfig;
+  if (problems.length === 0) {
+    // Cross-field checks run on a valid config only: they may rely on the schema.
+    for (const plugin of input.plugins) {
+      for (const message of plugin.config.check?.(config.plugins[plugin.name]) ?? []) problems.push(`config: ${plugin.name}.${message}`);
+    }
+  }
+  if (problems.length) throw new ConfigError(problems);
+  // Keys in schema order, so a dump reads like the schema whatever order the layers set them in.
+  const plugins = Object.fromEntries(input.plugins.map((p) => [p.name, inSchemaOrder(config.plugins[p.name]!, p.config.schema)]));
+  return deepFreeze({ redis: config.redis, log: config.log, roles: config.roles, plugins });
+}
+
+/** Parses `path=value` as given to `--set`. */
+export function parseSetFlag(text: string): ConfigFlag {
+  const at = text.indexOf('=');
+  if (at <= 0) throw new ConfigError([`config: --set "${text}": expected path=value, e.g. --set log.level=debug`]);
+  return { path: text.slice(0, at), value: text.slice(at + 1), flag: `--set ${text.slice(0, at)}` };
+}
+
+/** The schema of the whole config: coord's own sections plus one per active plugin. */
+export function configSchema(plugins: readonly Plugin[]): JsonSchema {
+  const roles = [...new Set(plugins.flatMap((p) => Object.keys(p.roles)))];
+  return {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      redis: {
+        type: 'object',
+        additionalProperties: false,
+        default: {},
+        properties: {
+          url: { type: 'string', description: 'redis://, rediss://, redis://host:port,host:port (cluster) or embedded://; none: embedded' },
+          adapter: { enum: [...adapterNames], description: 'client library (default: ioredis for a URL, embedded without)' },
+          keyPrefix: { type: 'string', default: '', description: "prefix of every key, e.g. '{grid}:' (a hash tag keeps a deployment in one cluster slot)" },
+        },
+      },
+      log: {
+        type: 'object',
+        additionalProperties: false,
+        default: {},
+        properties: {
+          level: { enum: ['debug', 'info', 'warn', 'error'], default: 'info' },
+          format: { enum: ['auto', 'json', 'pretty'], default: 'auto', description: 'auto: readable on a terminal, JSON lines otherwise' },
+        },
+      },
+      roles: { type: 'array', items: roles.length ? { enum: roles } : { type: 'string' }, uniqueItems: true, default: [] },
+      plugins: {
+        type: 'object',
+        additionalProperties: false,
+        default: {},
+        properties: Object.fromEntries(
+          plugins.map((p) => [p.name, { ...p.config.schema, additionalProperties: p.config.schema.additionalProperties ?? false, default: {} }]),
+        ),
+      },
+    },
+  };
+}
+
+// ---- the config file
+
+function readConfigFile(file: string): { value: Data; lines: Map<string, string> } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : (err as Error).message;
+    throw new ConfigError([`config: cannot read config file ${file}: ${why}`]);
+  }
+  // YAML 1.2 reads JSON too, and both get the same line:column errors.
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
+  const error = doc.errors[0];
+  if (error) {
+    const pos = error.linePos?.[0];
+    const where = pos ? `${file}:${pos.line}:${pos.col}` : file;
+    throw new ConfigError([`config: cannot parse ${where}: ${error.message.split(' at line ')[0]!.split('\n')[0]}`]);
+  }
+  const value: unknown = doc.toJS() ?? {};
+  if (!isObject(value)) {
+    throw new ConfigError([`config: ${file}: expected a mapping (redis:, log:, roles:, plugins:) at the top level, got ${describeValue(value)}`]);
+  }
+  const lines = new Map<string, string>();
+  collectLines(doc.contents, [], (path, offset) => lines.set(key(path), `${basename(file)}:${lineCounter.linePos(offset).line}`));
+  return { value, lines };
+}
+
+/** Records the line of every key in the file, so a problem can say where its value was written. */
+function collectLines(node: YamlNode | null, path: string[], record: (path: string[], offset: number) => void): void {
+  if (!isMap(node)) return;
+  for (const pair of node.items) {
+    const name = isScalar(pair.key) ? String(pair.key.value) : undefined;
+    if (name === undefined) continue;
+    const at = [...path, name];
+    if (isScalar(pair.key) && pair.key.range) record(at, pair.key.range[0]);
+    collectLines(pair.value as YamlNode | null, at, record);
+  }
+}
+
+// ---- merging and coercion
+
+/** Copies `value` into `target` key by key (objects merge, anything else replaces), calling `visit` per leaf. */
+function mergeInto(target: Data, value: Data, path: string[], visit: (path: string[]) => void): void {
+  for (const [name, v] of Object.entries(value)) {
+    const at = [...path, name];
+    if (isObject(v) && Object.keys(v).length > 0) {
+      if (!isObject(target[name])) target[name] = {};
+      mergeInto(target[name] as Data, v, at, visit);
+    } else {
+      target[name] = v;
+    }
+    visit(at);
+  }
+}
+
+function setPath(target: Data, path: string[], value: unknown): void {
+  let node = target;
+  for (const name of path.slice(0, -1)) {
+    if (!isObject(node[name])) node[name] = {};
+    node = node[name] as Data;
+  }
+  node[path.at(-1)!] = value;
+}
+
+/** 'browser-grid.maxConcurrentSessions' → ['plugins', 'browser-grid', 'maxConcurrentSessions']. */
+function internalPath(dotted: string, plugins: readonly string[]): string[] {
+  const parts = dotted.split('.');
+  if (plugins.includes(parts[0]!) && !(TOP_LEVEL as readonly string[]).includes(parts[0]!)) return ['plugins', ...parts];
+  return parts;
+}
+
+/**
+ * Text from the environment or a flag, coerced the way the schema at its path
+ * says (ajv's own coercion: "5" → 5, "true" → true). A list is written
+ * comma-separated. Text that does not fit stays text, so validation names it.
+ */
+function textCoercer(schema: JsonSchema): (path: string[], value: string | string[]) => unknown {
+  const ajv = createAjv({ coerceTypes: true, allErrors: false, strict: false });
+  return (path, value) => {
+    const sub = schemaAt(schema, path);
+    if (!sub) return value;
+    const isArray = sub.type === 'array';
+    const holder = { v: isArray && typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : value };
+    ajv.validate({ type: 'object', properties: { v: sub } }, holder);
+    return holder.v;
+  };
+}
+
+/** The sub-schema at a path, following `properties` and `items`. */
+function schemaAt(schema: JsonSchema, path: readonly string[]): JsonSchema | undefined {
+  let node: JsonSchema | undefined = schema;
+  for (const name of path) {
+    if (!node) return undefined;
+    if (node.type === 'array' && /^\d+$/.test(name)) node = node.items as JsonSchema | undefined;
+    else node = (node.properties as Record<string, JsonSchema> | undefined)?.[name];
+  }
+  return node;
+}
+
+// ---- validation and messages
+
+function validate(schema: JsonSchema, data: Data, sources: Map<string, string>, plugins: readonly string[]): string[] {
+  const ajv = createAjv({ useDefaults: true, strict: false });
+  const check = ajv.compile(schema);
+  if (check(data)) return [];
+  const problems = new Map<string, string>(); // one per path: a value failing two keywords is one problem
+  for (const error of check.errors ?? []) {
+    const path = error.instancePath.split('/').slice(1).map(unescapePointer);
+    const line = describeError(error, path, schema, data, sources, plugins);
+    const at = key(path) + (error.keyword === 'additionalProperties' ? `/${error.params.additionalProperty}` : '');
+    if (!problems.has(at)) problems.set(at, line);
+  }
+  return [...problems.values()];
+}
+
+function describeError(error: ErrorObject, path: string[], schema: JsonSchema, data: Data, sources: Map<string, string>, plugins: readonly string[]): string {
+  if (error.keyword === 'additionalProperties') {
+    const name = String(error.params.additionalProperty);
+    const at = [...path, name];
+    const known = Object.keys((schemaAt(schema, path)?.properties as object | undefined) ?? {});
+    let hint: string;
+    if (path.length === 0 && plugins.includes(name)) hint = `plugin sections go under plugins: (plugins.${name})`;
+    else if (path.length === 1 && path[0] === 'plugins' && !known.length) hint = `no plugin is active; run with --plugin ${name}`;
+    else {
+      const close = didYouMean(name, known);
+      hint = close ? `did you mean "${close}"?` : `expected one of ${known.join(', ') || '(none)'}`;
+    }
+    return `config: unknown key ${display(at)}${from(sources, at)}: ${hint}`;
+  }
+  if (error.keyword === 'required') {
+    const at = [...path, String(error.params.missingProperty)];
+    return `config: ${display(at)} is missing: expected ${describeSchema(schemaAt(schema, at)) || 'a value'}`;
+  }
+  const sub = schemaAt(schema, path);
+  const value = valueAt(data, path);
+  const expected = describeSchema(sub) || error.message || 'something else';
+  const close = Array.isArray(sub?.enum) && typeof value === 'string' ? didYouMean(value, sub.enum.map(String)) : undefined;
+  const hint = close ? ` (did you mean "${close}"?)` : '';
+  return `config: ${display(path)} = ${showValue(path, value)}${from(sources, path)}: expected ${expected}${hint}`;
+}
+
+/** The redis URL is checked by the same parser the adapters use. */
+function checkUrl(data: Data, sources: Map<string, string>): string[] {
+  const url = isObject(data.redis) ? data.redis.url : undefined;
+  if (typeof url !== 'string') return [];
+  try {
+    parseRedisUrl(url);
+    return [];
+  } catch (err) {
+    if (!(err instanceof UrlError)) throw err;
+    const path = ['redis', 'url'];
+    const why = err.message.replace(/^bad Redis URL "[^"]*": /, '');
+    return [`config: redis.url = ${showValue(path, url)}${from(sources, path)}: ${why}`];
+  }
+}
+
+/** What a schema accepts, in a few words: 'integer >= 1', 'one of debug, info', 'string matching /x/'. */
+function describeSchema(schema: JsonSchema | undefined): string {
+  if (!schema) return '';
+  if (Array.isArray(schema.enum)) return `one of ${schema.enum.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ')}`;
+  if ('const' in schema) return `exactly ${JSON.stringify(schema.const)}`;
+  for (const alt of ['anyOf', 'oneOf'] as const) {
+    if (Array.isArray(schema[alt])) return (schema[alt] as JsonSchema[]).map(describeSchema).filter(Boolean).join(' or ');
+  }
+  const parts: string[] = [];
+  if (schema.type !== undefined) parts.push([schema.type].flat().join(' or '));
+  if (schema.type === 'array' && schema.items) parts.push(`of ${describeSchema(schema.items as JsonSchema)}`);
+  const bounds: [string, string][] = [
+    ['minimum', '>='],
+    ['exclusiveMinimum', '>'],
+    ['maximum', '<='],
+    ['exclusiveMaximum', '<'],
+  ];
+  for (const [word, sign] of bounds) if (typeof schema[word] === 'number') parts.push(`${sign} ${schema[word]}`);
+  if (typeof schema.minLength === 'number') parts.push(`of at least ${schema.minLength} characters`);
+  if (typeof schema.maxLength === 'number') parts.push(`of at most ${schema.maxLength} characters`);
+  if (typeof schema.minItems === 'number') parts.push(`with at least ${schema.minItems} items`);
+  if (typeof schema.maxItems === 'number') parts.push(`with at most ${schema.maxItems} items`);
+  if (typeof schema.pattern === 'string') parts.push(`matching /${schema.pattern}/`);
+  if (typeof schema.format === 'string') parts.push(`in format ${schema.format}`);
+  if (schema.uniqueItems === true) parts.push('without duplicates');
+  return parts.join(' ');
+}
+
+/** The path as a user writes it: 'redis.url', 'roles[0]', and plugin sections by plugin name ('browser-grid.maxConcurrentSessions'). */
+function display(path: readonly string[]): string {
+  const shown = path[0] === 'plugins' && path.length > 1 ? path.slice(1) : path;
+  return shown.reduce((text, part) => (/^\d+$/.test(part) ? `${text}[${part}]` : text ? `${text}.${part}` : part), '');
+}
+
+/** Where a value came from: its own source, else its nearest parent's. */
+function from(sources: Map<string, string>, path: readonly string[]): string {
+  for (let n = path.length; n > 0; n--) {
+    const source = sources.get(key(path.slice(0, n)));
+    if (source) return ` (from ${source})`;
+  }
+  return ' (from default)';
+}
+
+function showValue(path: readonly string[], value: unknown): string {
+  if (path.join('.') === 'redis.url' && typeof value === 'string') return JSON.stringify(mask(value));
+  return value === undefined ? 'nothing' : JSON.stringify(value);
+}
+
+function describeValue(value: unknown): string {
+  if (Array.isArray(value)) return 'a list';
+  if (value === null) return 'nothing';
+  return `${typeof value} ${JSON.stringify(value)}`;
+}
+
+function valueAt(data: unknown, path: readonly string[]): unknown {
+  let node = data;
+  for (const name of path) node = isObject(node) || Array.isArray(node) ? (node as Data)[name] : undefined;
+  return node;
+}
+
+function key(path: readonly string[]): string {
+  return path.join('/');
+}
+
+function unescapePointer(part: string): string {
+  return part.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+function isObject(value: unknown): value is Data {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string');
+}
+
+function inSchemaOrder(section: Data, schema: JsonSchema): Data {
+  const order = Object.keys((schema.properties as object | undefined) ?? {});
+  return Object.fromEntries(Object.entries(section).sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)));
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

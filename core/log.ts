@@ -1,0 +1,48 @@
+// The runtime's Logger (core/logger.ts), backed by pino: JSON lines for
+// machines (stdout not a TTY, or format=json), readable lines for people
+// (a TTY, or format=pretty). pino-pretty runs as a synchronous stream in this
+// thread, not as a worker transport, so it behaves the same on Deno and
+// every line is written before the process exits.
+import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
+import PinoPretty from 'pino-pretty';
+import type { GlobalConfig } from './plugin.ts';
+import type { Logger } from './logger.ts';
+import { stderrIsTTY, stdoutIsTTY } from './platform.ts';
+
+export interface LogOptions {
+  level?: GlobalConfig['log']['level'];
+  format?: GlobalConfig['log']['format'];
+  /** Where lines go (default: standard output). Tests pass a stream to read them. */
+  destination?: DestinationStream;
+  /** Write to standard error instead (commands whose standard output is their result). */
+  stderr?: boolean;
+  /** Whether the destination is a terminal (default: whether stdout is one). */
+  tty?: boolean;
+}
+
+export function createLogger(options: LogOptions = {}): Logger {
+  const fd = options.stderr ? 2 : 1;
+  const tty = options.tty ?? (options.stderr ? stderrIsTTY() : stdoutIsTTY());
+  const pretty = options.format === 'pretty' || (options.format !== 'json' && tty);
+  const level = options.level ?? 'info';
+  const stream = pretty
+    ? PinoPretty({
+        sync: true,
+        colorize: tty,
+        destination: options.destination ?? fd,
+        translateTime: 'SYS:HH:MM:ss.l',
+        ignore: 'pid,hostname',
+      })
+    : (options.destination ?? pino.destination({ dest: fd, sync: true }));
+  return wrap(pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, stream));
+}
+
+function wrap(log: PinoLogger): Logger {
+  return {
+    debug: (msg, fields) => log.debug(fields ?? {}, msg),
+    info: (msg, fields) => log.info(fields ?? {}, msg),
+    warn: (msg, fields) => log.warn(fields ?? {}, msg),
+    error: (msg, fields) => log.error(fields ?? {}, msg),
+    child: (bindings) => wrap(log.child(bindings)),
+  };
+}

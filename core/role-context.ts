@@ -1,0 +1,38 @@
+// Assembles the RoleContext a role is made with, from parts the caller
+// already has (the runtime from its container, a test from its fakes).
+import type { Backend } from './backend.ts';
+import type { Clock } from './clock.ts';
+import { keyBuilders } from './contract.ts';
+import type { Logger } from './logger.ts';
+import type { GlobalConfig, Plugin, RoleContext } from './plugin.ts';
+import { scriptRunner, type ScriptDefinition } from './scripts.ts';
+
+export interface RoleContextParts {
+  plugin: Plugin;
+  /** The plugin's parsed scripts (registerPlugin parses them once). */
+  scripts: readonly ScriptDefinition[];
+  /** The plugin's config section, validated and frozen. */
+  config: Readonly<Record<string, unknown>>;
+  global: Readonly<GlobalConfig>;
+  backend: Backend;
+  logger: Logger;
+  clock: Clock;
+  signal: AbortSignal;
+  roles: readonly string[];
+}
+
+export function roleContext(parts: RoleContextParts): RoleContext {
+  const { plugin, backend } = parts;
+  const keyPrefix = parts.global.redis.keyPrefix;
+  return Object.freeze({
+    config: parts.config,
+    global: parts.global,
+    backend,
+    keys: keyBuilders(plugin.contract, keyPrefix),
+    scripts: scriptRunner(backend, plugin.contract, parts.scripts, keyPrefix),
+    logger: parts.logger,
+    clock: parts.clock,
+    signal: parts.signal,
+    roles: Object.freeze([...parts.roles]),
+  });
+}

@@ -1,0 +1,269 @@
+// The plugin and role runtime: checks plugins when they are registered, wires
+// one process (a container per process, a child per plugin), starts its roles
+// in order and stops them in reverse. Signals are the CLI's business: the
+// library only offers `handle.stop(reason)`.
+import semver from 'semver';
+import { createBackend } from '../adapters/index.ts';
+import { createAjv } from './ajv.ts';
+import type { Backend } from './backend.ts';
+import { systemClock, type Clock } from './clock.ts';
+import type { CoordConfig } from './config.ts';
+import { defineContract, type JsonSchema } from './contract.ts';
+import { processContainer, tokens } from './di.ts';
+import { silentLogger, type Logger } from './logger.ts';
+import { PluginError, type GlobalConfig, type Plugin, type Role } from './plugin.ts';
+import { roleContext } from './role-context.ts';
+import { loadScriptDir, type ScriptDefinition } from './scripts.ts';
+import { coordVersion } from './version.ts';
+
+/** A plugin that passed every check, with its scripts parsed. */
+export interface RegisteredPlugin {
+  readonly plugin: Plugin;
+  readonly scripts: readonly ScriptDefinition[];
+}
+
+/** A role threw while starting; the roles started before it have been stopped. */
+export class StartError extends Error {
+  override readonly name = 'StartError';
+}
+
+const NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
+const ROLE_NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
+/** Top-level config keys: a plugin of that name would make `--set name.x=…` ambiguous. */
+const RESERVED = ['redis', 'log', 'roles', 'plugins'];
+
+/**
+ * Checks a plugin object and parses its scripts. Throws PluginError with a
+ * message that names the plugin and the one thing that is wrong.
+ */
+export function registerPlugin(candidate: unknown): RegisteredPlugin {
+  if (!isObject(candidate)) throw new PluginError(`not a plugin: expected an object with name, version, coord, contract, config and roles, got ${kind(candidate)}`);
+  const p = candidate as unknown as Plugin;
+  const rawName: unknown = p.name;
+  if (typeof rawName !== 'string' || !NAME.test(rawName)) {
+    throw new PluginError(`plugin name ${JSON.stringify(rawName)} is not valid: expected lower case letters, digits and dashes, e.g. "browser-grid"`);
+  }
+  const name = rawName;
+  const fail = (what: string): never => {
+    throw new PluginError(`plugin ${name}: ${what}`);
+  };
+  if (RESERVED.includes(name)) fail(`the name is reserved (${RESERVED.join(', ')} are config sections)`);
+  if (typeof p.version !== 'string' || semver.valid(p.version) === null) fail(`version ${JSON.stringify(p.version)} is not a semver version such as 1.2.3`);
+  if (typeof p.coord !== 'string' || semver.validRange(p.coord) === null) fail(`coord ${JSON.stringify(p.coord)} is not a semver range such as ^0.1.0`);
+  if (!semver.satisfies(coordVersion, p.coord, { includePrerelease: true })) fail(`needs coord ${p.coord}, but this is coord ${coordVersion}`);
+  if (typeof p.description !== 'string' || !p.description.trim()) fail('description is missing: one sentence on what the plugin does');
+
+  if (!isObject(p.contract)) fail('contract is missing: declare the keyspace with defineContract({...})');
+  if (p.contract.plugin !== name) fail(`contract belongs to plugin ${JSON.stringify(p.contract.plugin)}, expected "${name}"`);
+  try {
+    defineContract(p.contract);
+  } catch (err) {
+    fail(`bad contract: ${message(err)}`);
+  }
+
+  let scripts: ScriptDefinition[] = [];
+  if (p.scripts !== undefined) {
+    try {
+      scripts = loadScriptDir(p.scripts, p.contract);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      fail(code === 'ENOENT' ? `scripts folder ${String(p.scripts)} does not exist` : `bad script: ${message(err)}`);
+    }
+  }
+
+  checkConfig(p, fail);
+
+  if (!isObject(p.roles) || Object.keys(p.roles).length === 0) fail('declares no roles: expected roles: { name: (ctx) => Role }');
+  for (const [role, factory] of Object.entries(p.roles)) {
+    if (!ROLE_NAME.test(role)) fail(`role name "${role}" is not valid: expected letters, digits, _ and -`);
+    if (typeof factory !== 'function') fail(`role ${role} is not a function (ctx) => Role`);
+  }
+  if (p.defaultRoles !== undefined) {
+    if (!Array.isArray(p.defaultRoles) || p.defaultRoles.length === 0) fail('defaultRoles must be a non-empty list of role names');
+    for (const role of p.defaultRoles) if (!(role in p.roles)) fail(`defaultRoles names "${role}", which is not one of its roles (${Object.keys(p.roles).join(', ')})`);
+  }
+  for (const [i, scenario] of (p.scenarios ?? []).entries()) {
+    if (!isObject(scenario) || typeof scenario.name !== 'string' || typeof scenario.run !== 'function') fail(`scenarios[${i}] needs a name and a run(ctx) function`);
+  }
+  for (const [i, command] of (p.commands ?? []).entries()) {
+    if (!isObject(command) || typeof command.name !== 'string' || !command.name.trim() || typeof command.run !== 'function') {
+      fail(`commands[${i}] needs a name, a description and a run(options, args) function`);
+    }
+  }
+  return Object.freeze({ plugin: p, scripts: Object.freeze(scripts) });
+}
+
+function checkConfig(p: Plugin, fail: (what: string) => never): void {
+  if (!isObject(p.config) || !isObject(p.config.schema)) fail('config.schema is missing: a JSON Schema of the plugin\'s config section, with defaults');
+  const schema = p.config.schema;
+  if (schema.type !== 'object') fail(`config.schema must describe an object (type: 'object'), got type ${JSON.stringify(schema.type)}`);
+  try {
+    createAjv({ useDefaults: true }).compile(schema);
+  } catch (err) {
+    fail(`config.schema does not compile: ${message(err)}`);
+  }
+  for (const [env, path] of Object.entries(p.config.env ?? {})) {
+    let node: JsonSchema | undefined = schema;
+    for (const part of path.split('.')) node = (node?.properties as Record<string, JsonSchema> | undefined)?.[part];
+    if (!node) fail(`config.env maps ${env} to "${path}", which is not a property of config.schema`);
+  }
+  if (p.config.check !== undefined && typeof p.config.check !== 'function') fail('config.check must be a function (config) => string[]');
+}
+
+export interface StartOptions {
+  plugins: readonly Plugin[];
+  /** From loadConfig: validated and frozen. */
+  config: Readonly<CoordConfig>;
+  /** Used instead of one made from config.redis; the caller keeps it (stop does not close it). */
+  backend?: Backend;
+  logger?: Logger;
+  clock?: Clock;
+}
+
+export interface RunningRole {
+  readonly plugin: string;
+  readonly role: string;
+}
+
+export interface ProcessHandle {
+  /** The roles started, in start order. */
+  readonly roles: readonly RunningRole[];
+  readonly backend: Backend;
+  /** Aborted when the process starts stopping; every role's ctx.signal. */
+  readonly signal: AbortSignal;
+  /**
+   * Stops the roles in reverse start order (each awaited; an error is logged,
+   * not thrown), then closes the backend the runtime made. Idempotent: every
+   * call returns the same promise.
+   */
+  stop(reason: string): Promise<void>;
+}
+
+/**
+ * Starts one process: the roles given by config.roles (or each plugin's
+ * default roles) in the plugin's order. If a role fails to start, the ones
+ * already started are stopped and StartError is thrown. An unreachable Redis
+ * throws ConnectionError before any role starts.
+ */
+export async function startProcess(options: StartOptions): Promise<ProcessHandle> {
+  const { config } = options;
+  const registered = options.plugins.map(registerPlugin);
+  const seen = new Set<string>();
+  for (const { plugin } of registered) {
+    if (seen.has(plugin.name)) throw new PluginError(`plugin ${plugin.name} is registered twice`);
+    seen.add(plugin.name);
+  }
+  const plan = registered.flatMap((r) => rolesToStart(r.plugin, config.roles).map((role) => ({ ...r, role })));
+  if (plan.length === 0) throw new StartError(`no role to start: none of ${config.roles.join(', ')} belongs to ${registered.map((r) => r.plugin.name).join(', ')}`);
+
+  const logger = options.logger ?? silentLogger;
+  const ownsBackend = options.backend === undefined;
+  const backend = options.backend ?? (await connectBackend(config, logger));
+
+  const root = processContainer();
+  root.register(tokens.Clock, { useValue: options.clock ?? systemClock });
+  root.register(tokens.Logger, { useValue: logger });
+  root.register(tokens.Backend, { useValue: backend });
+  root.register(tokens.Config, { useValue: config });
+  const perPlugin = new Map(
+    registered.map(({ plugin, scripts }) => {
+      const child = root.createChildContainer();
+      child.register(tokens.Plugin, { useValue: plugin });
+      child.register(tokens.Scripts, { useValue: scripts });
+      child.register(tokens.PluginConfig, { useValue: config.plugins[plugin.name] ?? Object.freeze({}) });
+      return [plugin.name, child] as const;
+    }),
+  );
+
+  const controller = new AbortController();
+  const global: Readonly<GlobalConfig> = Object.freeze({ redis: config.redis, log: config.log });
+  const roleNames = plan.map((p) => p.role);
+  const started: { plugin: string; role: string; instance: Role; logger: Logger }[] = [];
+
+  let stopping: Promise<void> | undefined;
+  const stop = (reason: string): Promise<void> =>
+    (stopping ??= (async () => {
+      controller.abort(new Error(`stopping: ${reason}`));
+      for (const r of [...started].reverse()) {
+        try {
+          await r.instance.stop(reason);
+          r.logger.info('role stopped', { reason });
+        } catch (err) {
+          r.logger.error('role failed to stop', { reason, error: message(err) });
+        }
+      }
+      if (ownsBackend) await backend.close().catch((err: unknown) => logger.error('backend did not close', { error: message(err) }));
+      logger.debug('process stopped', { reason });
+    })());
+
+  for (const { plugin, role } of plan) {
+    const scope = perPlugin.get(plugin.name)!;
+    const roleLogger = scope.resolve<Logger>(tokens.Logger).child({ plugin: plugin.name, role });
+    try {
+      const ctx = roleContext({
+        plugin: scope.resolve<Plugin>(tokens.Plugin),
+        scripts: scope.resolve<ScriptDefinition[]>(tokens.Scripts),
+        config: scope.resolve<Record<string, unknown>>(tokens.PluginConfig),
+        global,
+        backend: scope.resolve<Backend>(tokens.Backend),
+        logger: roleLogger,
+        clock: scope.resolve<Clock>(tokens.Clock),
+        signal: controller.signal,
+        roles: roleNames,
+      });
+      const instance = plugin.roles[role]!(ctx);
+      await instance.start();
+      started.push({ plugin: plugin.name, role, instance, logger: roleLogger });
+      roleLogger.info('role started');
+    } catch (err) {
+      roleLogger.error('role failed to start', { error: message(err) });
+      await stop(`role ${role} of plugin ${plugin.name} failed to start`);
+      throw new StartError(`role ${role} of plugin ${plugin.name} failed to start: ${message(err)}`);
+    }
+  }
+
+  return {
+    roles: Object.freeze(started.map(({ plugin, role }) => Object.freeze({ plugin, role }))),
+    backend,
+    signal: controller.signal,
+    stop,
+  };
+}
+
+/** The roles of `plugin` to start, in the plugin's order: defaultRoles first, then the rest as declared. */
+export function rolesToStart(plugin: Plugin, requested: readonly string[]): string[] {
+  const declared = Object.keys(plugin.roles);
+  if (requested.length === 0) return [...(plugin.defaultRoles ?? declared)];
+  const order = [...new Set([...(plugin.defaultRoles ?? []), ...declared])];
+  return order.filter((role) => requested.includes(role));
+}
+
+/** Makes the backend from config.redis and waits until it answers. */
+export async function connectBackend(config: Readonly<Pick<CoordConfig, 'redis'>>, logger: Logger = silentLogger): Promise<Backend> {
+  const backendLogger = logger.child({ backend: config.redis.adapter ?? 'auto' });
+  const backend = await createBackend({
+    url: config.redis.url,
+    adapter: config.redis.adapter,
+    clientName: 'coord',
+    log: (line) => backendLogger.debug(line),
+  });
+  try {
+    await backend.ready(); // rejects with ConnectionError "cannot reach Redis at …: why"
+  } catch (err) {
+    await backend.close().catch(() => {});
+    throw err;
+  }
+  return backend;
+}
+
+function isObject(value: unknown): value is Record<string, any> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function kind(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value;
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,29 @@
+// Tests that run the built CLI (dist/) build it first when any source is newer
+// than the build. `npm test` builds before tap starts (the pretest script), so
+// this only does work when a test file is run alone after an edit.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { root } from './cli.ts';
+
+const SOURCES = ['core', 'cli', 'adapters', 'plugins', 'conformance'];
+
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
+    else if (entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/** Runs `tsc -p tsconfig.json` unless dist/cli/main.js is newer than every source. */
+export function buildIfStale(): void {
+  const main = join(root, 'dist/cli/main.js');
+  const built = existsSync(main) ? statSync(main).mtimeMs : 0;
+  const newest = Math.max(...SOURCES.map((d) => newestSource(join(root, d))), statSync(join(root, 'tsconfig.json')).mtimeMs);
+  if (built > newest) return;
+  const tsc = spawnSync(join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json'], { cwd: root, encoding: 'utf8' });
+  if (tsc.status !== 0) throw new Error(`the build (tsc -p tsconfig.json) failed:\n${(tsc.stdout + tsc.stderr).slice(0, 4000)}`);
+}
