@@ -138,17 +138,17 @@ class WorkerInstance {
     this.log.info('browser server registered', { endpoint: this.endpoint });
   }
 
+  /** The keys touchWorker and removeWorker take: the worker's record, counters and indexes. */
+  private keySlots() {
+    const { browserType, id: workerId } = this;
+    return { worker: { browserType, workerId }, active: {}, lifetime: {}, workerIndex: { browserType }, freeIndex: { browserType } };
+  }
+
   /** Writes every field again, so a Redis that lost its data has the worker back within one heartbeat. */
   private async touch(): Promise<boolean> {
     const { config, scripts, clock } = this.ctx;
     const reply = (await scripts.run('touchWorker', {
-      keys: {
-        worker: { browserType: this.browserType, workerId: this.id },
-        active: {},
-        lifetime: {},
-        workerIndex: { browserType: this.browserType },
-        freeIndex: { browserType: this.browserType },
-      },
+      keys: this.keySlots(),
       args: {
         ref: this.ref,
         nowMs: clock.now(),
@@ -206,13 +206,7 @@ class WorkerInstance {
   private async remove(): Promise<void> {
     await this.ctx.scripts
       .run('removeWorker', {
-        keys: {
-          worker: { browserType: this.browserType, workerId: this.id },
-          active: {},
-          lifetime: {},
-          workerIndex: { browserType: this.browserType },
-          freeIndex: { browserType: this.browserType },
-        },
+        keys: this.keySlots(),
         args: { ref: this.ref },
       })
       .catch((error) => this.log.warn('could not deregister', { error: (error as Error).message }));
