@@ -91,3 +91,57 @@ t.test('a worker reaching its lifetime limit drains and is replaced under a new 
   t.match(await titleOf(b, page.url), /coord/, 'the replacement serves');
   await b.close();
 });
+
+t.test('token auth: clients without the token get 401, with it a browser', async (t) => {
+  const port = await freePort();
+  await grid('{token}:', { port, workers: 1, token: 'sekret' }, ['worker', 'proxy']);
+  await t.rejects(connect(port, '?browser=chromium', 5000), /401/);
+  t.equal((await fetch(`http://127.0.0.1:${port}/status`)).status, 401, '/status needs it too');
+  const b = await connect(port, '?browser=chromium&token=sekret');
+  t.match(await titleOf(b, page.url), /coord/);
+  await b.close();
+  const bearer = await fetch(`http://127.0.0.1:${port}/status`, { headers: { authorization: 'Bearer sekret' } });
+  t.equal(bearer.status, 200, 'Authorization: Bearer works');
+});
+
+t.test('/metrics counts relayed sessions in Prometheus text', async (t) => {
+  const port = await freePort();
+  await grid('{metrics}:', { port, workers: 1 }, ['worker', 'proxy']);
+  for (let i = 0; i < 2; i++) {
+    const b = await connect(port);
+    await b.close();
+  }
+  const metrics = () => fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text());
+  t.match(await metrics(), /coord_grid_connections_total\{browser="chromium",result="relayed"\} 2/);
+  // the relay ends a moment after the client's close
+  let text = await metrics();
+  for (let i = 0; i < 20 && !/coord_grid_relays_active 0/.test(text); i++) text = await new Promise((r) => setTimeout(r, 100)).then(metrics);
+  t.match(text, /coord_grid_relays_active 0/);
+});
+
+t.test('a playwright-distributed worker record (endpoint, ms heartbeat) is adopted and served', async (t) => {
+  const { launchBrowserServer } = await import('../plugins/browser-grid/browser.ts');
+  const { createBackend } = await import('../adapters/index.ts');
+  const server = await launchBrowserServer({ browserType: 'chromium', host: '127.0.0.1', args: [] });
+  const backend = await createBackend({ url: redis.url });
+  const key = '{mixed}:worker:chromium:pd-1';
+  const beat = async () => {
+    await backend.send(['HSET', key, 'id', 'pd-1', 'browserType', 'chromium', 'endpoint', server.wsEndpoint(), 'status', 'available', 'lastHeartbeat', Date.now(), 'startedAt', Date.now()]);
+    await backend.send(['EXPIRE', key, 60]);
+    await backend.send(['HSETNX', '{mixed}:cluster:active_connections', 'chromium:pd-1', 0]);
+    await backend.send(['HSETNX', '{mixed}:cluster:lifetime_connections', 'chromium:pd-1', 0]);
+  };
+  await beat();
+  const timer = setInterval(() => void beat(), 1000);
+  t.teardown(async () => {
+    clearInterval(timer);
+    await backend.close();
+    await server.close();
+  });
+  const port = await freePort();
+  await grid('{mixed}:', { port, queueTimeout: 10 }, ['proxy']);
+  const b = await connect(port);
+  t.match(await titleOf(b, `${page.url}/mixed`), /coord \/mixed/, 'served by the foreign worker');
+  await b.close();
+  t.equal(await backend.send(['HGET', '{mixed}:cluster:lifetime_connections', 'chromium:pd-1']), '1', 'its counters are kept the seed\'s way');
+});
