@@ -146,6 +146,20 @@ t.test('Redis restarted: workers re-register within one heartbeat and clients ar
   t.same(await Promise.all([worker, proxy].map((p) => p.exited)), [0, 0]);
 });
 
+t.test('coord grid status prints the grid as tables', async (t) => {
+  const worker = run('{gs}:', 'worker', ['workers=2']);
+  await ready(worker);
+  const r = coordSync(['grid', 'status', '--redis', redis.url, '--prefix', '{gs}:']);
+  t.equal(r.status, 0, r.stderr);
+  t.match(r.stdout, /browser\s+workers\s+available\s+draining\s+stale\s+active\s+free\s+queued/);
+  t.match(r.stdout, /chromium\s+2\s+2\s+0\s+0\s+0\s+10\s+0/, '2 workers × 5 sessions free');
+  t.equal(r.stdout.match(/chromium:[0-9a-f-]{36}\s+available/g)?.length, 2, 'one row per worker');
+  const json = JSON.parse(coordSync(['grid', 'status', '--json', '--redis', redis.url, '--prefix', '{gs}:']).stdout);
+  t.equal(json.types.chromium.workers, 2);
+  worker.kill('SIGTERM');
+  t.equal(await worker.exited, 0);
+});
+
 t.test('bad timing config: one clear line, exit 2, nothing started', async (t) => {
   const r = coordSync(['run', '--plugin', 'browser-grid', '--redis', redis.url], { HEARTBEAT_INTERVAL: '10', REDIS_KEY_TTL: '5' });
   t.equal(r.status, 2);
