@@ -5,4 +5,5 @@ import type { Plugin } from '../core/plugin.ts';
 
 export const builtinPlugins: Record<string, () => Promise<Plugin>> = {
   'browser-grid': async () => (await import('./browser-grid/index.ts')).default,
+  'load-test': async () => (await import('./load-test/index.ts')).default,
 };

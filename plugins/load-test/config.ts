@@ -1,0 +1,61 @@
+// The load test's options. Times are in seconds.
+
+export interface LoadTestConfig {
+  host: string;
+  port: number;
+  token?: string;
+  api: boolean;
+  workerId?: string;
+  scenario?: string;
+  heartbeatInterval: number;
+  deadAfter: number;
+  metricsInterval: number;
+  gracefulStop: number;
+  connections: number;
+  maxIterationDelay: number;
+  waitForWorkers: number;
+  metricStreamMaxLen: number;
+  timelineMaxLen: number;
+  commandStreamMaxLen: number;
+}
+
+const seconds = (def: number, description: string) => ({ type: 'number', exclusiveMinimum: 0, default: def, description });
+
+export const configSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    host: { type: 'string', default: '127.0.0.1', description: 'Address the orchestrator\'s HTTP API and page bind (0.0.0.0 to serve other machines: set a token).' },
+    port: { type: 'integer', minimum: 0, maximum: 65535, default: 8089, description: 'Port of the API and page (0 picks a free one).' },
+    token: { type: 'string', minLength: 1, description: 'When set, the API and page want it: Authorization: Bearer … or ?token=….' },
+    api: { type: 'boolean', default: true, description: 'Serve the HTTP API and page (coord load run turns it off).' },
+    workerId: { type: 'string', pattern: '^[A-Za-z0-9_.-]+$', description: 'Id of this worker (default: host name and a random suffix).' },
+    scenario: { type: 'string', minLength: 1, description: 'Scenario module a worker loads when start_test names none, or the page starts by default.' },
+    heartbeatInterval: seconds(1, 'How often a worker writes worker:<id>:status.'),
+    deadAfter: seconds(5, 'Heartbeat age after which the orchestrator marks a worker dead and reassigns its users; must exceed heartbeatInterval.'),
+    metricsInterval: seconds(1, 'How often a worker writes its metric batches.'),
+    gracefulStop: seconds(5, 'How long a stopping user may finish its current step before it is aborted.'),
+    connections: { type: 'integer', minimum: 0, default: 0, description: 'HTTP connections per origin per worker (0: one per concurrent request).' },
+    maxIterationDelay: seconds(1, 'Arrival-rate mode: how long a due iteration waits for a free user before it is dropped.'),
+    waitForWorkers: { type: 'number', minimum: 0, default: 10, description: 'How long a start waits for a first worker to register.' },
+    metricStreamMaxLen: { type: 'integer', minimum: 100, default: 20000, description: 'Cap (MAXLEN ~) of each metric:<id> stream.' },
+    timelineMaxLen: { type: 'integer', minimum: 100, default: 20000, description: 'Cap of users:timeline.' },
+    commandStreamMaxLen: { type: 'integer', minimum: 100, default: 10000, description: 'Cap of each worker:<id>:commands stream.' },
+  },
+} as const;
+
+export const configEnv = {
+  LOAD_TEST_HOST: 'host',
+  LOAD_TEST_PORT: 'port',
+  LOAD_TEST_TOKEN: 'token',
+  LOAD_TEST_WORKER_ID: 'workerId',
+  LOAD_TEST_SCENARIO: 'scenario',
+} as const;
+
+export function checkConfig(c: LoadTestConfig): string[] {
+  const problems: string[] = [];
+  if (c.deadAfter <= c.heartbeatInterval) {
+    problems.push(`deadAfter (${c.deadAfter}s) must be greater than heartbeatInterval (${c.heartbeatInterval}s), or live workers are declared dead`);
+  }
+  return problems;
+}

@@ -1,0 +1,28 @@
+// load-test: distributed load tests with virtual users, coordinated through
+// Redis (seed 001's execution model). A scenario module defines the users'
+// steps; `coord load run` runs a test in one command, or an orchestrator and
+// any number of workers run as `coord run --plugin load-test [--role …]`.
+import { findUp } from '../../core/paths.ts';
+import type { Plugin } from '../../core/plugin.ts';
+import { commands } from './commands.ts';
+import { checkConfig, configEnv, configSchema, type LoadTestConfig } from './config.ts';
+import { contract, type LoadTestKeys } from './contract.ts';
+import { orchestratorRole } from './roles/orchestrator.ts';
+import { workerRole } from './roles/worker.ts';
+import { scenarios } from './scenarios.ts';
+
+const plugin: Plugin<LoadTestConfig, LoadTestKeys> = {
+  name: 'load-test',
+  version: '0.1.0',
+  coord: '^0.1.0',
+  description: 'Distributed load tests: an orchestrator, workers running virtual users, live results merged from HDR histograms',
+  contract,
+  scripts: findUp(import.meta.url, 'lua/load-test'),
+  config: { schema: configSchema, env: configEnv, check: checkConfig },
+  roles: { orchestrator: orchestratorRole, worker: workerRole },
+  defaultRoles: ['worker', 'orchestrator'],
+  scenarios,
+  commands,
+};
+
+export default plugin;

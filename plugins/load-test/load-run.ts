@@ -1,0 +1,135 @@
+// `coord load run`: one command runs a whole test. Without --redis it starts
+// an orchestrator and --workers in-process workers on the embedded backend;
+// with --redis it starts an orchestrator there and uses the workers
+// registered at that Redis. Progress goes to stderr once a second; the
+// results go to stdout (table, json or csv), optionally an HTML report too.
+// Exit code: 0, or 99 when a threshold failed (as k6), 2 for bad input.
+import { writeFileSync } from 'node:fs';
+import { loadConfig } from '../../core/config.ts';
+import { createLogger } from '../../core/log.ts';
+import { environment, onStopSignals, stderrIsTTY, writeStderr } from '../../core/platform.ts';
+import type { CommandTools } from '../../core/plugin.ts';
+import { startProcess, type ProcessHandle } from '../../core/runtime.ts';
+import { configFlags, list, text } from '../../cli/options.ts';
+import { builtinPlugins } from '../index.ts';
+import plugin from './index.ts';
+import { InputError, parseCount, parseDuration, parseRate } from './parse.ts';
+import { progressLine, resultCsv, resultHtml, resultJson, summaryTable } from './report.ts';
+import { controllerOf } from './roles/orchestrator.ts';
+import { loadScenario } from './scenario-loader.ts';
+import { evaluateThresholds, parseThreshold } from './thresholds.ts';
+
+export interface RunInput {
+  scenario: string;
+  users: number;
+  spawnRate: number;
+  durationMs: number;
+  rate?: number;
+  params: Record<string, unknown>;
+  thresholds: ReturnType<typeof parseThreshold>[];
+  out: 'table' | 'json' | 'csv';
+  report?: string;
+  workers: number;
+}
+
+/** Every flag checked before anything starts: each problem is one InputError line. */
+export async function parseRunInput(options: Readonly<Record<string, unknown>>): Promise<RunInput> {
+  const scenario = text(options.scenario);
+  if (!scenario) throw new InputError('load run needs --scenario FILE (a .ts, .js or .mjs scenario module)');
+  const users = parseCount(text(options.users) ?? '10', '--users', 1);
+  const out = text(options.out) ?? 'table';
+  if (!['table', 'json', 'csv'].includes(out)) throw new InputError(`--out "${out}" is not a format: expected table, json or csv`);
+  const input: RunInput = {
+    scenario,
+    users,
+    spawnRate: options.spawnRate === undefined ? users : parseRate(text(options.spawnRate), '--spawn-rate'),
+    durationMs: parseDuration(text(options.duration) ?? '30s', '--duration'),
+    rate: options.rate === undefined ? undefined : parseRate(text(options.rate), '--rate'),
+    params: parseParams(options.param),
+    thresholds: list(options.threshold).map(parseThreshold),
+    out: out as RunInput['out'],
+    report: text(options.report),
+    workers: parseCount(text(options.workers) ?? '1', '--workers', 1),
+  };
+  await loadScenario(scenario); // a scenario that does not load is reported before anything starts
+  return input;
+}
+
+/** --param key=value (repeatable): the value is JSON when it parses as JSON, else text. */
+export function parseParams(value: unknown): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  for (const item of list(value)) {
+    const at = item.indexOf('=');
+    if (at <= 0) throw new InputError(`--param "${item}" is not key=value, e.g. --param baseUrl=http://127.0.0.1:8080`);
+    const raw = item.slice(at + 1);
+    let parsed: unknown = raw;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      // plain text
+    }
+    params[item.slice(0, at)] = parsed;
+  }
+  return params;
+}
+
+export async function loadRun(options: Readonly<Record<string, unknown>>, tools: CommandTools): Promise<number> {
+  const input = await parseRunInput(options);
+  const distributed = text(options.redis) !== undefined || environment().REDIS_URL !== undefined || environment().COORD_REDIS_URL !== undefined;
+  const flags = configFlags(options);
+  const base = { plugins: [plugin], knownPlugins: Object.keys(builtinPlugins), file: text(options.config), env: environment() };
+  const config = loadConfig({
+    ...base,
+    flags: [
+      { path: 'log.level', value: 'warn' },
+      ...flags,
+      { path: 'roles', value: distributed ? ['orchestrator'] : ['orchestrator', 'worker'] },
+      { path: 'load-test.api', value: false },
+    ],
+  });
+  const logger = createLogger({ ...config.log, stderr: true });
+  const main = await startProcess({ plugins: [plugin], config, logger });
+  const extra: ProcessHandle[] = [];
+  try {
+    if (!distributed) {
+      const workerConfig = loadConfig({ ...base, flags: [{ path: 'log.level', value: 'warn' }, ...flags, { path: 'roles', value: ['worker'] }] });
+      for (let i = 1; i < input.workers; i++) extra.push(await startProcess({ plugins: [plugin], config: workerConfig, logger, backend: main.backend }));
+    }
+    const controller = controllerOf(main.signal)!;
+    const tty = stderrIsTTY();
+    const startedAt = Date.now();
+    const offTick = controller.onTick((status) => {
+      const r = status.result;
+      if (!r || status.state === 'IDLE') return;
+      const recent = r.series.at(-2) ?? r.series.at(-1);
+      const line = progressLine((Date.now() - startedAt) / 1000, status.users, status.target, recent?.rps ?? 0, r.total.p95, r.total.errors, r.total.count);
+      writeStderr(tty ? `\r${line}\u001b[K` : `${line}\n`);
+    });
+    const offSignals = onStopSignals(() => void controller.stop('interrupted').catch(() => {}));
+    let result;
+    try {
+      const { finished } = await controller.start({
+        scenario: input.scenario,
+        users: input.users,
+        spawnRate: input.spawnRate,
+        durationMs: input.durationMs,
+        params: input.params,
+        rate: input.rate,
+      });
+      result = await finished;
+    } finally {
+      offTick();
+      offSignals();
+      if (tty) writeStderr('\n');
+    }
+    const outcomes = evaluateThresholds(input.thresholds, result);
+    if (input.out === 'json') tools.print(resultJson(result, outcomes));
+    else if (input.out === 'csv') tools.print(resultCsv(result));
+    else tools.print(summaryTable(result, outcomes));
+    if (input.report) writeFileSync(input.report, resultHtml(result, outcomes));
+    return outcomes.some((o) => !o.ok) ? 99 : 0;
+  } finally {
+    for (const handle of extra) await handle.stop('load run finished');
+    await main.stop('load run finished');
+  }
+}

@@ -1,0 +1,82 @@
+// A worker's metrics between two writes: per metric a request count, errors
+// (by kind) and an HDR histogram of latencies. Recording is in memory only;
+// flush() writes one batch per metric to its metric:<id> stream in one
+// pipeline, about once a second — never one Redis write per request.
+import type { Command } from '../../core/backend.ts';
+import type { RoleContext } from '../../core/plugin.ts';
+import type { LoadTestConfig } from './config.ts';
+import type { LoadTestKeys } from './contract.ts';
+import { encodeHistogram, newHistogram, recordMs, type Histogram } from './histogram.ts';
+
+interface Pending {
+  count: number;
+  errors: number;
+  dropped: number;
+  histogram: Histogram;
+  kinds: Map<string, number>;
+}
+
+/** Error kinds kept per metric per batch; the rest are counted as "other". */
+const MAX_KINDS = 20;
+
+export class MetricsRecorder {
+  private pending = new Map<string, Pending>();
+  /** Requests recorded since the recorder was made (for the worker's own log and tests). */
+  recorded = 0;
+  /** When false (the bench's "metrics off"), record() only counts. */
+  enabled = true;
+
+  constructor(
+    private readonly ctx: RoleContext<LoadTestConfig, LoadTestKeys>,
+    private readonly workerId: string,
+    private epoch: number,
+  ) {}
+
+  setEpoch(epoch: number): void {
+    this.epoch = epoch;
+  }
+
+  record(metric: string, ms: number, error?: string): void {
+    this.recorded += 1;
+    if (!this.enabled) return;
+    const p = this.entry(metric);
+    p.count += 1;
+    recordMs(p.histogram, ms);
+    if (error !== undefined) {
+      p.errors += 1;
+      const kind = p.kinds.has(error) || p.kinds.size < MAX_KINDS ? error : 'other';
+      p.kinds.set(kind, (p.kinds.get(kind) ?? 0) + 1);
+    }
+  }
+
+  /** An arrival-rate iteration that found no free user in time. */
+  dropped(metric = 'iterations'): void {
+    this.entry(metric).dropped += 1;
+  }
+
+  private entry(metric: string): Pending {
+    let p = this.pending.get(metric);
+    if (!p) this.pending.set(metric, (p = { count: 0, errors: 0, dropped: 0, histogram: newHistogram(), kinds: new Map() }));
+    return p;
+  }
+
+  /** Writes what was recorded since the last flush (nothing when nothing was). */
+  async flush(): Promise<void> {
+    const batches = [...this.pending.entries()].filter(([, p]) => p.count > 0 || p.dropped > 0);
+    this.pending = new Map();
+    if (!batches.length) return;
+    const { keys, config, clock } = this.ctx;
+    const ts = (clock.now() / 1000).toFixed(3);
+    const commands: Command[] = [['SADD', keys.metrics(), ...batches.map(([name]) => name)]];
+    for (const [name, p] of batches) {
+      const fields: (string | number)[] = ['worker', this.workerId, 'epoch', this.epoch, 'ts', ts, 'count', p.count, 'errors', p.errors];
+      if (p.dropped) fields.push('dropped', p.dropped);
+      fields.push('hist', encodeHistogram(p.histogram));
+      if (p.kinds.size) fields.push('error_kinds', JSON.stringify(Object.fromEntries(p.kinds)));
+      commands.push(['XADD', keys.metric({ metricId: name }), 'MAXLEN', '~', config.metricStreamMaxLen, '*', ...fields]);
+    }
+    const replies = await this.ctx.backend.pipeline(commands);
+    const failed = replies.find((r) => r instanceof Error);
+    if (failed) throw failed;
+  }
+}

@@ -1,0 +1,87 @@
+// A test's results as people and programs read them: the terminal's summary
+// table and progress line, JSON, CSV (one row per metric), and a standalone
+// HTML report.
+import type { ThresholdOutcome } from './thresholds.ts';
+import type { MetricSummary, TestResult } from './results.ts';
+
+const COLUMNS = ['metric', 'requests', 'errors', 'req/s', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
+
+function cells(m: MetricSummary): string[] {
+  return [m.name, String(m.count), String(m.errors), m.rps.toFixed(1), ms(m.mean), ms(m.p50), ms(m.p90), ms(m.p95), ms(m.p99), ms(m.max)];
+}
+
+export function ms(value: number): string {
+  return value < 10 ? value.toFixed(2) : value < 1000 ? value.toFixed(1) : value.toFixed(0);
+}
+
+export function summaryTable(result: TestResult, outcomes: readonly ThresholdOutcome[] = []): string {
+  const rows = [...result.metrics.map(cells), cells(result.total)];
+  const all = [[...COLUMNS], ...rows];
+  const widths = COLUMNS.map((_c, i) => Math.max(...all.map((r) => r[i]!.length)));
+  const fmt = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const lines = [
+    `${result.mode === 'arrival-rate' ? 'arrival-rate' : 'users'} test, epoch ${result.epoch}: ${result.durationS.toFixed(1)} s, peak ${result.peakUsers} users (latencies in ms)`,
+    fmt(all[0]!),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    ...rows.slice(0, -1).map(fmt),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    fmt(rows.at(-1)!),
+  ];
+  if (result.mode === 'arrival-rate') lines.push(`dropped iterations: ${result.droppedIterations}`);
+  if (result.workersLost.length) lines.push(`workers lost: ${result.workersLost.join(', ')} (their users were reassigned)`);
+  if (result.errors.length) {
+    lines.push('', 'errors:');
+    for (const e of result.errors.slice(0, 20)) lines.push(`  ${String(e.count).padStart(8)}  ${e.metric}: ${e.message}`);
+  }
+  if (outcomes.length) {
+    lines.push('', 'thresholds:');
+    for (const o of outcomes) lines.push(`  ${o.ok ? 'ok  ' : 'FAIL'}  ${o.threshold}  (actual ${formatActual(o)})`);
+  }
+  return lines.join('\n');
+}
+
+function formatActual(o: ThresholdOutcome): string {
+  if (/errors/.test(o.threshold)) return `${(o.actual * 100).toFixed(2)}%`;
+  if (/rps/.test(o.threshold)) return o.actual.toFixed(1);
+  return Number.isFinite(o.actual) ? `${ms(o.actual)}ms` : 'no such metric';
+}
+
+export function progressLine(elapsedS: number, users: number, target: number, rps: number, p95: number, errors: number, count: number): string {
+  const pct = count ? ((errors / count) * 100).toFixed(2) : '0.00';
+  return `[${elapsedS.toFixed(0).padStart(4)}s] users ${users}/${target}  rps ${rps.toFixed(0)}  p95 ${ms(p95)}ms  errors ${errors} (${pct}%)  requests ${count}`;
+}
+
+export function resultJson(result: TestResult, outcomes: readonly ThresholdOutcome[]): string {
+  return JSON.stringify({ ...result, thresholds: outcomes }, null, 2);
+}
+
+export function resultCsv(result: TestResult): string {
+  const header = 'metric,requests,errors,rps,mean_ms,p50_ms,p90_ms,p95_ms,p99_ms,max_ms';
+  const quote = (t: string) => (/[",\n]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t);
+  const row = (m: MetricSummary) => [quote(m.name), m.count, m.errors, m.rps, m.mean, m.p50, m.p90, m.p95, m.p99, m.max].join(',');
+  return [header, ...result.metrics.map(row), row(result.total)].join('\n');
+}
+
+export function resultHtml(result: TestResult, outcomes: readonly ThresholdOutcome[]): string {
+  const esc = (t: unknown) => String(t).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+  const table = (head: string[], rows: unknown[][]) =>
+    `<table><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${rows.map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`).join('')}</table>`;
+  const polyline = (key: 'rps' | 'p50' | 'p95' | 'p99' | 'users', color: string, max: number) => {
+    const n = Math.max(result.series.length - 1, 1);
+    const pts = result.series.map((p, i) => `${((i / n) * 600).toFixed(1)},${(150 - (p[key] / max) * 140).toFixed(1)}`).join(' ');
+    return `<polyline fill="none" stroke="${color}" stroke-width="1.5" points="${pts}"/>`;
+  };
+  const chart = (title: string, keys: ['rps' | 'p50' | 'p95' | 'p99' | 'users', string][]) => {
+    const max = Math.max(1, ...result.series.flatMap((p) => keys.map(([k]) => p[k])));
+    return `<figure><figcaption>${esc(title)} (max ${max.toFixed(1)})</figcaption><svg viewBox="0 0 600 150" width="600" height="150">${keys.map(([k, c]) => polyline(k, c, max)).join('')}</svg></figure>`;
+  };
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>coord load test — epoch ${result.epoch}</title>
+<style>body{font:14px system-ui,sans-serif;margin:20px}table{border-collapse:collapse}td,th{border-bottom:1px solid #ddd;padding:3px 10px;text-align:right}td:first-child,th:first-child{text-align:left}figure{display:inline-block;margin:8px}</style></head><body>
+<h1>Load test, epoch ${result.epoch}</h1>
+<p>${esc(result.scenario ?? '')} · ${result.mode} · ${result.durationS.toFixed(1)} s · peak ${result.peakUsers} users · ${result.total.count} requests · ${result.total.errors} errors${result.mode === 'arrival-rate' ? ` · ${result.droppedIterations} dropped iterations` : ''}</p>
+${chart('requests / s', [['rps', '#36c']])}${chart('latency ms: p50, p95, p99', [['p50', '#1a7'], ['p95', '#e80'], ['p99', '#c22']])}${chart('users', [['users', '#639']])}
+<h2>Metrics (ms)</h2>${table([...COLUMNS], [...result.metrics, result.total].map(cells))}
+${outcomes.length ? `<h2>Thresholds</h2>${table(['threshold', 'actual', 'result'], outcomes.map((o) => [o.threshold, formatActual(o), o.ok ? 'ok' : 'FAIL']))}` : ''}
+${result.errors.length ? `<h2>Errors</h2>${table(['metric', 'error', 'count'], result.errors.map((e) => [e.metric, e.message, e.count]))}` : ''}
+</body></html>`;
+}

@@ -1,0 +1,171 @@
+// The worker role: registers in `workers`, writes its heartbeat to
+// worker:<id>:status, and reads its command stream from where it last
+// acknowledged — so a command sent before it was listening is not lost.
+// Commands of an older epoch than the worker's are ignored.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { BlockingConnection, Reply } from '../../../core/backend.ts';
+import type { Role, RoleContext } from '../../../core/plugin.ts';
+import type { LoadTestConfig } from '../config.ts';
+import type { LoadTestKeys } from '../contract.ts';
+import { decodeEnvelope, type Envelope, type StartPayload } from '../envelope.ts';
+import { loadScenario } from '../scenario-loader.ts';
+import { SystemStats } from '../system-stats.ts';
+import { TestSession } from '../worker-session.ts';
+
+type Ctx = RoleContext<LoadTestConfig, LoadTestKeys>;
+
+/** Workers of this process by role signal, for in-process tests and `coord load run`. */
+const running = new Set<WorkerHandle>();
+
+export interface WorkerHandle {
+  readonly id: string;
+  session(): TestSession | undefined;
+  readonly signal: AbortSignal;
+}
+
+export function workersIn(signal: AbortSignal): WorkerHandle[] {
+  return [...running].filter((w) => w.signal === signal);
+}
+
+export function workerRole(ctx: Ctx): Role {
+  const { config, keys, backend, logger, clock } = ctx;
+  const id = config.workerId ?? `${hostname().replace(/[^A-Za-z0-9_.-]/g, '-')}-${randomBytes(3).toString('hex')}`;
+  const log = logger.child({ workerId: id });
+  const stats = new SystemStats();
+  let epoch = 0;
+  let session: TestSession | undefined;
+  let blocking: BlockingConnection | undefined;
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
+  let loop: Promise<void> | undefined;
+  let stopping = false;
+  const handle: WorkerHandle = { id, session: () => session, signal: ctx.signal };
+
+  const statusKey = keys.workerStatus({ workerId: id });
+  const now = () => (clock.now() / 1000).toFixed(3);
+
+  async function beat(): Promise<void> {
+    const status = session ? 'running' : 'idle';
+    const replies = await backend.multi([
+      ['HSET', statusKey, 'status', status, 'last_heartbeat', now(), ...Object.entries(stats.sample()).flat(), 'epoch', epoch, 'host', hostname()],
+      ['EXPIRE', statusKey, Math.ceil(Math.max(60, config.deadAfter * 10))],
+      ['SADD', keys.workers(), id],
+    ]);
+    if (replies[2] === 1 && session) {
+      // Not a member any more: the orchestrator took us for dead and gave our users to others.
+      log.warn('dropped by the orchestrator while running a test: stopping its users', { epoch });
+      const old = session;
+      session = undefined;
+      await old.stop();
+    }
+  }
+
+  async function handle_(env: Envelope): Promise<void> {
+    if (env.epoch < epoch) {
+      log.info('stale command ignored', { type: env.type, commandEpoch: env.epoch, epoch, commandId: env.command_id });
+      return;
+    }
+    switch (env.type) {
+      case 'start_test': {
+        if (session) await session.stop();
+        session = undefined;
+        epoch = env.epoch;
+        const payload = env.payload as unknown as StartPayload;
+        const path = config.scenario ?? payload.scenario;
+        const scenario = await loadScenario(path);
+        session = new TestSession(ctx, id, epoch, scenario, payload);
+        log.info('test started', { epoch, scenario: path, mode: session.mode });
+        await beat();
+        break;
+      }
+      case 'add_user':
+      case 'remove_user': {
+        if (!session || env.epoch !== session.epoch) {
+          log.warn('command for a test this worker has not started', { type: env.type, commandEpoch: env.epoch });
+          return;
+        }
+        const user = Number(env.payload.user_id);
+        if (typeof env.payload.target_users === 'number') session.targetUsers = env.payload.target_users;
+        if (env.type === 'add_user') await session.addUser(user);
+        else void session.removeUser(user).catch((err: unknown) => log.warn('user did not stop cleanly', { user, error: (err as Error).message }));
+        break;
+      }
+      case 'stop_test': {
+        epoch = Math.max(epoch, env.epoch);
+        const old = session;
+        session = undefined;
+        if (old) {
+          await old.stop();
+          log.info('test stopped', { epoch, requests: old.recorder.recorded });
+        }
+        await beat();
+        break;
+      }
+    }
+  }
+
+  async function readCommands(): Promise<void> {
+    const streamKey = keys.workerCommands({ workerId: id });
+    const ackKey = keys.workerAck({ workerId: id });
+    let last = ((await backend.send(['GET', ackKey])) as string | null) ?? '0-0';
+    while (!stopping) {
+      let reply: Reply;
+      try {
+        reply = await blocking!.send(['XREAD', 'COUNT', 100, 'BLOCK', 1000, 'STREAMS', streamKey, last]);
+      } catch (err) {
+        if (stopping) return;
+        log.warn('reading commands failed; retrying', { error: (err as Error).message });
+        await clock.sleep(1000, ctx.signal).catch(() => {});
+        continue;
+      }
+      const entries = ((reply as [string, [string, string[]][]][] | null)?.[0]?.[1]) ?? [];
+      for (const [entryId, fields] of entries) {
+        const env = decodeEnvelope(entryId, fields);
+        if (!env) log.warn('not a command envelope: skipped', { entryId });
+        else {
+          try {
+            await handle_(env);
+          } catch (err) {
+            log.error('command failed', { type: env.type, epoch: env.epoch, error: (err as Error).message });
+          }
+        }
+        last = entryId;
+        await backend.send(['SET', ackKey, entryId, 'EX', Math.ceil(Math.max(60, config.deadAfter * 10))]);
+      }
+    }
+  }
+
+  return {
+    async start() {
+      epoch = Number((await backend.send(['GET', keys.testEpoch()])) ?? 0);
+      await beat();
+      blocking = await backend.blocking();
+      heartbeat = setInterval(() => {
+        beat().catch((err: unknown) => log.warn('heartbeat failed', { error: (err as Error).message }));
+      }, config.heartbeatInterval * 1000);
+      loop = readCommands();
+      running.add(handle);
+      log.info('worker registered', { epoch });
+    },
+    async stop(reason) {
+      stopping = true;
+      running.delete(handle);
+      clearInterval(heartbeat);
+      const wasRunning = session !== undefined;
+      await session?.stop();
+      session = undefined;
+      await blocking?.close().catch(() => {});
+      await loop?.catch(() => {});
+      if (wasRunning) {
+        // Mid-test: leave the membership to the orchestrator, which reassigns our users now.
+        await backend.send(['HSET', statusKey, 'status', 'dead', 'last_heartbeat', now()]).catch(() => {});
+      } else {
+        await backend.multi([
+          ['SREM', keys.workers(), id],
+          ['DEL', statusKey, keys.workerCommands({ workerId: id }), keys.workerAck({ workerId: id }), keys.workerUsers({ workerId: id }), keys.workerActiveUsers({ workerId: id })],
+        ]).catch(() => {});
+      }
+      log.info('worker left', { reason });
+    },
+  };
+}

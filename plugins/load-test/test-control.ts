@@ -1,0 +1,413 @@
+// The orchestrator's control of one test at a time, as seed 001 runs it:
+// CAS IDLE → PREPARING (epoch + 1), resources, start_test to the alive
+// workers, RUNNING while users ramp at the spawn rate (round-robin, in Lua),
+// STOPPING: stop_test, wait for every worker's acknowledgement (users stopped,
+// last metrics written), clear runtime state, IDLE. A monitor loop reads the
+// metric batches, drops dead workers and gives their users to the others.
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { Reply } from '../../core/backend.ts';
+import type { RoleContext } from '../../core/plugin.ts';
+import type { LoadTestConfig } from './config.ts';
+import type { LoadTestKeys, TestState } from './contract.ts';
+import { streamIdAtLeast, type StartPayload } from './envelope.ts';
+import { clearRuntimeState, prepareResources, readBatches, readWorkers, type WorkerView } from './keyspace.ts';
+import { InputError } from './parse.ts';
+import { ResultAggregator, type TestResult } from './results.ts';
+import { loadScenario } from './scenario-loader.ts';
+
+type Ctx = RoleContext<LoadTestConfig, LoadTestKeys>;
+
+/** A request that does not fit the test's state (start while running, users while idle). */
+export class ConflictError extends Error {
+  override readonly name = 'ConflictError';
+}
+
+export interface StartOptions {
+  scenario?: string;
+  users: number;
+  /** Users started (or stopped) per second. */
+  spawnRate: number;
+  /** Stops by itself after this long (ms). */
+  durationMs?: number;
+  params?: Record<string, unknown>;
+  /** Arrival-rate mode: iterations per second for the whole test. */
+  rate?: number;
+  /** false: workers record nothing (bench). */
+  metrics?: boolean;
+}
+
+export interface TestStatus {
+  state: TestState;
+  epoch: number;
+  target: number;
+  users: number;
+  spawnRate: number;
+  mode: 'users' | 'arrival-rate';
+  scenario?: string;
+  workers: WorkerView[];
+  result?: TestResult;
+}
+
+interface Run {
+  epoch: number;
+  options: StartOptions;
+  scenarioPath: string;
+  payload: StartPayload;
+  aggregator: ResultAggregator;
+  cursors: Map<string, string>;
+  snapshot: string[];
+  target: number;
+  assigned: number;
+  ramp?: ReturnType<typeof setInterval>;
+  rampBusy: boolean;
+  rampCarry: number;
+  lastRampAt: number;
+  durationTimer?: ReturnType<typeof setTimeout>;
+  finished: Promise<TestResult>;
+  finish(result: TestResult): void;
+}
+
+export class TestController {
+  private run?: Run;
+  private stopping?: Promise<TestResult>;
+  private last?: TestResult;
+  private monitorTimer?: ReturnType<typeof setInterval>;
+  private monitorBusy = false;
+  private readonly tickListeners = new Set<(status: TestStatus) => void>();
+
+  constructor(private readonly ctx: Ctx) {}
+
+  get log() {
+    return this.ctx.logger;
+  }
+
+  /** Starts the monitor (dead workers are dropped even between tests). */
+  async open(): Promise<void> {
+    const state = await this.state();
+    if (state !== 'IDLE') {
+      // A previous orchestrator ended mid-test: its users and state are stale.
+      this.log.warn('found a test left by another orchestrator: resetting to IDLE', { state });
+      await clearRuntimeState(this.ctx, { metrics: false });
+      await this.transition(state, 'IDLE', false).catch(() => {});
+    }
+    this.monitorTimer = setInterval(() => void this.monitor(), this.ctx.config.metricsInterval * 1000);
+  }
+
+  async close(reason: string): Promise<void> {
+    clearInterval(this.monitorTimer);
+    if (this.run || this.stopping) await this.stop(reason).catch(() => {});
+  }
+
+  onTick(listener: (status: TestStatus) => void): () => void {
+    this.tickListeners.add(listener);
+    return () => this.tickListeners.delete(listener);
+  }
+
+  /** The running test's end (its result), or undefined when none runs. */
+  get finished(): Promise<TestResult> | undefined {
+    return this.run?.finished;
+  }
+
+  async start(options: StartOptions): Promise<{ epoch: number; finished: Promise<TestResult> }> {
+    const { ctx } = this;
+    if (this.run || this.stopping) throw new ConflictError('a test is already running: stop it first');
+    const scenarioPath = options.scenario ?? ctx.config.scenario;
+    if (!scenarioPath) throw new InputError('no scenario: give one (--scenario FILE, or "scenario" in the request) or set load-test.scenario');
+    const absolute = resolve(scenarioPath);
+    const scenario = await loadScenario(absolute);
+    const workers = await this.waitForWorkers();
+
+    const epoch = await this.transition('IDLE', 'PREPARING', true);
+    const params = { ...scenario.params, ...options.params };
+    let finish!: (r: TestResult) => void;
+    const finished = new Promise<TestResult>((r) => (finish = r));
+    const payload: StartPayload = { scenario: absolute, params: options.params ?? {}, target_users: options.users, rate: options.rate, metrics: options.metrics };
+    const run: Run = {
+      epoch,
+      options,
+      scenarioPath: absolute,
+      payload,
+      aggregator: new ResultAggregator(epoch, ctx.clock.now(), options.rate ? 'arrival-rate' : 'users', scenarioPath),
+      cursors: new Map(),
+      snapshot: workers.map((w) => w.id),
+      target: options.users,
+      assigned: 0,
+      rampBusy: false,
+      rampCarry: 0,
+      lastRampAt: performance.now(),
+      finished,
+      finish,
+    };
+    try {
+      await clearRuntimeState(ctx, { metrics: true });
+      await ctx.backend.send(['SET', ctx.keys.cursor(), 0]);
+      await prepareResources(ctx, scenario, params);
+      await this.broadcast(run, 'start_test', payload, run.snapshot);
+      await this.timeline(run, 'start', `scenario ${scenarioPath}, target ${options.users} users`);
+      await this.transition('PREPARING', 'RUNNING', false, epoch);
+    } catch (err) {
+      await this.transition('PREPARING', 'IDLE', false).catch(() => {});
+      throw err;
+    }
+    this.run = run;
+    run.aggregator.users(ctx.clock.now(), 0);
+    await this.timeline(run, 'running');
+    this.log.info('test running', { epoch, users: options.users, spawnRate: options.spawnRate, workers: run.snapshot, mode: run.aggregator.mode });
+    run.ramp = setInterval(() => void this.rampStep(run), 100);
+    void this.rampStep(run);
+    if (options.durationMs) run.durationTimer = setTimeout(() => void this.stop('duration reached').catch(() => {}), options.durationMs);
+    return { epoch, finished };
+  }
+
+  async setUsers(users: number): Promise<void> {
+    const run = this.run;
+    if (!run || this.stopping) throw new ConflictError('no test is running: start one first');
+    run.target = users;
+    run.payload.target_users = users;
+    await this.timeline(run, 'users', `target ${users}`);
+  }
+
+  stop(reason: string): Promise<TestResult> {
+    if (this.stopping) return this.stopping;
+    const run = this.run;
+    if (!run) return Promise.reject(new ConflictError('no test is running'));
+    this.stopping = (async () => {
+      const { ctx } = this;
+      clearInterval(run.ramp);
+      clearTimeout(run.durationTimer);
+      while (run.rampBusy) await new Promise((r) => setTimeout(r, 10));
+      const endedAt = ctx.clock.now();
+      this.log.info('test stopping', { epoch: run.epoch, reason });
+      await this.transition('RUNNING', 'STOPPING', false, run.epoch).catch(() => this.transition('PREPARING', 'STOPPING', false, run.epoch));
+      await this.timeline(run, 'stop', reason);
+      const sent = await this.broadcast(run, 'stop_test', { reason }, run.snapshot);
+      await this.waitForAcks(run, sent);
+      for (const batch of await readBatches(ctx, run.cursors)) run.aggregator.add(batch);
+      run.aggregator.users(ctx.clock.now(), 0);
+      await clearRuntimeState(ctx, { metrics: false });
+      await this.timeline(run, 'stopped', reason, 0);
+      await this.transition('STOPPING', 'IDLE', false, run.epoch);
+      const result = run.aggregator.result(ctx.clock.now(), endedAt);
+      this.last = result;
+      this.run = undefined;
+      this.log.info('test stopped', { epoch: run.epoch, requests: result.total.count, errors: result.total.errors });
+      run.finish(result);
+      return result;
+    })().finally(() => {
+      this.stopping = undefined;
+    });
+    return this.stopping;
+  }
+
+  async status(): Promise<TestStatus> {
+    const run = this.run;
+    const [state, epoch, workers] = await Promise.all([this.state(), this.ctx.backend.send(['GET', this.ctx.keys.testEpoch()]), readWorkers(this.ctx)]);
+    return {
+      state,
+      epoch: Number(epoch ?? 0),
+      target: run?.target ?? 0,
+      users: run?.assigned ?? 0,
+      spawnRate: run?.options.spawnRate ?? 0,
+      mode: run?.aggregator.mode ?? this.last?.mode ?? 'users',
+      scenario: run?.scenarioPath ?? this.last?.scenario,
+      workers,
+      result: run ? run.aggregator.result(this.ctx.clock.now()) : this.last,
+    };
+  }
+
+  // ---- the loops
+
+  private async rampStep(run: Run): Promise<void> {
+    if (run.rampBusy || this.run !== run || this.stopping) return;
+    run.rampBusy = true;
+    try {
+      const now = performance.now();
+      run.rampCarry += ((now - run.lastRampAt) / 1000) * run.options.spawnRate;
+      run.lastRampAt = now;
+      const gap = run.target - run.assigned;
+      if (gap === 0) {
+        run.rampCarry = 0;
+        return;
+      }
+      const n = Math.min(Math.abs(gap), Math.floor(run.rampCarry));
+      if (n === 0) return;
+      run.rampCarry -= n;
+      if (gap > 0) await this.assign(run, n, []);
+      else await this.unassign(run, n);
+      run.aggregator.users(this.ctx.clock.now(), run.assigned);
+      if (run.assigned === run.target) await this.timeline(run, 'users', `reached ${run.target}`);
+    } catch (err) {
+      this.log.error('changing users failed', { error: (err as Error).message });
+    } finally {
+      run.rampBusy = false;
+    }
+  }
+
+  private async monitor(): Promise<void> {
+    if (this.monitorBusy) return;
+    this.monitorBusy = true;
+    try {
+      const run = this.run;
+      const workers = await readWorkers(this.ctx);
+      for (const w of workers.filter((w) => !w.alive)) await this.dropWorker(w, run);
+      if (run && !this.stopping) {
+        const joined = workers.filter((w) => w.alive && !run.snapshot.includes(w.id)).map((w) => w.id);
+        if (joined.length) {
+          await this.broadcast(run, 'start_test', run.payload, joined);
+          run.snapshot.push(...joined);
+          this.log.info('workers joined the test', { workers: joined });
+        }
+        for (const batch of await readBatches(this.ctx, run.cursors)) run.aggregator.add(batch);
+        run.aggregator.users(this.ctx.clock.now(), run.assigned);
+      }
+      if (this.tickListeners.size) {
+        const status = await this.status();
+        for (const listener of this.tickListeners) listener(status);
+      }
+    } catch (err) {
+      this.log.warn('monitor pass failed', { error: (err as Error).message });
+    } finally {
+      this.monitorBusy = false;
+    }
+  }
+
+  private async dropWorker(w: WorkerView, run: Run | undefined): Promise<void> {
+    const { ctx } = this;
+    const users = (await ctx.scripts.run('dropWorker', {
+      keys: { workers: {}, status: { workerId: w.id } },
+      args: { workerId: w.id, now: this.nowS(), keepSeconds: 3600 },
+    })) as string[];
+    this.log.warn('worker dead: dropped', { workerId: w.id, lastHeartbeatAgeS: w.lastHeartbeatAgeS, status: w.status, users: users.length });
+    if (!run) return;
+    run.snapshot = run.snapshot.filter((id) => id !== w.id);
+    run.aggregator.workersLost.push(w.id);
+    await this.timeline(run, 'worker_dead', `${w.id}: ${users.length} users reassigned`);
+    if (users.length && !this.stopping) {
+      while (run.rampBusy) await new Promise((r) => setTimeout(r, 10));
+      run.rampBusy = true;
+      try {
+        run.assigned -= users.length;
+        await this.assign(run, users.length, users);
+      } finally {
+        run.rampBusy = false;
+      }
+    }
+  }
+
+  // ---- scripts
+
+  private async assign(run: Run, count: number, ids: readonly string[]): Promise<void> {
+    if (!run.snapshot.length) {
+      this.log.warn('no alive worker to take users', { users: count });
+      return;
+    }
+    const reply = await this.ctx.scripts.run('addUsers', {
+      keys: { users: {}, cursor: {}, state: {}, epoch: {} },
+      args: {
+        expectEpoch: run.epoch,
+        now: this.nowS(),
+        commandId: randomUUID(),
+        cap: this.ctx.config.commandStreamMaxLen,
+        count,
+        ids: JSON.stringify(ids),
+        target: run.target,
+        workers: run.snapshot,
+      },
+    });
+    run.assigned += expectPairs(reply, 'addUsers').length;
+  }
+
+  private async unassign(run: Run, count: number): Promise<void> {
+    const reply = await this.ctx.scripts.run('removeUsers', {
+      keys: { users: {}, state: {}, epoch: {} },
+      args: { expectEpoch: run.epoch, now: this.nowS(), commandId: randomUUID(), cap: this.ctx.config.commandStreamMaxLen, count, target: run.target },
+    });
+    run.assigned -= expectPairs(reply, 'removeUsers').length;
+  }
+
+  private async broadcast(run: { epoch: number }, type: string, payload: unknown, workers: readonly string[]): Promise<Map<string, string>> {
+    if (!workers.length) return new Map();
+    const reply = await this.ctx.scripts.run('broadcast', {
+      keys: { epoch: {} },
+      args: {
+        expectEpoch: run.epoch,
+        type,
+        payload: JSON.stringify(payload),
+        commandId: randomUUID(),
+        now: this.nowS(),
+        cap: this.ctx.config.commandStreamMaxLen,
+        workers,
+      },
+    });
+    const pairs = expectPairs(reply, 'broadcast');
+    return new Map(pairs);
+  }
+
+  private async transition(from: TestState, to: TestState, bump: boolean, expectEpoch?: number): Promise<number> {
+    const reply = (await this.ctx.scripts.run('transitionState', {
+      keys: { state: {}, epoch: {} },
+      args: { from, to, bump: bump ? '1' : '0', expectEpoch: expectEpoch === undefined ? '' : expectEpoch },
+    })) as string[];
+    if (reply[0] !== 'ok') {
+      if (reply[1] === 'STATE_CONFLICT') throw new ConflictError(`the test is ${reply[2]}, not ${from}: ${from === 'IDLE' ? 'another test is running' : 'another orchestrator changed it'}`);
+      throw new ConflictError(`the test epoch is ${reply[2]}, not ${expectEpoch}: another orchestrator started a newer test`);
+    }
+    return Number(reply[1]);
+  }
+
+  private async waitForAcks(run: Run, sent: Map<string, string>): Promise<void> {
+    const { ctx } = this;
+    const deadline = performance.now() + ctx.config.gracefulStop * 1000 + 15_000;
+    const waiting = new Map(sent);
+    while (waiting.size && performance.now() < deadline) {
+      const ids = [...waiting.keys()];
+      const acks = (await ctx.backend.pipeline(ids.map((workerId) => ['GET', ctx.keys.workerAck({ workerId })]))) as (string | null)[];
+      const alive = new Set((await readWorkers(ctx)).filter((w) => w.alive).map((w) => w.id));
+      ids.forEach((id, i) => {
+        const ack = acks[i];
+        if ((typeof ack === 'string' && streamIdAtLeast(ack, waiting.get(id)!)) || !alive.has(id)) waiting.delete(id);
+      });
+      if (waiting.size) await ctx.clock.sleep(50);
+    }
+    if (waiting.size) this.log.warn('workers did not acknowledge stop_test in time', { workers: [...waiting.keys()] });
+    void run;
+  }
+
+  private async waitForWorkers(): Promise<WorkerView[]> {
+    const deadline = performance.now() + this.ctx.config.waitForWorkers * 1000;
+    for (;;) {
+      const alive = (await readWorkers(this.ctx)).filter((w) => w.alive);
+      if (alive.length) return alive;
+      if (performance.now() >= deadline) {
+        throw new ConflictError(`no worker registered at ${this.ctx.backend.displayUrl}: start some with coord run --plugin load-test --role worker`);
+      }
+      await this.ctx.clock.sleep(100);
+    }
+  }
+
+  private async timeline(run: Run, event: string, detail = '', users = run.assigned): Promise<void> {
+    const { backend, keys, config } = this.ctx;
+    await backend.send([
+      'XADD', keys.timeline(), 'MAXLEN', '~', config.timelineMaxLen, '*',
+      'ts', this.nowS(), 'epoch', run.epoch, 'users', users, 'target', run.target, 'event', event, ...(detail ? ['detail', detail] : []),
+    ]);
+  }
+
+  private async state(): Promise<TestState> {
+    return (((await this.ctx.backend.send(['GET', this.ctx.keys.testState()])) as string | null) ?? 'IDLE') as TestState;
+  }
+
+  private nowS(): string {
+    return (this.ctx.clock.now() / 1000).toFixed(3);
+  }
+}
+
+/** A script's flat {a, b, a, b…} reply as pairs; a domain error becomes a ConflictError. */
+function expectPairs(reply: Reply, script: string): [string, string][] {
+  const list = reply as string[];
+  if (list[0] === 'err') throw new ConflictError(`${script}: ${list[1]} ${list[2] ?? ''}`.trim());
+  const pairs: [string, string][] = [];
+  for (let i = 0; i + 1 < list.length; i += 2) pairs.push([list[i]!, list[i + 1]!]);
+  return pairs;
+}

@@ -1,0 +1,130 @@
+// A worker's part of one test (one epoch): the scenario it loaded, its users,
+// the HTTP agent they share, the metrics recorder and, in arrival-rate mode,
+// the scheduler that starts iterations at the target rate.
+import type { Clock } from '../../core/clock.ts';
+import type { RoleContext } from '../../core/plugin.ts';
+import { ArrivalScheduler } from './arrival.ts';
+import type { LoadTestConfig } from './config.ts';
+import type { LoadTestKeys } from './contract.ts';
+import { httpAgent } from './http-client.ts';
+import { MetricsRecorder } from './metrics-recorder.ts';
+import type { StartPayload } from './envelope.ts';
+import type { CheckedScenario, Resource } from './scenario.ts';
+import { UserTask } from './virtual-user.ts';
+
+type Ctx = RoleContext<LoadTestConfig, LoadTestKeys>;
+
+export class TestSession {
+  readonly users = new Map<number, UserTask>();
+  readonly recorder: MetricsRecorder;
+  readonly agent;
+  readonly params: Record<string, unknown>;
+  readonly baseUrl?: string;
+  readonly clock: Clock;
+  private readonly synced = new Set<string>();
+  private readonly scheduler?: ArrivalScheduler;
+  private flushTimer: ReturnType<typeof setInterval>;
+  private stopped?: Promise<void>;
+  targetUsers: number;
+
+  constructor(
+    private readonly ctx: Ctx,
+    readonly workerId: string,
+    readonly epoch: number,
+    readonly scenario: CheckedScenario,
+    readonly payload: StartPayload,
+  ) {
+    this.clock = ctx.clock;
+    this.params = Object.freeze({ ...scenario.params, ...payload.params });
+    const base = scenario.source.baseUrl ?? this.params.baseUrl;
+    this.baseUrl = typeof base === 'string' ? base : undefined;
+    this.agent = httpAgent(ctx.config.connections);
+    this.recorder = new MetricsRecorder(ctx, workerId, epoch);
+    this.recorder.enabled = payload.metrics !== false;
+    this.targetUsers = payload.target_users;
+    this.flushTimer = setInterval(() => void this.flush(), ctx.config.metricsInterval * 1000);
+    if (payload.rate) {
+      this.scheduler = new ArrivalScheduler({
+        rate: () => (this.targetUsers > 0 ? (payload.rate! * this.users.size) / this.targetUsers : 0),
+        idleUser: () => [...this.users.values()].find((u) => !u.busy && !u.stopping),
+        maxDelayMs: ctx.config.maxIterationDelay * 1000,
+        dropped: () => this.recorder.dropped(),
+      });
+    }
+  }
+
+  get mode(): 'users' | 'arrival-rate' {
+    return this.scheduler ? 'arrival-rate' : 'users';
+  }
+
+  async addUser(id: number): Promise<void> {
+    if (this.users.has(id) || this.stopped) return;
+    const task = new UserTask(this, id);
+    this.users.set(id, task);
+    task.start(!this.scheduler);
+    await this.ctx.scripts.run('markUser', {
+      keys: { user: { userId: id }, active: { workerId: this.workerId } },
+      args: { workerId: this.workerId, userId: id, status: 'running', now: this.now() },
+    });
+    this.scheduler?.start();
+  }
+
+  async removeUser(id: number): Promise<void> {
+    const task = this.users.get(id);
+    if (!task) return;
+    await task.stop(this.ctx.config.gracefulStop * 1000);
+    this.users.delete(id);
+    await this.markStopped(id);
+  }
+
+  /** Stops every user (grace period, then abort), writes the last metrics. Idempotent. */
+  stop(): Promise<void> {
+    return (this.stopped ??= (async () => {
+      this.scheduler?.stop();
+      const grace = this.ctx.config.gracefulStop * 1000;
+      await Promise.all([...this.users.entries()].map(async ([id, task]) => {
+        await task.stop(grace);
+        await this.markStopped(id).catch(() => {});
+      }));
+      this.users.clear();
+      clearInterval(this.flushTimer);
+      await this.flush();
+      await this.agent.close().catch(() => {});
+    })());
+  }
+
+  private async markStopped(id: number): Promise<void> {
+    await this.ctx.scripts.run('markUser', {
+      keys: { user: { userId: id }, active: { workerId: this.workerId } },
+      args: { workerId: this.workerId, userId: id, status: 'stopped', now: this.now() },
+    });
+  }
+
+  async flush(): Promise<void> {
+    try {
+      await this.recorder.flush();
+    } catch (err) {
+      this.ctx.logger.warn('metrics not written', { error: (err as Error).message });
+    }
+  }
+
+  async acquire<T>(name: string): Promise<Resource<T> | undefined> {
+    const { backend, keys, scripts } = this.ctx;
+    if (!this.synced.has(name)) {
+      await scripts.run('syncPool', { keys: { resources: {}, available: { name }, loaded: { name } }, args: { name } });
+      this.synced.add(name);
+    }
+    const id = (await backend.send(['SPOP', keys.resourceAvailable({ name })])) as string | null;
+    if (id === null) return undefined;
+    const text = (await backend.send(['GET', keys.resource({ name, resourceId: id })])) as string | null;
+    return { name, id, data: (text === null ? undefined : JSON.parse(text)) as T };
+  }
+
+  async release(resource: Resource): Promise<void> {
+    await this.ctx.backend.send(['SADD', this.ctx.keys.resourceAvailable({ name: resource.name }), resource.id]);
+  }
+
+  private now(): string {
+    return (this.ctx.clock.now() / 1000).toFixed(3);
+  }
+}
