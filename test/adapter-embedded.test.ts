@@ -12,7 +12,9 @@ const unique = () => randomUUID().slice(0, 8);
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const make = (name: string) => createEmbeddedBackend({ url: `embedded://${name}` });
 
-await adapterSuite(t, { name: 'embedded', make: () => make(`suite-${unique()}`) });
+// One dataset for the whole suite, as one server would be: each subtest's backend is a new client of it.
+const suiteDataset = `suite-${unique()}`;
+await adapterSuite(t, { name: 'embedded', make: () => make(suiteDataset) });
 
 t.test('backends of one name share keys, scripts, messages and wake-ups', async (t) => {
   const name = `shared-${unique()}`;
@@ -182,6 +184,9 @@ t.test('commands the embedded backend lacks, and malformed commands, fail with o
   await t.rejects(b.send(['SUBSCRIBE', 'c']), { message: /subscriber\(\)/ }, 'pub/sub goes through subscriber()');
   await t.rejects(b.multi([['SET', 'a', '1'], ['NOPE']]), { code: 'EXECABORT' }, 'an unknown command discards a MULTI');
   t.equal(await b.send(['GET', 'a']), null, 'nothing of the discarded MULTI ran');
+  for (const name of ['constructor', '__proto__', 'toString']) {
+    await t.rejects(b.send([name, 'x']), { code: 'ERR', message: /unknown command/ }, `${name} is no command`);
+  }
   await t.rejects(b.send([''] as never), ReplyError);
   await b.close();
 });

@@ -74,8 +74,8 @@ const parsers: Record<string, Parser> = {
 
 /** The blocking call `args` asks for, or undefined when it is not one (e.g. XREAD without BLOCK). */
 export function blockingCall(ctx: CommandContext, args: readonly string[]): BlockingCall | undefined {
-  const parse = parsers[args[0]?.toLowerCase() ?? ''];
-  return parse ? parse(ctx, args.slice(1)) : undefined;
+  const name = args[0]?.toLowerCase() ?? '';
+  return Object.hasOwn(parsers, name) ? parsers[name]!(ctx, args.slice(1)) : undefined;
 }
 
 /** The blocking commands run once, without waiting (MULTI). XREAD/XREADGROUP stay in their own modules. */

@@ -13,8 +13,17 @@ export interface MockData {
   keys(): string[];
 }
 
+/** Expiry times (ms since the epoch) by key. */
+export interface MockExpires {
+  get(key: string): number;
+  set(key: string, at: number): void;
+  has(key: string): boolean;
+  delete(key: string): void;
+}
+
 export interface MockInstance extends EventEmitter {
   readonly data: MockData;
+  readonly expires: MockExpires;
   readonly context: { modifiedKeyEvents: EventEmitter; channels: EventEmitter; patternChannels: EventEmitter };
   subscribe(...channels: string[]): Promise<unknown>;
   unsubscribe(...channels: string[]): Promise<unknown>;

@@ -7,7 +7,9 @@ import { ReplyError, type Reply } from '../../core/backend.ts';
 import { blockingCall, blockingCommands, waitQueue } from './blocking.ts';
 import type { CommandContext, CommandImpl } from './command.ts';
 import type { Dataset } from './dataset.ts';
+import { expireCommands } from './expire.ts';
 import { mockCommands } from './mock-commands.ts';
+import { normaliseOptionCase } from './option-case.ts';
 import { toReplyError } from './reply-error.ts';
 import { scanCommands } from './scan.ts';
 import { scriptCommands } from './scripting.ts';
@@ -21,7 +23,16 @@ const own: Record<string, CommandImpl> = {
   ...scriptCommands,
   ...scanCommands,
   ...blockingCommands,
+  ...expireCommands,
   type: ({ ds }, [key]) => typeOf(ds.mock.data.get(key!)),
+  // Redis answers nil for a key that holds no string; ioredis-mock returns the value whatever it is.
+  mget: ({ ds }, keys) => {
+    if (keys.length === 0) throw new ReplyError("ERR wrong number of arguments for 'mget' command");
+    return keys.map((key) => {
+      const value = ds.mock.data.get(key);
+      return typeof value === 'string' ? value : null;
+    });
+  },
 };
 
 /** Redis refuses these inside scripts. */
@@ -55,7 +66,7 @@ export function engine(ds: Dataset): Engine {
 
 function createEngine(ds: Dataset): Engine {
   const emulators = mockCommands(ds.mock);
-  const knows = (name: string) => name in own || emulators.has(name);
+  const knows = (name: string) => Object.hasOwn(own, name) || emulators.has(name);
 
   const exec = (args: readonly string[], fromScript = false): Reply => {
     const name = args[0]?.toLowerCase();
@@ -64,11 +75,10 @@ function createEngine(ds: Dataset): Engine {
     if (!fromScript && CONNECTION_STATE.has(name)) {
       throw new ReplyError(`ERR ${name.toUpperCase()} is not sent as a command here: use the backend's subscriber() or multi()`);
     }
-    const rest = args.slice(1);
-    const implementation = own[name];
+    const implementation = Object.hasOwn(own, name) ? own[name] : undefined;
     if (implementation) {
       try {
-        return implementation(ctx, rest);
+        return implementation(ctx, args.slice(1));
       } catch (error) {
         throw toReplyError(error);
       }
@@ -78,11 +88,12 @@ function createEngine(ds: Dataset): Engine {
       if (fromScript) throw new ReplyError('ERR Unknown Redis command called from script');
       throw new ReplyError(`ERR unknown command '${args[0]}' (the embedded backend does not implement it)`);
     }
+    const rest = normaliseOptionCase(name, args.slice(1));
     checkKeyTypes(ds, name, rest);
     checkNumbers(ds, name, rest);
     let result: unknown;
     try {
-      result = emulator.apply(ds.mock, rest);
+      result = emulator.apply(ds.mock, [...rest]);
     } catch (error) {
       throw toReplyError(error);
     }

@@ -137,5 +137,8 @@ export function checkNumbers(ds: Dataset, command: string, args: readonly string
       return floats(field(), args[2]);
     case 'zincrby':
       return floats(args[1]);
+    case 'setex':
+    case 'psetex':
+      return integers(args[1]);
   }
 }

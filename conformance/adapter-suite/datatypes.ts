@@ -14,8 +14,10 @@ export async function dataTypeTests(t: Test, ctx: SuiteContext): Promise<void> {
       t.equal(await b.send(['INCR', k('n')]), 1, 'INCR of a missing key → 1');
       t.equal(await b.send(['INCRBY', k('n'), 10]), 11);
       t.equal(await b.send(['DECR', k('n')]), 10);
-      t.same(await b.send(['MGET', k('n'), k('missing'), k('lock')]), ['10', null, 'x']);
+      await b.send(['RPUSH', k('list'), 'a']);
+      t.same(await b.send(['MGET', k('n'), k('missing'), k('lock'), k('list')]), ['10', null, 'x', null], 'MGET: nil for missing keys and keys of other types');
       t.equal(await b.send(['EXISTS', k('n'), k('lock'), k('missing')]), 2, 'EXISTS counts the existing keys');
+      await b.send(['DEL', k('list')]);
       t.equal(await b.send(['EXPIRE', k('n'), 60]), 1);
       t.equal(await b.send(['EXPIRE', k('missing'), 60]), 0);
       t.equal(await b.send(['DEL', k('n'), k('lock'), k('missing')]), 2, 'DEL counts the removed keys');
@@ -72,6 +74,7 @@ export async function dataTypeTests(t: Test, ctx: SuiteContext): Promise<void> {
       t.same(await b.send(['ZRANGE', z, 2, 4, 'BYSCORE']), ['b', 'c', 'd'], 'ZRANGE … BYSCORE');
       t.same(await b.send(['ZRANGE', z, '(2', '+inf', 'BYSCORE', 'LIMIT', 0, 2]), ['c', 'd'], 'exclusive bound and LIMIT');
       t.same(await b.send(['ZRANGEBYSCORE', z, '-inf', '+inf', 'LIMIT', 1, 2]), ['c', 'd'], 'ZRANGEBYSCORE LIMIT offset count');
+      t.same(await b.send(['ZRANGEBYSCORE', z, '-inf', '+inf', 'withscores', 'limit', 0, 1]), ['b', '2'], 'options in lower case');
       t.equal(await b.send(['ZINCRBY', z, 1.5, 'b']), '3.5', 'ZINCRBY → the new score as a string');
       t.equal(await b.send(['ZSCORE', z, 'b']), '3.5');
       t.equal(await b.send(['ZSCORE', z, 'nope']), null);

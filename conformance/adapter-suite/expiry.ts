@@ -30,6 +30,25 @@ export async function expiryTests(t: Test, ctx: SuiteContext): Promise<void> {
       t.ok(p > 4000 && p <= 5000, `PTTL after PEXPIRE 5000 is in (4000, 5000] (got ${p})`);
       t.equal(await b.send(['PERSIST', plain]), 1, 'PERSIST removes the expiry');
       t.equal(await b.send(['TTL', plain]), -1);
+
+      const cond = ctx.key('ttl', 'cond');
+      await b.send(['SET', cond, 'v']);
+      t.equal(await b.send(['EXPIRE', cond, 100, 'XX']), 0, 'EXPIRE XX on a key without expiry → 0');
+      t.equal(await b.send(['EXPIRE', cond, 100, 'NX']), 1, 'EXPIRE NX on a key without expiry → 1');
+      t.equal(await b.send(['EXPIRE', cond, 200, 'NX']), 0, 'EXPIRE NX on a key with an expiry → 0');
+      t.equal(await b.send(['EXPIRE', cond, 50, 'GT']), 0, 'EXPIRE GT with a shorter time → 0');
+      t.equal(await b.send(['EXPIRE', cond, 50, 'LT']), 1, 'EXPIRE LT with a shorter time → 1');
+      const shorter = await b.send(['TTL', cond]);
+      t.ok(shorter === 50 || shorter === 49, `the LT expiry applied (TTL ${shorter})`);
+      t.equal(await b.send(['SET', cond, 'updated', 'KEEPTTL']), 'OK');
+      const kept = await b.send(['TTL', cond]);
+      t.ok(kept === 50 || kept === 49, `SET KEEPTTL keeps the expiry (TTL ${kept})`);
+      t.equal(await b.send(['SET', cond, 'plain']), 'OK');
+      t.equal(await b.send(['TTL', cond]), -1, 'SET without KEEPTTL clears it');
+      t.equal(await b.send(['SET', cond, 'v', 'nx', 'ex', 60]), null, 'lower-case options are options: nx on a taken key → null');
+      t.equal(await b.send(['SET', ctx.key('ttl', 'lower'), 'v', 'nx', 'ex', 60]), 'OK');
+      const lower = await b.send(['TTL', ctx.key('ttl', 'lower')]);
+      t.ok(lower === 60 || lower === 59, `and ex sets the expiry (TTL ${lower})`);
     }),
   );
 
