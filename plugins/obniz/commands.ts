@@ -1,0 +1,90 @@
+// `coord obniz status`, `coord obniz relocate-all` and `coord obniz request`:
+// a running deployment seen and steered from the command line.
+import type { CommandTools, PluginCommand, RoleContext } from '../../core/plugin.ts';
+import type { ObnizConfig } from './config.ts';
+import type { ObnizKeys } from './contract.ts';
+import { channelFor, envelope } from './messages.ts';
+import { KeyRequester } from './requests.ts';
+import { obnizStatus, type ObnizStatus } from './status.ts';
+import { relocateAll, type Ctx } from './store.ts';
+
+type CommandCtx = RoleContext<ObnizConfig, ObnizKeys> & { close(): Promise<void> };
+const SENDER = `coord-cli-${process.pid}`;
+
+async function withCtx<T>(tools: CommandTools, fn: (ctx: Ctx) => Promise<T>): Promise<T> {
+  const ctx = (await tools.connect()) as CommandCtx;
+  try {
+    return await fn(ctx);
+  } finally {
+    await ctx.close();
+  }
+}
+
+export const commands: PluginCommand[] = [
+  {
+    name: 'obniz status',
+    description: 'Slaves (heartbeat, devices, running workers) and managers of an obniz deployment',
+    options: [{ flags: '--json', description: 'Print JSON instead of tables' }],
+    async run(options, _args, tools) {
+      const status = await withCtx(tools, obnizStatus);
+      tools.print(options.json ? JSON.stringify(status, null, 2) : statusTables(status));
+    },
+  },
+  {
+    name: 'obniz relocate-all',
+    description: 'Balance the devices over the alive slaves (doAllRelocate: every slave within 1 of every other)',
+    options: [{ flags: '--json', description: 'Print JSON' }],
+    async run(options, _args, tools) {
+      const result = await withCtx(tools, async (ctx) => {
+        const r = await relocateAll(ctx);
+        const message = envelope('synchronize', SENDER, { syncType: 'redis' });
+        await ctx.backend.send(['PUBLISH', channelFor(message, ctx.global.redis.keyPrefix, 'manager'), JSON.stringify(message)]);
+        return r;
+      });
+      if (options.json) tools.print(JSON.stringify(result, null, 2));
+      else tools.print(`moved ${result.moved} devices; now ${Object.entries(result.counts).map(([n, c]) => `${n} ${c}`).join(', ')}`);
+    },
+  },
+  {
+    name: 'obniz request',
+    description: 'Ask every worker (or one device with --device) for a key: app.request / app.directRequest',
+    options: [{ flags: '--device <obnizId>', description: 'Ask only this device\'s worker' }],
+    async run(options, args, tools) {
+      const key = args[0];
+      if (!key) {
+        tools.print('usage: coord obniz request KEY [--device OBNIZ_ID]');
+        return 2;
+      }
+      const results = await withCtx(tools, async (ctx) => {
+        const requester = new KeyRequester(ctx, SENDER);
+        await requester.start();
+        try {
+          return options.device === undefined ? await requester.request(key) : await requester.directRequest(String(options.device), key);
+        } finally {
+          await requester.close();
+        }
+      });
+      tools.print(JSON.stringify(results, null, 2));
+    },
+  },
+];
+
+export function statusTables(status: ObnizStatus): string {
+  const age = (ms: number | null) => (ms === null ? '-' : `${(ms / 1000).toFixed(1)}s ago`);
+  const lines: string[] = [];
+  if (status.slaves.length) {
+    lines.push(table(['slave', 'state', 'heartbeat', 'devices', 'running'], status.slaves.map((s) => [s.name, s.alive ? 'alive' : 'dead', age(s.heartbeatAgeMs), s.devices, s.running])));
+  } else lines.push('no slaves');
+  lines.push('');
+  if (status.managers.length) lines.push(table(['manager', 'state', 'heartbeat'], status.managers.map((m) => [m.name, m.alive ? 'alive' : 'dead', age(m.heartbeatAgeMs)])));
+  else lines.push('no managers');
+  lines.push('', `${status.devices} devices assigned, ${status.running} workers running on coord slaves`);
+  return lines.join('\n');
+}
+
+function table(head: string[], rows: (string | number)[][]): string {
+  const cells = [head, ...rows].map((r) => r.map(String));
+  const widths = head.map((_h, i) => Math.max(...cells.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((c, i) => (typeof rows[0]?.[i] === 'number' ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  return [line(cells[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
+}

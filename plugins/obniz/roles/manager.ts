@@ -1,0 +1,227 @@
+// The manager: reads the installed-device list (at start, every syncInterval,
+// when the file changes, on a webhook call), writes the distribution lists
+// workers:{slave} through the assignment scripts and sends `synchronize`;
+// checks the slaves' heartbeats every healthCheckInterval and moves the
+// devices of dead ones; answers app.request / directRequest. Several managers
+// may run (and SDK managers beside them): every change is one atomic script.
+import type { Role } from '../../../core/plugin.ts';
+import { instanceNameOf } from '../config.ts';
+import { DeviceListError } from '../devices.ts';
+import { discover } from '../discover.ts';
+import { ModuleLoadError } from '../load-module.ts';
+import { Loop } from '../loop.ts';
+import { channelFor, envelope, type Envelope } from '../messages.ts';
+import { KeyRequester } from '../requests.ts';
+import { deviceSource, type DeviceSource } from '../sources/source.ts';
+import {
+  assignDevices,
+  ObnizScriptError,
+  readAssignments,
+  relocateAll,
+  relocateSlave,
+  removeDevices,
+  slaveStates,
+  touchManager,
+  updateDevices,
+  type Ctx,
+} from '../store.ts';
+import { sameInstall, type DeviceInfo } from '../values.ts';
+import { startWebhook, type Webhook } from '../webhook.ts';
+
+export function managerRole(ctx: Ctx): Role & { manager: Manager } {
+  const manager = new Manager(ctx);
+  return { manager, start: () => manager.start(), stop: () => manager.stop() };
+}
+
+export interface SyncResult {
+  added: number;
+  updated: number;
+  removed: number;
+  /** Devices that could not be assigned: no slave is alive. */
+  waiting: number;
+}
+
+export class Manager {
+  readonly name: string;
+  private readonly source?: DeviceSource;
+  private readonly requester: KeyRequester;
+  private readonly syncLoop: Loop;
+  private readonly healthLoop: Loop;
+  private readonly heartbeatLoop: Loop;
+  private unwatch?: () => void;
+  private webhook?: Webhook;
+  private firstManager?: boolean;
+  /** The last error logged per kind, so a repeating failure is one line until it changes. */
+  private readonly lastError = new Map<string, string>();
+  lastSync?: SyncResult;
+
+  constructor(private readonly ctx: Ctx) {
+    this.name = instanceNameOf(ctx.config);
+    const { clock, logger, config } = ctx;
+    this.source = deviceSource({ config, logger, clock });
+    this.requester = new KeyRequester(ctx, this.name);
+    this.requester.onManagerMessage = (m) => this.onManagerMessage(m);
+    this.syncLoop = new Loop({ name: 'manager sync', clock, logger, intervalMs: config.syncInterval * 1000, run: () => this.syncOnce() });
+    this.healthLoop = new Loop({ name: 'manager health check', clock, logger, intervalMs: config.healthCheckInterval * 1000, run: () => this.healthCheck() });
+    this.heartbeatLoop = new Loop({ name: 'manager heartbeat', clock, logger, intervalMs: config.heartbeatInterval * 1000, run: () => this.beat() });
+  }
+
+  /** Whether no other manager was alive when this one started (obniz-app-sdk's app.isFirstManager()). */
+  isFirstManager(): boolean {
+    if (this.firstManager === undefined) throw new Error('isFirstManager(): the manager has not written its first heartbeat yet (await start())');
+    return this.firstManager;
+  }
+
+  /** Starts and resolves once the first heartbeat and sync are done (obniz-app-sdk's startWait()). */
+  async start(): Promise<void> {
+    const { ctx } = this;
+    await this.requester.start();
+    await this.beat();
+    if (ctx.config.discover) await discover(ctx);
+    // A list that cannot be parsed or a module that does not load is the user's to fix now: the start fails with it.
+    const delay = await this.syncOnce({ throwBadList: true });
+    this.heartbeatLoop.start(ctx.config.heartbeatInterval * 1000);
+    this.healthLoop.start(ctx.config.healthCheckInterval * 1000);
+    this.syncLoop.start(delay);
+    this.unwatch = this.source?.watch?.(() => this.syncLoop.wake());
+    if (ctx.config.webhook) this.webhook = await startWebhook(ctx, this);
+    ctx.logger.info('manager running', {
+      instanceName: this.name,
+      firstManager: this.firstManager,
+      source: this.source?.description ?? 'none',
+      ...(this.webhook ? { webhook: this.webhook.url } : {}),
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.unwatch?.();
+    await this.webhook?.close();
+    await this.syncLoop.stop();
+    await this.healthLoop.stop();
+    await this.heartbeatLoop.stop();
+    await this.requester.close();
+    await this.ctx.backend.send(['DEL', this.ctx.keys.masterHeartbeat({ name: this.name })]).catch(() => {});
+  }
+
+  /** Runs a sync now and resolves when it is done (the webhook and tests use it). */
+  syncNow(): Promise<void> {
+    return this.syncLoop.runSoon();
+  }
+
+  /** Every worker's onRequest(key), by obnizId. */
+  request(key: string, timeoutMs?: number): Promise<Record<string, string>> {
+    return this.requester.request(key, timeoutMs);
+  }
+
+  /** One device's onRequest(key). */
+  directRequest(obnizId: string, key: string, timeoutMs?: number): Promise<Record<string, string>> {
+    return this.requester.directRequest(obnizId, key, timeoutMs);
+  }
+
+  /** doAllRelocate: balances the alive slaves to within 1 of each other, then tells them to synchronize. */
+  async doAllRelocate(): Promise<{ moved: number; counts: Record<string, number> }> {
+    const result = await relocateAll(this.ctx);
+    await this.synchronize();
+    return result;
+  }
+
+  /** Applies install events directly (a webhook with no device list to re-read). */
+  async applyEvents(events: { type: string; device: DeviceInfo }[]): Promise<void> {
+    const adds = events.filter((e) => e.type === 'install.create').map((e) => e.device);
+    const updates = events.filter((e) => e.type === 'install.update').map((e) => e.device);
+    const removes = events.filter((e) => e.type === 'install.delete').map((e) => e.device.id);
+    const current = await readAssignments(this.ctx);
+    await this.apply(
+      [...adds, ...updates.filter((d) => !current.has(d.id))],
+      updates.filter((d) => current.has(d.id)),
+      removes,
+    );
+    await this.synchronize();
+  }
+
+  private async beat(): Promise<void> {
+    const others = await touchManager(this.ctx, this.name);
+    this.firstManager ??= others === 0;
+  }
+
+  /** One sync: the list, diffed against Redis, applied; then `synchronize`. Returns the delay to the next one. */
+  private async syncOnce(opts: { throwBadList?: boolean } = {}): Promise<number> {
+    const { ctx } = this;
+    const retry = ctx.config.syncRetryInterval * 1000;
+    if (!this.source) {
+      await this.synchronize();
+      return ctx.config.syncInterval * 1000;
+    }
+    let devices: DeviceInfo[];
+    try {
+      devices = await this.source.list();
+      if (this.lastError.delete('list')) ctx.logger.info('device list readable again', { source: this.source.description });
+    } catch (err) {
+      if (opts.throwBadList && (err instanceof DeviceListError || err instanceof ModuleLoadError)) throw err;
+      this.logOnce('list', `${(err as Error).message}; keeping the current assignments`);
+      return retry;
+    }
+    if (ctx.config.discover) await discover(ctx);
+    const current = await readAssignments(ctx);
+    const listed = new Set(devices.map((d) => d.id));
+    const adds = devices.filter((d) => !current.has(d.id));
+    const updates = devices.filter((d) => current.has(d.id) && !sameInstall(current.get(d.id)!.entry.install, d));
+    const removes = [...current.keys()].filter((id) => !listed.has(id));
+    const result = await this.apply(adds, updates, removes);
+    await this.synchronize();
+    this.lastSync = result;
+    if (result.added || result.updated || result.removed) ctx.logger.info('device list applied', { ...result, devices: devices.length });
+    return result.waiting ? retry : ctx.config.syncInterval * 1000;
+  }
+
+  private async apply(adds: DeviceInfo[], updates: DeviceInfo[], removes: string[]): Promise<SyncResult> {
+    const { ctx } = this;
+    const removed = (await removeDevices(ctx, removes)).filter((r) => r.ok).length;
+    const updatedResults = await updateDevices(ctx, updates);
+    // a device that left its list between the read and the update is assigned anew
+    const lost = updatedResults.filter((r) => !r.ok).map((r) => updates.find((d) => d.id === r.obnizId)!);
+    const assigned = await assignDevices(ctx, [...adds, ...lost]);
+    const waiting = assigned.filter((r) => r.detail === 'NO_ACCEPTABLE_WORKER').length;
+    const already = assigned.filter((r) => r.detail === 'ALREADY_INSTALLED');
+    if (waiting) this.logOnce('assign', `NO_ACCEPTABLE_WORKER: no slave is alive, ${waiting} devices wait for one`);
+    else if (this.lastError.delete('assign')) ctx.logger.info('slaves are back: devices assigned');
+    if (already.length) ctx.logger.info('ALREADY_INSTALLED: assigned meanwhile by another manager', { devices: already.length });
+    return { added: assigned.filter((r) => r.ok).length, updated: updatedResults.filter((r) => r.ok).length, removed, waiting };
+  }
+
+  /** The health check: dead slaves' devices move to the alive ones. */
+  private async healthCheck(): Promise<void> {
+    const { ctx } = this;
+    if (ctx.config.discover) await discover(ctx);
+    let moved = 0;
+    for (const slave of await slaveStates(ctx)) {
+      if (slave.alive) continue;
+      try {
+        const result = await relocateSlave(ctx, slave.name);
+        if (result === 'alive' || !result.length) continue;
+        moved += result.length;
+        ctx.logger.warn('slave is dead: its devices moved', { slave: slave.name, devices: result.length, lastHeartbeatMs: slave.heartbeatMs });
+      } catch (err) {
+        if (!(err instanceof ObnizScriptError)) throw err;
+        this.logOnce(`dead:${slave.name}`, `${err.message}: no alive slave can take them`);
+      }
+    }
+    if (moved) await this.synchronize();
+  }
+
+  /** Tells every slave to read its list (obniz-app-sdk's synchronize, syncType redis). */
+  async synchronize(): Promise<void> {
+    const message = envelope('synchronize', this.name, { syncType: 'redis' });
+    await this.ctx.backend.send(['PUBLISH', channelFor(message, this.ctx.global.redis.keyPrefix, 'manager'), JSON.stringify(message)]);
+  }
+
+  private onManagerMessage(message: Envelope): void {
+    if (message.action === 'report') this.ctx.logger.debug('slave report', { slave: message.info.from, devices: (message.body.installIds as unknown[] | undefined)?.length });
+  }
+
+  private logOnce(kind: string, text: string): void {
+    if (this.lastError.get(kind) === text) return;
+    this.lastError.set(kind, text);
+    this.ctx.logger.error(text);
+  }
+}

@@ -1,0 +1,282 @@
+// The slave: runs one worker per device of its distribution list
+// (workers:{name}). It beats (slave:{name}:heartbeat), listens on `app` and
+// `app.{name}` like an SDK slave, and on `synchronize` reads its list and
+// starts, restarts or stops workers. Beyond the SDK: it starts a worker only
+// while it holds the device's claim (so a moved device never runs on two
+// slaves), calls onInstall/onUninstall, stops its workers itself when it can
+// no longer beat (before its heartbeat expires and the devices move), and on
+// a clean stop hands its devices over at once.
+import type { Subscriber } from '../../../core/backend.ts';
+import type { Role } from '../../../core/plugin.ts';
+import { instanceNameOf } from '../config.ts';
+import { loadDeviceClass, type DeviceClass } from '../device-class.ts';
+import { importUserModule } from '../load-module.ts';
+import { eachLimited, Loop } from '../loop.ts';
+import { channelFor, channels, envelope, forSlave, parseEnvelope, type Envelope } from '../messages.ts';
+import { claimDevices, ObnizScriptError, readList, releaseDevices, relocateSlave, touchSlave, type Ctx } from '../store.ts';
+import { sameInstall, toMs, type DeviceInfo } from '../values.ts';
+import { WorkerHost, workerFactory, type WorkerFactory } from '../worker-host.ts';
+
+export function slaveRole(ctx: Ctx): Role {
+  const slave = new Slave(ctx);
+  return { start: () => slave.start(), stop: (reason) => slave.stop(reason) };
+}
+
+type StopReason = 'removed' | 'changed' | 'shutdown' | 'fenced';
+
+export class Slave {
+  readonly name: string;
+  private readonly hosts = new Map<string, WorkerHost>();
+  /** Devices in our list whose claim another alive slave still holds: obnizId → holder. */
+  private readonly pending = new Map<string, string>();
+  /** Devices whose worker failed to start: not retried before this time (ms) unless their install changes. */
+  private readonly failed = new Map<string, { until: number; install: DeviceInfo }>();
+  private readonly nudged = new Map<string, number>();
+  private readonly syncLoop: Loop;
+  private readonly heartbeatLoop: Loop;
+  private readonly fenceLoop: Loop;
+  private subscriber?: Subscriber;
+  private create?: WorkerFactory;
+  private deviceClass?: DeviceClass;
+  private lastBeatOk = 0;
+  private fenced = false;
+  private stopping = false;
+
+  constructor(private readonly ctx: Ctx) {
+    this.name = instanceNameOf(ctx.config);
+    const { clock, logger, config } = ctx;
+    this.syncLoop = new Loop({ name: 'slave sync', clock, logger, intervalMs: config.syncInterval * 1000, run: () => this.sync() });
+    this.heartbeatLoop = new Loop({ name: 'slave heartbeat', clock, logger, intervalMs: config.heartbeatInterval * 1000, run: () => this.beat() });
+    this.fenceLoop = new Loop({ name: 'slave fence', clock, logger, intervalMs: Math.min(1000, (config.heartbeatInterval * 1000) / 2), run: () => this.fence() });
+  }
+
+  /** Workers running now (started), by obnizId. */
+  running(): string[] {
+    return [...this.hosts.values()].filter((h) => h.state === 'started').map((h) => h.obnizId);
+  }
+
+  async start(): Promise<void> {
+    const { ctx } = this;
+    if (!ctx.config.worker) throw new Error('obniz.worker is not set: a slave needs a worker module (--set obniz.worker=./my-worker.js, or OBNIZ_WORKER)');
+    this.create = workerFactory(await importUserModule(ctx.config.worker, 'worker'), ctx.config.worker);
+    this.deviceClass = await loadDeviceClass(ctx.config, ctx.logger);
+    await this.checkNameIsFree();
+    await this.releaseStaleClaims();
+
+    this.subscriber = await ctx.backend.subscriber();
+    this.subscriber.onMessage(({ message }) => void this.onMessage(message));
+    const ch = channels(ctx.global.redis.keyPrefix);
+    await this.subscriber.subscribe(ch.broadcast, ch.direct(this.name));
+
+    await this.beat();
+    this.heartbeatLoop.start(ctx.config.heartbeatInterval * 1000);
+    this.fenceLoop.start();
+    await this.sync();
+    this.syncLoop.start(this.pending.size ? ctx.config.claimRetryInterval * 1000 : ctx.config.syncInterval * 1000);
+    ctx.logger.info('slave running', { instanceName: this.name, workers: this.hosts.size, waiting: this.pending.size });
+  }
+
+  async stop(reason: string): Promise<void> {
+    this.stopping = true;
+    await this.syncLoop.stop();
+    await this.fenceLoop.stop();
+    await this.subscriber?.close().catch(() => {});
+    await this.stopAll('shutdown');
+    await this.heartbeatLoop.stop();
+    const { ctx } = this;
+    try {
+      // Hand the devices over now rather than after the heartbeat expires.
+      await ctx.backend.send(['DEL', ctx.keys.slaveHeartbeat({ name: this.name })]);
+      const moved = await relocateSlave(ctx, this.name);
+      if (moved !== 'alive' && moved.length) {
+        await this.publish(envelope('synchronize', this.name, { syncType: 'redis' }));
+        ctx.logger.info('handed devices over', { devices: moved.length, reason });
+      }
+    } catch (err) {
+      // With no other slave alive (a standalone process, or the last slave), the list waits for the next one.
+      const lone = err instanceof ObnizScriptError && err.code === 'NO_ACCEPTABLE_WORKER';
+      ctx.logger[lone ? 'debug' : 'warn']('devices stay assigned until a manager relocates them', { error: (err as Error).message });
+    }
+  }
+
+  /** One sync: read our list; stop, restart and start workers to match it. Returns the delay to the next one. */
+  async sync(): Promise<number> {
+    const { ctx } = this;
+    const idle = ctx.config.syncInterval * 1000;
+    if (this.stopping || this.fenced) return idle;
+    const list = await readList(ctx, this.name);
+    const now = ctx.clock.now();
+    const limit = ctx.config.startConcurrency;
+
+    const removed = [...this.hosts.keys()].filter((id) => !list.has(id));
+    for (const id of this.pending.keys()) if (!list.has(id)) this.pending.delete(id);
+    for (const id of this.failed.keys()) if (!list.has(id)) this.failed.delete(id);
+    await eachLimited(removed, limit, (id) => this.stopWorker(id, 'removed'));
+
+    const changed = [...this.hosts.values()].filter((h) => !sameInstall(h.install, list.get(h.obnizId)!.install)).map((h) => h.obnizId);
+    await eachLimited(changed, limit, async (id) => {
+      await this.stopWorker(id, 'changed');
+      await this.startWorker(list.get(id)!.install, false);
+    });
+
+    const wanted = [...list.keys()].filter((id) => {
+      if (this.hosts.has(id)) return false;
+      const failure = this.failed.get(id);
+      return !failure || failure.until <= now || !sameInstall(failure.install, list.get(id)!.install);
+    });
+    const starts: { install: DeviceInfo; fresh: boolean }[] = [];
+    for (const claim of wanted.length ? await claimDevices(ctx, this.name, wanted) : []) {
+      if (claim.status === 'ok') {
+        this.pending.delete(claim.obnizId);
+        starts.push({ install: list.get(claim.obnizId)!.install, fresh: claim.fresh });
+        if (claim.holder && claim.holder !== this.name) ctx.logger.info('took over a device from a dead slave', { obnizId: claim.obnizId, from: claim.holder });
+      } else if (claim.status === 'wait') {
+        this.pending.set(claim.obnizId, claim.holder);
+        await this.nudge(claim.holder);
+      } else {
+        this.pending.delete(claim.obnizId);
+      }
+    }
+    await eachLimited(starts, limit, ({ install, fresh }) => this.startWorker(install, fresh));
+
+    if (removed.length || changed.length || starts.length) {
+      ctx.logger.info('synchronized', { started: starts.length, restarted: changed.length, stopped: removed.length, waiting: this.pending.size, running: this.hosts.size });
+    }
+    return this.pending.size ? ctx.config.claimRetryInterval * 1000 : idle;
+  }
+
+  private async startWorker(install: DeviceInfo, fresh: boolean): Promise<void> {
+    const { ctx } = this;
+    const host = new WorkerHost(install, {
+      instanceName: this.name,
+      logger: ctx.logger,
+      clock: ctx.clock,
+      create: this.create!,
+      loopIntervalMs: ctx.config.loopInterval * 1000,
+      hookTimeoutMs: ctx.config.hookTimeout * 1000,
+      closeTimeoutMs: ctx.config.closeTimeout * 1000,
+      deviceClass: this.deviceClass,
+      deviceOptions: { ...ctx.config.obnizOptions, ...(ctx.config.appToken ? { access_token: ctx.config.appToken } : {}) },
+    });
+    this.hosts.set(install.id, host);
+    if (await host.start(fresh)) {
+      this.failed.delete(install.id);
+      ctx.logger.debug('worker started', { obnizId: install.id, fresh });
+      return;
+    }
+    this.hosts.delete(install.id);
+    this.failed.set(install.id, { until: ctx.clock.now() + ctx.config.syncInterval * 1000, install });
+    await releaseDevices(ctx, this.name, [install.id]).catch(() => {});
+  }
+
+  private async stopWorker(obnizId: string, reason: StopReason): Promise<void> {
+    const { ctx } = this;
+    const host = this.hosts.get(obnizId);
+    if (!host) return;
+    this.hosts.delete(obnizId);
+    const uninstall = reason === 'removed' && (await ctx.backend.send(['SREM', ctx.keys.uninstalls(), obnizId])) === 1;
+    await host.stop(uninstall);
+    ctx.logger.debug('worker stopped', { obnizId, reason, uninstall });
+    // A restart keeps the claim; otherwise it goes back so the device's new slave may start it.
+    if (reason !== 'changed') {
+      await releaseDevices(ctx, this.name, [obnizId]).catch((err: unknown) => ctx.logger.warn('could not give a claim back', { obnizId, error: (err as Error).message }));
+    }
+  }
+
+  private async stopAll(reason: StopReason): Promise<void> {
+    await eachLimited([...this.hosts.keys()], this.ctx.config.startConcurrency, (id) => this.stopWorker(id, reason));
+  }
+
+  private async beat(): Promise<void> {
+    if (this.stopping) return;
+    await touchSlave(this.ctx, this.name);
+    this.lastBeatOk = this.ctx.clock.now();
+    if (this.fenced) {
+      this.fenced = false;
+      this.ctx.logger.info('heartbeat written again: resuming workers');
+      this.syncLoop.wake();
+    }
+  }
+
+  /**
+   * Stops every worker when the heartbeat has not been written for almost its
+   * TTL: past that, a manager moves the devices and another slave starts them.
+   */
+  private async fence(): Promise<void> {
+    const { config, clock, logger } = this.ctx;
+    const ttlMs = config.heartbeatTtl * 1000;
+    const limitMs = ttlMs - Math.min(5000, (config.heartbeatInterval * 1000) / 2);
+    if (this.fenced || this.stopping || this.lastBeatOk === 0 || clock.now() - this.lastBeatOk <= limitMs) return;
+    this.fenced = true;
+    logger.error('no heartbeat written for too long: stopping every worker before the devices move to other slaves', {
+      sinceMs: clock.now() - this.lastBeatOk,
+      workers: this.hosts.size,
+    });
+    await this.stopAll('fenced');
+  }
+
+  private async onMessage(text: string): Promise<void> {
+    const message = parseEnvelope(text);
+    if (!message || !forSlave(message, this.name) || this.stopping) return;
+    try {
+      if (message.action === 'synchronize') this.syncLoop.wake();
+      else if (message.action === 'keyRequest') await this.answerKeyRequest(message);
+      else if (message.action === 'reportRequest') {
+        await this.publish(envelope('report', this.name, { installIds: this.running() }, { name: message.info.from, toManager: true }));
+      }
+    } catch (err) {
+      this.ctx.logger.warn(`could not handle ${message.action}`, { from: message.info.from, error: (err as Error).message });
+    }
+  }
+
+  private async answerKeyRequest(message: Envelope): Promise<void> {
+    const { requestId, key, obnizId } = message.body as { requestId?: unknown; key?: unknown; obnizId?: unknown };
+    if (typeof requestId !== 'string' || typeof key !== 'string') return;
+    const targets = typeof obnizId === 'string' ? [this.hosts.get(obnizId)].filter((h) => h !== undefined) : [...this.hosts.values()];
+    const results: Record<string, string> = {};
+    await eachLimited(targets, this.ctx.config.startConcurrency, async (host) => {
+      if (host.state === 'started') results[host.obnizId] = await host.request(key);
+    });
+    await this.publish(envelope('keyRequestResponse', this.name, { requestId, results }, { name: message.info.from, toManager: true }));
+  }
+
+  /** Asks the slave still holding a claim to synchronize now (at most every 2 s per holder). */
+  private async nudge(holder: string): Promise<void> {
+    const now = this.ctx.clock.now();
+    if (now - (this.nudged.get(holder) ?? 0) < 2000) return;
+    this.nudged.set(holder, now);
+    await this.publish(envelope('synchronize', this.name, { syncType: 'redis' }, { name: holder, toManager: false }));
+  }
+
+  private async publish(message: Envelope): Promise<void> {
+    await this.ctx.backend.send(['PUBLISH', channelFor(message, this.ctx.global.redis.keyPrefix, 'slave'), JSON.stringify(message)]);
+  }
+
+  private async checkNameIsFree(): Promise<void> {
+    const { ctx } = this;
+    const beat = (await ctx.backend.send(['GET', ctx.keys.slaveHeartbeat({ name: this.name })])) as string | null;
+    const age = beat === null ? NaN : ctx.clock.now() - toMs(beat);
+    if (age < ctx.config.heartbeatTtl * 1000) {
+      throw new Error(
+        `instance name "${this.name}" is taken: a slave of that name wrote its heartbeat ${(age / 1000).toFixed(1)} s ago ` +
+          `(give each process its own obniz.instanceName, or wait ${ctx.config.heartbeatTtl} s after the old one stopped)`,
+      );
+    }
+  }
+
+  /** A fresh process runs no worker: claims left under its name by an earlier process of the same name go back. */
+  private async releaseStaleClaims(): Promise<void> {
+    const { ctx } = this;
+    const mine: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, flat] = (await ctx.backend.send(['HSCAN', ctx.keys.claims(), cursor, 'COUNT', 1000])) as [string, string[]];
+      for (let i = 0; i < flat.length; i += 2) if (flat[i + 1] === this.name) mine.push(flat[i]!);
+      cursor = next;
+    } while (cursor !== '0');
+    if (mine.length) {
+      await releaseDevices(ctx, this.name, mine);
+      ctx.logger.info('gave back claims of an earlier process of the same name', { devices: mine.length });
+    }
+  }
+}

@@ -1,0 +1,49 @@
+// Where the manager gets the installed-device list: a file, a URL, a user
+// function, or the obniz Cloud API. A source returns the whole list each time;
+// the manager diffs it against Redis.
+import type { Clock } from '../../../core/clock.ts';
+import type { Logger } from '../../../core/logger.ts';
+import { deviceSourceKind, type ObnizConfig } from '../config.ts';
+import type { DeviceInfo } from '../values.ts';
+import { cloudSource } from './cloud.ts';
+import { fileSource } from './file.ts';
+import { moduleSource } from './module.ts';
+import { urlSource } from './url.ts';
+
+export interface DeviceSource {
+  /** For logs: 'file devices.json', 'obniz Cloud'… */
+  readonly description: string;
+  /** The whole list now; throws one clear error (DeviceListError or SourceError) when it cannot be read. */
+  list(): Promise<DeviceInfo[]>;
+  /** Calls onChange when the list may have changed between syncs; returns a function that stops watching. */
+  watch?(onChange: () => void): () => void;
+}
+
+/** A source that could not be read (network, HTTP status, API error). */
+export class SourceError extends Error {
+  override readonly name = 'SourceError';
+}
+
+export interface SourceContext {
+  config: ObnizConfig;
+  logger: Logger;
+  clock: Clock;
+}
+
+/** The source the config selects, or undefined (deviceSource none: the list is managed by someone else). */
+export function deviceSource(ctx: SourceContext): DeviceSource | undefined {
+  const kind = deviceSourceKind(ctx.config);
+  const devices = ctx.config.devices!;
+  switch (kind) {
+    case 'file':
+      return fileSource(devices, ctx);
+    case 'url':
+      return urlSource(devices, ctx);
+    case 'module':
+      return moduleSource(devices);
+    case 'cloud':
+      return cloudSource(ctx);
+    case 'none':
+      return undefined;
+  }
+}

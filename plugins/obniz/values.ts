@@ -1,0 +1,58 @@
+// Reading the values obniz-app-sdk and coord write: timestamps in ms or in
+// seconds, and workers:{name} entries.
+
+/** A device as a list gives it: at least an id; everything else is the worker's business. */
+export interface DeviceInfo {
+  id: string;
+  [field: string]: unknown;
+}
+
+/** One entry of a slave's distribution list. */
+export interface Assignment {
+  install: DeviceInfo;
+  instanceName: string;
+  /** When it was assigned, in ms (entries written in seconds are converted). */
+  updatedMs: number;
+}
+
+/** Timestamps below this are seconds (1e11 s is the year 5138; 1e11 ms is 1973). */
+const SECONDS_BELOW = 100_000_000_000;
+
+/** A heartbeat or updatedMillisecond value in ms, whether written in ms or in seconds; NaN when unreadable. */
+export function toMs(value: unknown): number {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d+(\.\d+)?$/.test(value) ? Number(value) : NaN;
+  return n < SECONDS_BELOW ? n * 1000 : n;
+}
+
+/** Parses a workers:{name} entry; undefined when it is not one. */
+export function parseAssignment(text: string | null | undefined): Assignment | undefined {
+  if (!text) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(value) || !isObject(value.install) || typeof value.install.id !== 'string') return undefined;
+  return {
+    install: value.install as DeviceInfo,
+    instanceName: typeof value.instanceName === 'string' ? value.instanceName : '',
+    updatedMs: toMs(value.updatedMillisecond),
+  };
+}
+
+/** JSON with object keys sorted, so two equal devices compare equal whatever their key order. */
+export function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    isObject(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}
+
+/** Whether two installs differ in what a worker sees (the SDK ignores deviceLiveInfo the same way). */
+export function sameInstall(a: DeviceInfo, b: DeviceInfo): boolean {
+  return stableJson({ ...a, deviceLiveInfo: undefined }) === stableJson({ ...b, deviceLiveInfo: undefined });
+}
+
+export function isObject(value: unknown): value is Record<string, any> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
