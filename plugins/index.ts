@@ -5,6 +5,7 @@ import type { Plugin } from '../core/plugin.ts';
 
 export const builtinPlugins: Record<string, () => Promise<Plugin>> = {
   'browser-grid': async () => (await import('./browser-grid/index.ts')).default,
+  webdriver: async () => (await import('./webdriver/index.ts')).default,
   'load-test': async () => (await import('./load-test/index.ts')).default,
   obniz: async () => (await import('./obniz/index.ts')).default,
 };

@@ -1,0 +1,51 @@
+// `coord webdriver sessions`: the grid's sessions with their state and
+// timings, read straight from Redis.
+import type { CommandTools, PluginCommand } from '../../core/plugin.ts';
+import type { Ctx } from './context.ts';
+import { readSessions, sessionIds, type SessionView } from './sessions-view.ts';
+
+export const commands: PluginCommand[] = [
+  {
+    name: 'webdriver sessions',
+    description: 'Sessions of a running WebDriver grid with their state and timings',
+    options: [
+      { flags: '--json', description: 'Print JSON instead of a table' },
+      { flags: '--state <state>', description: 'active, terminated or all (default: all)' },
+    ],
+    async run(options, _args, tools: CommandTools) {
+      const state = options.state === undefined ? 'all' : String(options.state);
+      if (!['active', 'terminated', 'all'].includes(state)) {
+        tools.print(`--state ${state}: expected active, terminated or all`);
+        return 2;
+      }
+      const ctx = (await tools.connect()) as Ctx & { close(): Promise<void> };
+      try {
+        const sessions = await readSessions(ctx, await sessionIds(ctx, state as 'active' | 'terminated' | 'all'));
+        tools.print(options.json ? JSON.stringify(sessions, null, 2) : sessionsTable(sessions));
+      } finally {
+        await ctx.close();
+      }
+    },
+  },
+];
+
+const seconds = (s: number | undefined) => (s === undefined ? '-' : `${s.toFixed(1)}s`);
+
+export function sessionsTable(sessions: readonly SessionView[]): string {
+  if (!sessions.length) return 'no sessions';
+  const head = ['session', 'state', 'queued at', 'queued', 'startup', 'alive', 'browser', 'slot', 'last'];
+  const rows = sessions.map((s) => [
+    s.id,
+    s.state,
+    s.status.queuedAt ?? '-',
+    seconds(s.timings.queued),
+    seconds(s.timings.startup),
+    seconds(s.timings.alive),
+    s.browser ?? '-',
+    s.slot ?? '-',
+    s.lastCode ?? '-',
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}

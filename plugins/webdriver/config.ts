@@ -1,0 +1,160 @@
+// The WebDriver grid's options, one section per role. Times are in seconds.
+// The grid-wide timeouts live in Redis (the seed's `timeouts` hash): the values
+// here are the defaults written there when a field is missing.
+
+export interface Timeouts {
+  queue: number;
+  scheduling: number;
+  nodeStartup: number;
+  driverStartup: number;
+  sessionTermination: number;
+  slotReclaimInterval: number;
+}
+
+export interface WebDriverConfig {
+  timeouts: Timeouts;
+  heartbeat: { interval: number; nodeTtl: number; managerTtl: number };
+  proxy: { host: string; port: number; token?: string; metricsFlushInterval: number };
+  manager: { host: string; port: number; advertiseHost?: string };
+  orchestrator: {
+    id?: string;
+    slots: number;
+    platformName: string;
+    browserBinary: string;
+    driverBinary: string;
+    browserArgs: string[];
+    nodeHost: string;
+    advertiseHost?: string;
+    nodeMode: 'inline' | 'process';
+    driverLogFile?: string;
+  };
+  node: { sessionId?: string; orchestratorId?: string };
+  api: { host: string; port: number };
+  gc: { interval: number; retention: number };
+}
+
+const seconds = (def: number, description: string) => ({ type: 'number', exclusiveMinimum: 0, default: def, description });
+const host = (description: string) => ({ type: 'string', minLength: 1, default: '127.0.0.1', description });
+const port = (def: number, description: string) => ({ type: 'integer', minimum: 0, maximum: 65535, default: def, description });
+
+export const configSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    timeouts: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      description: 'Defaults for the `timeouts` hash in Redis; a field already there wins (change it live with HSET).',
+      properties: {
+        queue: seconds(600, 'Longest a new session waits for a free slot (QTIMEOUT).'),
+        scheduling: seconds(60, 'Longest the orchestrator may take to schedule the node (OTIMEOUT).'),
+        nodeStartup: seconds(120, 'Longest the node may take to become responsive (NTIMEOUT).'),
+        driverStartup: seconds(30, 'Longest the driver (chromedriver) may take to answer /status (DTIMEOUT).'),
+        sessionTermination: seconds(900, 'A session idle this long is ended (STIMEOUT).'),
+        slotReclaimInterval: seconds(300, 'How often an orchestrator reclaims slots of dead sessions and orphaned slots.'),
+      },
+    },
+    heartbeat: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        interval: seconds(10, 'How often managers, orchestrators, nodes and the API refresh their keys.'),
+        nodeTtl: { type: 'number', exclusiveMinimum: 0, maximum: 60, default: 60, description: 'TTL of session:ID:heartbeat.node (seed: 60 s).' },
+        managerTtl: { type: 'number', exclusiveMinimum: 0, maximum: 30, default: 30, description: 'TTL of session:ID:heartbeat.manager (seed: 30 s).' },
+      },
+    },
+    proxy: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        host: host('Address the proxy binds (0.0.0.0 to serve other machines).'),
+        port: port(4444, 'The one URL clients use (0 picks a free port).'),
+        token: { type: 'string', minLength: 1, description: 'When set, clients must send it: Authorization: Bearer TOKEN, or as the password of http://user:TOKEN@host:4444.' },
+        metricsFlushInterval: seconds(1, 'How often the proxy adds its request and byte counts to the metrics keys.'),
+      },
+    },
+    manager: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        host: host('Address the manager binds.'),
+        port: port(0, 'Manager port (0: a free one; proxies find it through Redis).'),
+        advertiseHost: { type: 'string', minLength: 1, description: 'Host proxies dial to reach this manager (default: host).' },
+      },
+    },
+    orchestrator: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        id: { type: 'string', pattern: '^[A-Za-z0-9_.-]+$', description: 'Orchestrator ID, kept across restarts so its backlog and pending lists are found again (default: derived from the host name).' },
+        slots: { type: 'integer', minimum: 1, maximum: 256, default: 2, description: 'Sessions this orchestrator runs at once.' },
+        platformName: { type: 'string', minLength: 1, default: 'linux', description: 'W3C platformName its nodes offer (any matches every request).' },
+        browserBinary: { type: 'string', minLength: 1, default: '/usr/bin/chromium', description: 'Chrome/Chromium binary: its version is registered, and it is the default goog:chromeOptions.binary.' },
+        driverBinary: { type: 'string', minLength: 1, default: '/usr/bin/chromedriver', description: 'chromedriver binary each node starts.' },
+        browserArgs: {
+          type: 'array',
+          items: { type: 'string' },
+          default: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+          description: 'Arguments added to goog:chromeOptions.args when the client does not give them.',
+        },
+        nodeHost: host('Address nodes bind.'),
+        advertiseHost: { type: 'string', minLength: 1, description: 'Host proxies dial to reach this machine\'s nodes (default: nodeHost).' },
+        nodeMode: { type: 'string', enum: ['inline', 'process'], default: 'inline', description: 'inline: nodes run inside the orchestrator process; process: each node is its own `coord run --role node` process (needs a Redis URL).' },
+        driverLogFile: { type: 'string', minLength: 1, description: 'Append chromedriver\'s output here (default: discarded).' },
+      },
+    },
+    node: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      description: 'Set by the orchestrator when it starts a node process (--role node).',
+      properties: {
+        sessionId: { type: 'string', format: 'uuid', description: 'The session the node serves.' },
+        orchestratorId: { type: 'string', pattern: '^[A-Za-z0-9_.-]+$', description: 'The orchestrator that started it.' },
+      },
+    },
+    api: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        host: host('Address the API binds.'),
+        port: port(4445, 'API port (0 picks a free one).'),
+      },
+    },
+    gc: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        interval: seconds(60, 'How often gc runs.'),
+        retention: seconds(86400, 'How long terminated sessions are kept for the API before they are purged.'),
+      },
+    },
+  },
+} as const;
+
+/** WebGrid-style environment names → option. */
+export const configEnv = {
+  WEBDRIVER_PORT: 'proxy.port',
+  WEBDRIVER_TOKEN: 'proxy.token',
+  WEBDRIVER_SLOTS: 'orchestrator.slots',
+  WEBDRIVER_ORCHESTRATOR_ID: 'orchestrator.id',
+  WEBDRIVER_SESSION_ID: 'node.sessionId',
+  WEBDRIVER_NODE_ORCHESTRATOR_ID: 'node.orchestratorId',
+  WEBDRIVER_QUEUE_TIMEOUT: 'timeouts.queue',
+} as const;
+
+/** Rules between options; each broken rule is one message. */
+export function checkConfig(c: WebDriverConfig): string[] {
+  const problems: string[] = [];
+  const rule = (ok: boolean, text: string) => ok || problems.push(text);
+  rule(c.heartbeat.interval < c.heartbeat.nodeTtl, `heartbeat.nodeTtl (${c.heartbeat.nodeTtl}s) must be greater than heartbeat.interval (${c.heartbeat.interval}s), or live nodes look dead`);
+  rule(c.heartbeat.interval < c.heartbeat.managerTtl, `heartbeat.managerTtl (${c.heartbeat.managerTtl}s) must be greater than heartbeat.interval (${c.heartbeat.interval}s), or waiting sessions look abandoned`);
+  return problems;
+}

@@ -1,0 +1,51 @@
+// Starting a node as its own process (orchestrator.nodeMode = process): the
+// same coord CLI, `run --plugin webdriver --role node`, with this process's
+// effective config in a temporary file, so the node sees the same Redis,
+// prefix, timeouts and binaries.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { findUp } from '../../core/paths.ts';
+import type { Ctx } from './context.ts';
+
+/** The CLI entry this code ships with: dist/cli/main.js beside the compiled plugin, else the sources' cli/main.ts. */
+function cliEntry(): string {
+  try {
+    const js = findUp(import.meta.url, 'cli/main.js');
+    if (existsSync(js)) return js;
+  } catch {
+    // running from the sources
+  }
+  return findUp(import.meta.url, 'cli/main.ts');
+}
+
+export interface NodeProcess {
+  child: ChildProcess;
+  exited: Promise<string>;
+}
+
+export function spawnNodeProcess(ctx: Ctx, sessionId: string, orchestratorId: string): NodeProcess {
+  const dir = mkdtempSync(join(tmpdir(), 'coord-webdriver-node-'));
+  const file = join(dir, 'config.json');
+  const config = {
+    redis: ctx.global.redis,
+    log: { ...ctx.global.log, format: 'json' },
+    plugins: { webdriver: { ...ctx.config, node: { sessionId, orchestratorId } } },
+  };
+  writeFileSync(file, JSON.stringify(config), { mode: 0o600 });
+  const child = spawn(process.execPath, [...process.execArgv, cliEntry(), 'run', '--plugin', 'webdriver', '--role', 'node', '--config', file], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env },
+  });
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-2000)));
+  const exited = new Promise<string>((resolve) => {
+    child.once('error', (error) => resolve(`node process could not start: ${error.message}`));
+    child.once('exit', (code, signal) => {
+      rmSync(dir, { recursive: true, force: true });
+      resolve(`node process exited (${signal ?? `code ${code}`})${stderr.trim() ? `: ${stderr.trim().split('\n').at(-1)}` : ''}`);
+    });
+  });
+  return { child, exited };
+}

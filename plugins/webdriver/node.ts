@@ -1,0 +1,267 @@
+// A node: one session's own chromedriver and Chromium, and the HTTP endpoint
+// the proxy forwards that session's commands to. It starts the driver
+// (DSTART → DALIVE | DTIMEOUT | DFAILURE), creates the local session (LSINIT),
+// publishes where it listens (session:ID:upstream), heartbeats, relays the
+// client's commands with the session id rewritten both ways, and ends on
+// DELETE /session (CLOSED), after sessionTermination idle seconds (STIMEOUT),
+// on a fault (TERM, DFAILURE) or when the session ended elsewhere. Ending
+// returns the slot atomically (terminateSession), then HALT.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { hostname } from 'node:os';
+import type { Socket } from 'node:net';
+import type { Code } from './codes.ts';
+import type { Timeouts } from './config.ts';
+import type { Ctx } from './context.ts';
+import { driverCapabilities } from './driver-capabilities.ts';
+import { DriverError, startDriver, type Driver } from './driver.ts';
+import { closeServer, hop, listen, parseJson, readBody, sendError, sendJson } from './http.ts';
+import { refuseUpgrade, relayUpgrade } from './relay.ts';
+import { appendLog } from './session-log.ts';
+import { terminateSession } from './terminate.ts';
+import { rfc3339 } from './time.ts';
+import { capabilitySets, errorBody, firstMatch, type Capabilities, type Offer } from './w3c.ts';
+
+export interface NodeOptions {
+  sessionId: string;
+  orchestratorId: string;
+  timeouts: Timeouts;
+}
+
+/** The host other machines reach a server on: the advertised one, else the bound one (a wildcard address means this machine's name). */
+export function advertisedHost(bound: string, advertise?: string): string {
+  if (advertise) return advertise;
+  return bound === '0.0.0.0' || bound === '::' ? hostname() : bound;
+}
+
+export class SessionNode {
+  /** Resolves with why the node ended, once it has released everything. */
+  readonly finished: Promise<string>;
+  private finish!: (why: string) => void;
+  private readonly id: string;
+  private readonly server = createServer((req, res) => void this.onRequest(req, res));
+  private driver?: Driver;
+  private driverSessionId = '';
+  private driverWebSocket = '';
+  private chromePid = 0;
+  private lastSeen = 0;
+  private lastWritten = 0;
+  private served = false;
+  private ending?: Promise<void>;
+  private timers: ReturnType<typeof setInterval>[] = [];
+  private readonly sockets = new Set<Socket>();
+
+  constructor(
+    private readonly ctx: Ctx,
+    private readonly options: NodeOptions,
+  ) {
+    this.id = options.sessionId;
+    this.finished = new Promise((resolve) => (this.finish = resolve));
+    this.server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => void this.onUpgrade(req, socket, head));
+    this.server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
+  }
+
+  private log(code: Code, meta = ''): Promise<void> {
+    return appendLog(this.ctx, this.id, 'node', code, meta).catch((error) => this.ctx.logger.warn('session log write failed', { sessionId: this.id, code, error: (error as Error).message }));
+  }
+
+  /**
+   * Boots the node: resolves once the local session exists and is published,
+   * or rejects (after ending the session) when the driver or session fails.
+   */
+  async start(): Promise<void> {
+    const { ctx, id } = this;
+    const { config } = ctx;
+    await this.log('BOOT', `orchestrator ${this.options.orchestratorId}, pid ${process.pid}`);
+    const port = await listen(this.server, config.orchestrator.nodeHost, 0, `node of session ${id}`);
+    await this.beat();
+    this.timers.push(setInterval(() => void this.beat(), config.heartbeat.interval * 1000));
+
+    await this.log('DSTART', config.orchestrator.driverBinary);
+    const started = Date.now();
+    try {
+      this.driver = await startDriver({
+        binary: config.orchestrator.driverBinary,
+        timeoutMs: this.options.timeouts.driverStartup * 1000,
+        logFile: config.orchestrator.driverLogFile,
+        signal: ctx.signal,
+      });
+    } catch (error) {
+      const timeout = error instanceof DriverError && error.kind === 'timeout';
+      await this.end(timeout ? 'DTIMEOUT' : 'DFAILURE', (error as Error).message);
+      throw error;
+    }
+    await this.log('DALIVE', `port ${this.driver.port}, pid ${this.driver.pid}, ${Date.now() - started} ms`);
+    void this.driver.exited.then((why) => {
+      if (!this.ending) void this.end('DFAILURE', why);
+    });
+
+    try {
+      const caps = await this.requestedCapabilities();
+      const created = await hop({ host: '127.0.0.1', port: this.driver.port }, 'POST', '/session', driverHeaders(this.driver.port), Buffer.from(JSON.stringify({ capabilities: { alwaysMatch: caps, firstMatch: [{}] } })), ctx.signal, this.options.timeouts.nodeStartup * 1000);
+      const answer = JSON.parse(created.body.toString() || '{}') as { value?: { sessionId?: string; capabilities?: Capabilities; error?: string; message?: string } };
+      if (created.status !== 200 || !answer.value?.sessionId) {
+        throw new Error(`the driver refused the session: ${answer.value?.error ?? created.status}: ${(answer.value?.message ?? '').split('\n')[0]}`);
+      }
+      this.driverSessionId = answer.value.sessionId;
+      const actual = answer.value.capabilities ?? {};
+      this.driverWebSocket = typeof actual.webSocketUrl === 'string' ? actual.webSocketUrl : '';
+      this.chromePid = Number(actual['goog:processID']) || 0;
+      await ctx.backend.send(['HSET', ctx.keys.sessionCapabilities({ sessionId: id }), 'actual', JSON.stringify(actual)]);
+      await ctx.backend.send([
+        'HSET', ctx.keys.sessionUpstream({ sessionId: id }),
+        'host', advertisedHost(config.orchestrator.nodeHost, config.orchestrator.advertiseHost),
+        'port', port,
+        'driverSessionID', this.driverSessionId,
+      ]);
+      await this.log('LSINIT', `driver session ${this.driverSessionId}`);
+    } catch (error) {
+      await this.end('DFAILURE', (error as Error).message);
+      throw error;
+    }
+    this.lastSeen = Date.now();
+    this.timers.push(setInterval(() => this.checkIdle(), Math.min(1000, this.options.timeouts.sessionTermination * 250)));
+  }
+
+  /** The capability set the manager matched, recomputed from the stored request against this orchestrator's offer. */
+  private async requestedCapabilities(): Promise<Capabilities> {
+    const { ctx, id } = this;
+    const orchestratorId = this.options.orchestratorId;
+    const [requested, platformName, browsers] = (await Promise.all([
+      ctx.backend.send(['HGET', ctx.keys.sessionCapabilities({ sessionId: id }), 'requested']),
+      ctx.backend.send(['GET', ctx.keys.orchestratorPlatformName({ orchestratorId })]),
+      ctx.backend.send(['SMEMBERS', ctx.keys.orchestratorBrowsers({ orchestratorId })]),
+    ])) as [string | null, string | null, string[]];
+    const offer: Offer = { platformName: platformName ?? 'any', browsers };
+    const match = firstMatch(capabilitySets({ capabilities: JSON.parse(requested ?? '{}') }), new Map([[orchestratorId, offer]]));
+    if (!match) throw new Error(`the requested capabilities do not match orchestrator ${orchestratorId}`);
+    return driverCapabilities(match.caps, { binary: ctx.config.orchestrator.browserBinary, args: ctx.config.orchestrator.browserArgs });
+  }
+
+  /** Heartbeat; also notices a session that ended elsewhere, or a manager that left before serving it. */
+  private async beat(): Promise<void> {
+    const { ctx, id } = this;
+    if (this.ending) return;
+    try {
+      const now = Date.now();
+      const commands: [string, ...(string | number)[]][] = [
+        ['SET', ctx.keys.sessionNodeHeartbeat({ sessionId: id }), rfc3339(now), 'EX', Math.ceil(ctx.config.heartbeat.nodeTtl)],
+        ['SISMEMBER', ctx.keys.sessionsActive(), id],
+        ['HEXISTS', ctx.keys.sessionStatus({ sessionId: id }), 'aliveAt'],
+        ['EXISTS', ctx.keys.sessionManagerHeartbeat({ sessionId: id })],
+      ];
+      if (this.lastSeen > this.lastWritten) {
+        commands.push(['HSET', ctx.keys.sessionDownstream({ sessionId: id }), 'lastSeen', rfc3339(this.lastSeen)]);
+        this.lastWritten = this.lastSeen;
+      }
+      const [, active, alive, manager] = await ctx.backend.pipeline(commands);
+      if (active === 0) return void this.end(undefined, 'the session ended elsewhere');
+      if (alive === 1) this.served = true;
+      else if (manager === 0 && !this.served) void this.end('TERM', 'the manager left before the client was served');
+    } catch (error) {
+      ctx.logger.warn('node heartbeat failed', { sessionId: id, error: (error as Error).message });
+    }
+  }
+
+  private checkIdle(): void {
+    if (this.ending || !this.lastSeen) return;
+    const idle = Date.now() - this.lastSeen;
+    if (idle > this.options.timeouts.sessionTermination * 1000) void this.end('STIMEOUT', `no command for ${Math.round(idle / 1000)} s`);
+  }
+
+  private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = req.url ?? '/';
+    if (url === '/status') {
+      return sendJson(res, 200, { value: { ready: !!this.driverSessionId && !this.ending, message: this.driverSessionId ? `serving session ${this.id}` : 'starting' } });
+    }
+    const prefix = `/session/${this.id}`;
+    if (!(url === prefix || url.startsWith(prefix + '/') || url.startsWith(prefix + '?')) || !this.driverSessionId || this.ending) {
+      return sendError(res, 'invalid session id', `no session ${/^\/session\/([^/?]+)/.exec(url)?.[1] ?? ''} on this node`);
+    }
+    this.lastSeen = Date.now();
+    let body: Buffer;
+    try {
+      body = await readBody(req);
+    } catch (error) {
+      return sendError(res, error as never);
+    }
+    const closing = req.method === 'DELETE' && (url === prefix || url === prefix + '/');
+    const driverId = Buffer.from(this.driverSessionId);
+    if (body.includes(this.id)) body = Buffer.from(body.toString().replaceAll(this.id, this.driverSessionId));
+    let answer;
+    try {
+      answer = await hop({ host: '127.0.0.1', port: this.driver!.port }, req.method ?? 'GET', `/session/${this.driverSessionId}${url.slice(prefix.length)}`, driverHeaders(this.driver!.port, req.headers['content-type']), body);
+    } catch (error) {
+      sendJson(res, 500, errorBody('unknown error', `the driver of session ${this.id} did not answer: ${(error as Error).message}`));
+      if (!this.ending) void this.end('DFAILURE', `driver unreachable: ${(error as Error).message}`);
+      return;
+    }
+    let out = answer.body;
+    if (out.includes(driverId)) out = Buffer.from(out.toString().replaceAll(this.driverSessionId, this.id));
+    const reply = () => {
+      if (res.destroyed) return;
+      res.writeHead(answer.status, { 'content-type': answer.headers['content-type'] ?? 'application/json; charset=utf-8', 'content-length': out.length, 'cache-control': 'no-cache' }).end(out);
+    };
+    if (!closing) return reply();
+    this.driverSessionId = ''; // the driver has ended it already
+    // answered once the slot is back, so a client that quits and asks again finds it free
+    await this.end('CLOSED', 'DELETE /session by the client', reply);
+  }
+
+  /** BiDi: /session/{id}/se/bidi → the driver's own WebSocket URL. */
+  private async onUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
+    if (req.url !== `/session/${this.id}/se/bidi` || !this.driverWebSocket || this.ending) {
+      return refuseUpgrade(socket, 404, errorBody('invalid session id', `no BiDi session ${req.url} on this node`));
+    }
+    this.lastSeen = Date.now();
+    const target = new URL(this.driverWebSocket);
+    await relayUpgrade(req, socket, head, { host: '127.0.0.1', port: this.driver!.port, path: target.pathname });
+    this.lastSeen = Date.now();
+  }
+
+  /**
+   * Ends the node once: ends the driver's session, terminates the grid session
+   * (slot back, logged with `code` unless it already ended elsewhere), HALT,
+   * then stops the driver and the endpoint.
+   */
+  end(code: Code | undefined, meta: string, beforeClose?: () => void): Promise<void> {
+    this.ending ??= (async () => {
+      const { ctx, id } = this;
+      for (const timer of this.timers) clearInterval(timer);
+      if (this.driverSessionId && this.driver) {
+        await hop({ host: '127.0.0.1', port: this.driver.port }, 'DELETE', `/session/${this.driverSessionId}`, driverHeaders(this.driver.port), undefined, undefined, 10_000).catch(() => {});
+        this.driverSessionId = '';
+      }
+      try {
+        if (code) await terminateSession(ctx, id, { component: 'node', code, meta });
+        await this.log('HALT', meta);
+        await ctx.backend.send(['DEL', ctx.keys.sessionNodeHeartbeat({ sessionId: id })]);
+      } catch (error) {
+        ctx.logger.warn('node could not record its end', { sessionId: id, error: (error as Error).message });
+      }
+      beforeClose?.();
+      await this.driver?.stop();
+      if (this.chromePid) killQuietly(this.chromePid);
+      for (const socket of this.sockets) socket.destroy(); // BiDi relays too: the server no longer tracks upgraded sockets
+      await closeServer(this.server);
+      ctx.logger.info('node ended', { sessionId: id, code: code ?? 'none', meta });
+      this.finish(`${code ?? 'ended'}: ${meta}`);
+    })();
+    return this.ending;
+  }
+}
+
+/** chromedriver only answers requests whose Host is local. */
+function driverHeaders(port: number, contentType?: string): Record<string, string> {
+  return { host: `127.0.0.1:${port}`, 'content-type': contentType ?? 'application/json; charset=utf-8', accept: 'application/json' };
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}

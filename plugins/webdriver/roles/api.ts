@@ -1,0 +1,63 @@
+// The API: the grid as JSON, read from Redis on each request.
+//   GET /api/sessions[?state=active|terminated]   sessions with status timestamps, timings, capabilities
+//   GET /api/sessions/{id}                        one session with its log
+//   GET /api/orchestrators                        orchestrators with their slots and queues
+//   GET /api/metrics                              every metrics key
+//   GET /api/status                               the grid's capacity
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Role } from '../../../core/plugin.ts';
+import type { Ctx } from '../context.ts';
+import { closeServer, listen, sendError, sendJson } from '../http.ts';
+import { advertisedHost } from '../node.ts';
+import { readMetrics, readOrchestrators } from '../orchestrators-view.ts';
+import { readSessions, sessionIds } from '../sessions-view.ts';
+import { gridCapacity } from '../status.ts';
+
+const API_HOST_TTL = 60;
+
+export function apiRole(ctx: Ctx): Role {
+  const { config, logger, keys, backend } = ctx;
+  const apiId = randomUUID().replaceAll('-', '');
+  let port = 0;
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
+  const server = createServer((req, res) =>
+    void onRequest(req, res).catch((error) => sendJson(res, 503, { error: `grid unavailable: ${(error as Error).message}` })),
+  );
+
+  async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://api');
+    if (req.method !== 'GET') return sendError(res, 'unknown method', 'the API is read-only: use GET');
+    const path = url.pathname.replace(/\/$/, '');
+    if (path === '/api/sessions') {
+      const state = url.searchParams.get('state');
+      const which = state === 'active' || state === 'terminated' ? state : 'all';
+      return sendJson(res, 200, { sessions: await readSessions(ctx, await sessionIds(ctx, which)) });
+    }
+    const one = /^\/api\/sessions\/([^/]+)$/.exec(path);
+    if (one) {
+      const [view] = await readSessions(ctx, [decodeURIComponent(one[1]!)], true);
+      return view ? sendJson(res, 200, view) : sendJson(res, 404, { error: `no session ${one[1]}` });
+    }
+    if (path === '/api/orchestrators') return sendJson(res, 200, { orchestrators: await readOrchestrators(ctx) });
+    if (path === '/api/metrics') return sendJson(res, 200, await readMetrics(ctx));
+    if (path === '/api/status') return sendJson(res, 200, await gridCapacity(ctx));
+    sendJson(res, 404, { error: `no such path ${path}; try /api/sessions, /api/orchestrators, /api/metrics, /api/status` });
+  }
+
+  const announce = () => backend.send(['SET', keys.apiHost({ apiId }), `${advertisedHost(config.api.host)}:${port}`, 'EX', API_HOST_TTL]);
+
+  return {
+    async start() {
+      port = await listen(server, config.api.host, config.api.port, 'webdriver api');
+      await announce();
+      heartbeat = setInterval(() => void announce().catch((error) => logger.warn('api heartbeat failed', { error: (error as Error).message })), Math.min(config.heartbeat.interval, API_HOST_TTL / 3) * 1000);
+      logger.info(`api listening on http://${config.api.host}:${port}/api/sessions`, { port });
+    },
+    async stop() {
+      clearInterval(heartbeat);
+      await backend.send(['DEL', keys.apiHost({ apiId })]).catch(() => {});
+      await closeServer(server);
+    },
+  };
+}

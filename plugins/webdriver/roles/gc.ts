@@ -1,0 +1,76 @@
+// gc: every gc.interval, purges terminated sessions older than the retention
+// period, terminates active sessions that have neither a node nor a manager
+// heartbeat (their slot goes back, counted dead), and forgets orchestrators
+// whose retain key has expired.
+import type { Role } from '../../../core/plugin.ts';
+import type { Ctx } from '../context.ts';
+import { terminateSession } from '../terminate.ts';
+
+export interface GcResult {
+  purged: string[];
+  terminated: string[];
+  forgotten: string[];
+}
+
+export async function gcOnce(ctx: Ctx): Promise<GcResult> {
+  const { backend, keys, scripts, clock, config } = ctx;
+  const result: GcResult = { purged: [], terminated: [], forgotten: [] };
+
+  const active = (await backend.send(['SMEMBERS', keys.sessionsActive()])) as string[];
+  if (active.length) {
+    const beats = (await backend.pipeline(
+      active.map((sessionId) => ['EXISTS', keys.sessionNodeHeartbeat({ sessionId }), keys.sessionManagerHeartbeat({ sessionId })] as [string, string, string]),
+    )) as number[];
+    for (const [i, sessionId] of active.entries()) {
+      if (beats[i] !== 0) continue;
+      const ended = await terminateSession(ctx, sessionId, { component: 'orchestrator', code: 'TERM', meta: 'gc: neither the node nor the manager has a heartbeat', reason: 'dead' });
+      if (ended.terminated) result.terminated.push(sessionId);
+    }
+  }
+
+  const terminated = (await backend.send(['SMEMBERS', keys.sessionsTerminated()])) as string[];
+  if (terminated.length) {
+    const stamps = (await backend.pipeline(terminated.map((sessionId) => ['HGET', keys.sessionStatus({ sessionId }), 'terminatedAt'] as [string, string, string]))) as (string | null)[];
+    const before = clock.now() - config.gc.retention * 1000;
+    for (const [i, sessionId] of terminated.entries()) {
+      const at = Date.parse(stamps[i] ?? '');
+      if (Number.isFinite(at) && at > before) continue;
+      await scripts.run('purgeSession', { keys: { terminated: {} }, args: { sessionId } });
+      result.purged.push(sessionId);
+    }
+  }
+
+  for (const orchestratorId of (await backend.send(['SMEMBERS', keys.orchestrators()])) as string[]) {
+    if ((await scripts.run('forgetOrchestrator', { keys: { orchestrators: {} }, args: { orchestratorId } })) === 1) result.forgotten.push(orchestratorId);
+  }
+  return result;
+}
+
+export function gcRole(ctx: Ctx): Role {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let running: Promise<void> = Promise.resolve();
+  let stopped = false;
+  const tick = () => {
+    running = gcOnce(ctx)
+      .then((r) => {
+        if (r.terminated.length) ctx.logger.warn('gc terminated sessions without heartbeats', { sessions: r.terminated });
+        if (r.purged.length) ctx.logger.info('gc purged terminated sessions', { count: r.purged.length });
+        if (r.forgotten.length) ctx.logger.info('gc forgot orchestrators', { orchestrators: r.forgotten });
+      })
+      .catch((error) => ctx.logger.warn('gc pass failed', { error: (error as Error).message }))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, ctx.config.gc.interval * 1000);
+      });
+  };
+  return {
+    async start() {
+      timer = setTimeout(tick, ctx.config.gc.interval * 1000);
+      ctx.logger.info('gc running', { everySeconds: ctx.config.gc.interval, retentionSeconds: ctx.config.gc.retention });
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

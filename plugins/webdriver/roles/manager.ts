@@ -1,0 +1,255 @@
+// The manager: serves POST /session (proxies forward it here). It queues the
+// session (QUEUED), matches orchestrators by the W3C rules, waits for a slot
+// from the matching orchestrators' slots.available lists (BLPOP, queue timeout),
+// allocates it (NALLOC), waits for scheduling (PENDING) and for the node
+// (NALIVE), then answers with the W3C new-session body. Every failure is
+// `session not created` (or `invalid argument`), logged with its code, and
+// leaves nothing held. A client that leaves while waiting is logged CLEFT.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { BlockingConnection } from '../../../core/backend.ts';
+import type { Role } from '../../../core/plugin.ts';
+import type { Code } from '../codes.ts';
+import type { Ctx } from '../context.ts';
+import { closeServer, hop, listen, parseJson, readBody, sendError, sendJson } from '../http.ts';
+import { advertisedHost } from '../node.ts';
+import { appendLog, readLog } from '../session-log.ts';
+import { slotOwner } from '../slots.ts';
+import { terminateSession } from '../terminate.ts';
+import { allocateSlot, markAlive, queueSession } from '../steps.ts';
+import { rfc3339 } from '../time.ts';
+import { readTimeouts } from '../timeouts.ts';
+import { capabilitySets, firstMatch, metadataOf, W3CError, type Capabilities, type Offer } from '../w3c.ts';
+
+const MANAGER_HOST_TTL = 120;
+/** The queue wait is split into blocks this long, so new orchestrators join the match and the heartbeat stays fresh. */
+const QUEUE_BLOCK_SECONDS = 5;
+
+/** A session creation that failed: its log code and the W3C error the client gets. */
+class Refusal extends Error {
+  constructor(
+    readonly code: Code,
+    readonly w3c: W3CError,
+  ) {
+    super(w3c.message);
+  }
+}
+
+export function managerRole(ctx: Ctx): Role {
+  const { config, logger, keys, backend, clock } = ctx;
+  const managerId = randomUUID().replaceAll('-', '');
+  const inFlight = new Set<Promise<void>>();
+  const server = createServer((req, res) => {
+    const job = onRequest(req, res).catch((error) => {
+      logger.error('new session failed unexpectedly', { error: (error as Error).message });
+      sendError(res, 'session not created', `the manager failed: ${(error as Error).message}`);
+    });
+    inFlight.add(job);
+    void job.finally(() => inFlight.delete(job));
+  });
+  let port = 0;
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
+
+  async function announce(): Promise<void> {
+    const host = `${advertisedHost(config.manager.host, config.manager.advertiseHost)}:${port}`;
+    await backend.pipeline([
+      ['SET', keys.managerHost({ managerId }), host, 'EX', MANAGER_HOST_TTL],
+      ['ZADD', keys.managers(), clock.now(), managerId],
+    ]);
+  }
+
+  async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== '/session' && path !== '/session/') return sendError(res, 'unknown command', `the manager serves POST /session only, not ${req.method} ${path}`);
+    if (req.method !== 'POST') return sendError(res, 'unknown method', `${req.method} /session: use POST`);
+    let body: unknown;
+    try {
+      body = parseJson(await readBody(req));
+    } catch (error) {
+      return sendError(res, error as W3CError);
+    }
+    const left = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) left.abort();
+    });
+    try {
+      const answer = await createSession(req, body, left.signal);
+      if (!left.signal.aborted) sendJson(res, 200, answer);
+    } catch (error) {
+      if (left.signal.aborted) return;
+      if (error instanceof Refusal) return sendError(res, error.w3c);
+      throw error;
+    }
+  }
+
+  /** The whole New Session flow for one request; resolves with the W3C body, or answers an error itself. */
+  async function createSession(req: IncomingMessage, body: unknown, left: AbortSignal): Promise<object> {
+    const sessionId = randomUUID();
+    const s = { sessionId };
+    const started = clock.now();
+    const requested = (body as { capabilities?: unknown } | null)?.capabilities;
+    await queueSession(ctx, {
+      sessionId,
+      requested: typeof requested === 'object' && requested !== null && !Array.isArray(requested) ? requested : { invalid: requested ?? null },
+      ...metadataOf(extensionOptions(requested)),
+      clientHost: clientAddress(req),
+      userAgent: String(req.headers['user-agent'] ?? ''),
+      meta: `manager ${managerId}`,
+    });
+    const beat = setInterval(
+      () => void backend.send(['SET', keys.sessionManagerHeartbeat(s), rfc3339(clock.now()), 'EX', Math.ceil(config.heartbeat.managerTtl)]).catch(() => {}),
+      config.heartbeat.interval * 1000,
+    );
+    const conn = await backend.blocking();
+    const onLeft = () => void conn.close().catch(() => {});
+    left.addEventListener('abort', onLeft, { once: true });
+    try {
+      return await runFlow(sessionId, started, body, req, conn, left);
+    } catch (error) {
+      if (left.aborted) {
+        await terminateSession(ctx, sessionId, { component: 'manager', code: 'CLEFT', meta: 'the client closed the connection while waiting' }).catch(() => {});
+        logger.info('client left while waiting', { sessionId });
+        throw new Refusal('CLEFT', new W3CError('session not created', 'client left'));
+      }
+      if (!(error instanceof Refusal)) await terminateSession(ctx, sessionId, { component: 'manager', meta: (error as Error).message }).catch(() => {});
+      throw error;
+    } finally {
+      clearInterval(beat);
+      left.removeEventListener('abort', onLeft);
+      await conn.close().catch(() => {});
+    }
+  }
+
+  async function runFlow(sessionId: string, started: number, body: unknown, req: IncomingMessage, conn: BlockingConnection, left: AbortSignal): Promise<object> {
+    const s = { sessionId };
+    const timeouts = await readTimeouts(ctx);
+    const refuse = async (code: Code, error: W3CError): Promise<never> => {
+      await terminateSession(ctx, sessionId, { component: 'manager', code, meta: error.message });
+      throw new Refusal(code, error);
+    };
+
+    // W3C capability processing, then matching against live orchestrators
+    let sets: Capabilities[];
+    try {
+      sets = capabilitySets(body);
+    } catch (error) {
+      return refuse('INVALIDCAP', error as W3CError);
+    }
+    const pick = async () => firstMatch(sets, await liveOffers());
+    let match = await pick();
+    if (!match) {
+      return refuse('QUNAVAILABLE', new W3CError('session not created', `no orchestrator can satisfy the capabilities ${JSON.stringify(sets)} (offered: ${describeOffers(await liveOffers())})`));
+    }
+
+    // queue: BLPOP across the matching orchestrators' slots.available (they share one cluster slot under a hash-tag prefix)
+    const deadline = clock.now() + timeouts.queue * 1000;
+    let popped: [string, string] | null = null;
+    while (!popped) {
+      const remaining = (deadline - clock.now()) / 1000;
+      if (remaining <= 0) return refuse('QTIMEOUT', new W3CError('session not created', `no slot became free within the queue timeout (${timeouts.queue} s)`));
+      const lists = match.orchestrators.map((orchestratorId) => keys.slotsAvailable({ orchestratorId }));
+      popped = (await conn.send(['BLPOP', ...lists, Math.min(remaining, QUEUE_BLOCK_SECONDS).toFixed(3)])) as [string, string] | null;
+      if (!popped) match = (await pick()) ?? match;
+    }
+    const slot = popped[1];
+    const orchestratorId = slotOwner(slot)!;
+    const o = { orchestratorId };
+    const allocated = await allocateSlot(ctx, sessionId, orchestratorId, slot);
+    if (!allocated) throw new Refusal('CLEFT', new W3CError('session not created', 'the session ended while it waited for a slot'));
+    if (left.aborted) throw new Error('client left');
+
+    // scheduling: the orchestrator puts its ID on session:ID:orchestrator (read without removing it)
+    const scheduled = await conn.send(['BLMOVE', keys.sessionOrchestrator(s), keys.sessionOrchestrator(s), 'RIGHT', 'LEFT', timeouts.scheduling]);
+    if (!scheduled) return refuse('OTIMEOUT', new W3CError('session not created', `orchestrator ${orchestratorId} did not schedule the node within ${timeouts.scheduling} s`));
+    await appendLog(ctx, sessionId, 'manager', 'PENDING', `scheduled by ${scheduled}`);
+
+    // node startup: its upstream appears and its /status answers
+    const nodeDeadline = clock.now() + timeouts.nodeStartup * 1000;
+    let upstream: { host: string; port: number } | undefined;
+    while (!upstream) {
+      if (left.aborted) throw new Error('client left');
+      const [active, fields] = (await backend.pipeline([
+        ['SISMEMBER', keys.sessionsActive(), sessionId],
+        ['HMGET', keys.sessionUpstream(s), 'host', 'port'],
+      ])) as [number, (string | null)[]];
+      if (active === 0) throw new Refusal('NTIMEOUT', new W3CError('session not created', await whyEnded(sessionId)));
+      if (fields[0] && fields[1]) {
+        const target = { host: fields[0], port: Number(fields[1]) };
+        const status = await hop(target, 'GET', '/status', {}, undefined, undefined, 2000).catch(() => undefined);
+        if (status?.status === 200 && (JSON.parse(status.body.toString()) as { value?: { ready?: boolean } }).value?.ready) upstream = target;
+      }
+      if (!upstream) {
+        if (clock.now() > nodeDeadline) return refuse('NTIMEOUT', new W3CError('session not created', `the node did not become responsive within ${timeouts.nodeStartup} s`));
+        await clock.sleep(25);
+      }
+    }
+
+    const alive = await markAlive(ctx, sessionId, `node ${upstream.host}:${upstream.port}`);
+    if (!alive) throw new Refusal('NTIMEOUT', new W3CError('session not created', await whyEnded(sessionId)));
+    const actual = JSON.parse(((await backend.send(['HGET', keys.sessionCapabilities(s), 'actual'])) as string | null) ?? '{}') as Capabilities;
+    if (typeof actual.webSocketUrl === 'string') actual.webSocketUrl = `ws://${req.headers['x-forwarded-host'] ?? req.headers.host}/session/${sessionId}/se/bidi`;
+    logger.info('session created', { sessionId, orchestratorId, slot, ms: clock.now() - started });
+    return { value: { sessionId, capabilities: actual } };
+  }
+
+  /** Orchestrators with a live heartbeat, and what each offers. */
+  async function liveOffers(): Promise<Map<string, Offer>> {
+    const ids = (await backend.send(['SMEMBERS', keys.orchestrators()])) as string[];
+    const offers = new Map<string, Offer>();
+    if (!ids.length) return offers;
+    const replies = await backend.pipeline(
+      ids.flatMap((orchestratorId) => [
+        ['EXISTS', keys.orchestratorHeartbeat({ orchestratorId })],
+        ['GET', keys.orchestratorPlatformName({ orchestratorId })],
+        ['SMEMBERS', keys.orchestratorBrowsers({ orchestratorId })],
+      ] as [string, string][]),
+    );
+    ids.forEach((orchestratorId, i) => {
+      const [alive, platformName, browsers] = replies.slice(i * 3, i * 3 + 3) as [number, string | null, string[]];
+      if (alive === 1 && platformName) offers.set(orchestratorId, { platformName, browsers });
+    });
+    return offers;
+  }
+
+  /** The failure the session's log recorded last (the node's or orchestrator's reason). */
+  async function whyEnded(sessionId: string): Promise<string> {
+    const log = await readLog(ctx, sessionId).catch(() => []);
+    const failure = [...log].reverse().find((e) => e.level === 'fail');
+    return failure ? `${failure.code}: ${failure.meta}` : 'the session ended before its node was ready';
+  }
+
+  return {
+    async start() {
+      await readTimeouts(ctx);
+      port = await listen(server, config.manager.host, config.manager.port, 'webdriver manager');
+      await announce();
+      heartbeat = setInterval(() => void announce().catch((error) => logger.warn('manager heartbeat failed', { error: (error as Error).message })), config.heartbeat.interval * 1000);
+      logger.info('manager ready', { managerId, port });
+    },
+    async stop() {
+      clearInterval(heartbeat);
+      server.close();
+      await Promise.allSettled([...inFlight]);
+      await backend.pipeline([['DEL', keys.managerHost({ managerId })], ['ZREM', keys.managers(), managerId]]).catch(() => {});
+      await closeServer(server);
+    },
+  };
+}
+
+/** Extension capabilities of alwaysMatch (where clients put names and builds). */
+function extensionOptions(requested: unknown): Capabilities {
+  const always = (requested as { alwaysMatch?: unknown } | undefined)?.alwaysMatch;
+  return typeof always === 'object' && always !== null ? (always as Capabilities) : {};
+}
+
+function clientAddress(req: IncomingMessage): string {
+  const forwarded = req.headers['x-forwarded-for'];
+  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
+  return first || req.socket.remoteAddress || '';
+}
+
+function describeOffers(offers: Map<string, Offer>): string {
+  if (!offers.size) return 'no live orchestrator';
+  return [...offers].map(([id, o]) => `${id}: ${o.platformName} ${o.browsers.join(', ')}`).join('; ');
+}
+

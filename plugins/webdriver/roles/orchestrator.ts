@@ -1,0 +1,188 @@
+// The orchestrator (type local): registers what this machine offers and its
+// slots, takes sessions from its backlog into pending with the reliable-queue
+// pattern (BRPOPLPUSH; an item leaves pending only once its node is up or has
+// failed, so a crash loses nothing), starts one node per session (SCHED or
+// STARTFAIL), recycles reclaimed slots into slots.available, and every
+// slotReclaimInterval reclaims the slots of dead sessions and orphaned slots.
+import type { BlockingConnection } from '../../../core/backend.ts';
+import type { Role } from '../../../core/plugin.ts';
+import { browserEntry, machineOrchestratorId } from '../browsers.ts';
+import type { Ctx } from '../context.ts';
+import { SessionNode } from '../node.ts';
+import { spawnNodeProcess } from '../node-process.ts';
+import { appendLog } from '../session-log.ts';
+import { terminateSession } from '../terminate.ts';
+import { reclaimSlots, registerOrchestrator, scheduleSession } from '../steps.ts';
+import { readTimeouts } from '../timeouts.ts';
+
+/** Blocking waits return this often, so stopping never waits long. */
+const BLOCK_SECONDS = 1;
+
+export function orchestratorRole(ctx: Ctx): Role {
+  const { config, logger, keys, backend } = ctx;
+  const id = config.orchestrator.id ?? machineOrchestratorId();
+  const o = { orchestratorId: id };
+  const nodes = new Map<string, { end(reason: string): Promise<void> }>();
+  const handling = new Set<Promise<void>>();
+  const blocking: BlockingConnection[] = [];
+  let browsers: string[] = [];
+  let stopping = false;
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
+  let loops: Promise<void>[] = [];
+  let suspects: string[] = [];
+
+  if (config.orchestrator.nodeMode === 'process' && (!ctx.global.redis.url || ctx.global.redis.adapter === 'embedded')) {
+    throw new Error('webdriver.orchestrator.nodeMode=process needs a Redis URL (--redis): node processes cannot share the embedded backend');
+  }
+
+  const register = () =>
+    registerOrchestrator(ctx, { orchestratorId: id, type: 'local', platformName: config.orchestrator.platformName, browsers, slots: config.orchestrator.slots });
+
+  /** One session from the backlog (or found in pending after a restart): schedule it and start its node. */
+  async function handle(sessionId: string, recovered: boolean): Promise<void> {
+    const s = { sessionId };
+    const removeFromPending = () => backend.send(['LREM', keys.pending(o), 0, sessionId]);
+    const aliveAt = (await backend.send(['HGET', keys.sessionStatus(s), 'aliveAt'])) as string | null;
+    if (aliveAt) {
+      // only after a restart: the session was served by a node of the previous process
+      if (config.orchestrator.nodeMode === 'inline') {
+        await terminateSession(ctx, sessionId, { component: 'orchestrator', code: 'TERM', meta: 'its node ended with the previous orchestrator process', reason: 'dead' });
+      }
+      await removeFromPending();
+      return;
+    }
+    const scheduled = await scheduleSession(ctx, sessionId, id, `${config.orchestrator.nodeMode} node on ${id}${recovered ? ' (recovered from pending after a restart)' : ''}`);
+    if (scheduled === 0) return; // ended meanwhile; the script took it out of pending
+    const timeouts = await readTimeouts(ctx);
+    try {
+      if (config.orchestrator.nodeMode === 'inline') await startInline(sessionId, timeouts);
+      else await startProcess(sessionId, timeouts.nodeStartup);
+    } catch (error) {
+      logger.warn('node failed to start', { sessionId, error: (error as Error).message });
+    } finally {
+      await removeFromPending();
+    }
+  }
+
+  async function startInline(sessionId: string, timeouts: Awaited<ReturnType<typeof readTimeouts>>): Promise<void> {
+    const node = new SessionNode(ctx, { sessionId, orchestratorId: id, timeouts });
+    nodes.set(sessionId, { end: (reason) => node.end('TERM', reason) });
+    void node.finished.then(() => nodes.delete(sessionId));
+    try {
+      await node.start();
+    } catch (error) {
+      await appendLog(ctx, sessionId, 'orchestrator', 'STARTFAIL', (error as Error).message).catch(() => {});
+      throw error;
+    }
+  }
+
+  /** A node process: started, then watched until it has published its upstream (or failed). */
+  async function startProcess(sessionId: string, nodeStartup: number): Promise<void> {
+    const node = spawnNodeProcess(ctx, sessionId, id);
+    nodes.set(sessionId, { end: async () => void node.child.kill('SIGTERM') });
+    void node.exited.then(async (why) => {
+      nodes.delete(sessionId);
+      if (stopping) return;
+      const ended = await terminateSession(ctx, sessionId, { component: 'orchestrator', code: 'TERM', meta: why, reason: 'dead' }).catch(() => undefined);
+      if (ended?.terminated) logger.warn('node process died; its session is terminated and its slot reclaimed', { sessionId, why, slot: ended.slot });
+    });
+    const deadline = Date.now() + nodeStartup * 1000;
+    let exited = false;
+    void node.exited.then(() => (exited = true));
+    while (Date.now() < deadline && !exited && !stopping) {
+      const [upstream, active] = (await backend.pipeline([
+        ['EXISTS', keys.sessionUpstream({ sessionId })],
+        ['SISMEMBER', keys.sessionsActive(), sessionId],
+      ])) as number[];
+      if (upstream === 1 || active === 0) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    if (exited) {
+      await appendLog(ctx, sessionId, 'orchestrator', 'STARTFAIL', await node.exited).catch(() => {});
+      throw new Error(await node.exited);
+    }
+  }
+
+  async function backlogLoop(conn: BlockingConnection): Promise<void> {
+    while (!stopping) {
+      try {
+        const sessionId = (await conn.send(['BRPOPLPUSH', keys.backlog(o), keys.pending(o), BLOCK_SECONDS])) as string | null;
+        if (!sessionId || stopping) continue;
+        const job = handle(sessionId, false).catch((error) => logger.error('scheduling failed', { sessionId, error: (error as Error).message }));
+        handling.add(job);
+        void job.finally(() => handling.delete(job));
+      } catch (error) {
+        if (stopping) return;
+        logger.warn('backlog wait failed; retrying', { error: (error as Error).message });
+        await ctx.clock.sleep(1000, ctx.signal).catch(() => {});
+      }
+    }
+  }
+
+  /** Reclaimed slots go back into slots.available (a slot the orchestrator no longer has is dropped). */
+  async function recycleLoop(conn: BlockingConnection): Promise<void> {
+    while (!stopping) {
+      try {
+        const slot = (await conn.send(['BLMOVE', keys.slotsReclaimed(o), keys.slotsAvailable(o), 'LEFT', 'RIGHT', BLOCK_SECONDS])) as string | null;
+        if (!slot) continue;
+        if ((await backend.send(['SISMEMBER', keys.slots(o), slot])) === 0) await backend.send(['LREM', keys.slotsAvailable(o), 0, slot]);
+      } catch (error) {
+        if (stopping) return;
+        logger.warn('slot recycling failed; retrying', { error: (error as Error).message });
+        await ctx.clock.sleep(1000, ctx.signal).catch(() => {});
+      }
+    }
+  }
+
+  /** One reclaim pass: orphaned slots back, dead sessions terminated (their slots back, counted dead). */
+  async function reclaim(): Promise<void> {
+    const { orphaned, suspects: next, dead } = await reclaimSlots(ctx, id, suspects);
+    suspects = next;
+    if (orphaned.length) logger.warn('reclaimed orphaned slots', { slots: orphaned });
+    for (const sessionId of dead) {
+      if (nodes.has(sessionId)) continue; // ours and running: its heartbeat is only late
+      const ended = await terminateSession(ctx, sessionId, { component: 'orchestrator', code: 'TERM', meta: 'neither the node nor the manager has a heartbeat', reason: 'dead' });
+      if (ended.terminated) logger.warn('reclaimed the slot of a dead session', { sessionId, slot: ended.slot });
+    }
+  }
+
+  async function reclaimLoop(): Promise<void> {
+    while (!stopping) {
+      const { slotReclaimInterval } = await readTimeouts(ctx).catch(() => config.timeouts);
+      await ctx.clock.sleep(slotReclaimInterval * 1000, ctx.signal).catch(() => {});
+      if (stopping) return;
+      await reclaim().catch((error) => logger.warn('slot reclaim failed', { error: (error as Error).message }));
+    }
+  }
+
+  return {
+    async start() {
+      browsers = [await browserEntry(config.orchestrator.browserBinary)];
+      await readTimeouts(ctx);
+      await register();
+      heartbeat = setInterval(() => void register().catch((error) => logger.warn('orchestrator heartbeat failed', { error: (error as Error).message })), config.heartbeat.interval * 1000);
+      // after a crash: what was pending is handled again before anything new
+      const pending = (await backend.send(['LRANGE', keys.pending(o), 0, -1])) as string[];
+      for (const sessionId of [...new Set(pending)].reverse()) {
+        const job = handle(sessionId, true).catch((error) => logger.error('recovery failed', { sessionId, error: (error as Error).message }));
+        handling.add(job);
+        void job.finally(() => handling.delete(job));
+      }
+      if (pending.length) logger.info('recovering pending sessions', { sessions: pending });
+      await reclaim();
+      blocking.push(await backend.blocking(), await backend.blocking());
+      loops = [backlogLoop(blocking[0]!), recycleLoop(blocking[1]!), reclaimLoop()];
+      logger.info('orchestrator ready', { orchestratorId: id, slots: config.orchestrator.slots, browsers, nodeMode: config.orchestrator.nodeMode });
+    },
+    async stop(reason) {
+      stopping = true;
+      clearInterval(heartbeat);
+      await Promise.all(loops);
+      await Promise.allSettled([...handling]);
+      await Promise.all([...nodes.values()].map((n) => n.end(`orchestrator stopping (${reason})`)));
+      for (const conn of blocking) await conn.close().catch(() => {});
+      // stays registered (retain) so its ID, slots and lists are found again on restart; the heartbeat lapses
+      await backend.send(['DEL', keys.orchestratorHeartbeat(o)]).catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,183 @@
+// The proxy: the one URL W3C clients use (default http://127.0.0.1:4444).
+// POST /session goes to a live manager; /session/{id}/* to that session's
+// node (routed by session:{id}:upstream, cached, dropped when the session
+// ends); BiDi WebSockets likewise; GET /status answers with the grid's
+// capacity. Requests and bytes are counted into the metrics keys.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Role } from '../../../core/plugin.ts';
+import type { Ctx } from '../context.ts';
+import { closeServer, forwardHeaders, hop, listen, readBody, sendError, type Hop } from '../http.ts';
+import { HttpMetrics } from '../http-metrics.ts';
+import { refuseUpgrade, relayUpgrade } from '../relay.ts';
+import { gridCapacity } from '../status.ts';
+import { errorBody, W3CError } from '../w3c.ts';
+
+/** How long the list of live managers is reused. */
+const MANAGER_CACHE_MS = 2000;
+/** Selenium 3 clients still add this prefix. */
+const LEGACY_PREFIX = '/wd/hub';
+const SESSION_PATH = /^\/session\/([^/?]+)(\/[^?]*)?(\?.*)?$/;
+
+interface Route {
+  host: string;
+  port: number;
+}
+
+export function proxyRole(ctx: Ctx): Role {
+  const { config, logger, keys, backend, clock } = ctx;
+  const routes = new Map<string, Route>();
+  const metrics = new HttpMetrics(ctx);
+  let managers: { at: number; list: Route[] } = { at: 0, list: [] };
+  let turn = 0;
+
+  const server = createServer((req, res) => void onRequest(req, res).catch((error) => {
+    logger.error('proxy request failed', { error: (error as Error).message });
+    sendError(res, 'unknown error', (error as Error).message);
+  }));
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => void onUpgrade(req, socket, head));
+
+  function authorized(req: IncomingMessage): boolean {
+    if (!config.proxy.token) return true;
+    const header = req.headers.authorization ?? '';
+    const bearer = /^Bearer (.+)$/i.exec(header)?.[1];
+    if (bearer === config.proxy.token) return true;
+    const basic = /^Basic (.+)$/i.exec(header)?.[1];
+    if (!basic) return false;
+    const decoded = Buffer.from(basic, 'base64').toString();
+    return decoded.slice(decoded.indexOf(':') + 1) === config.proxy.token;
+  }
+
+  function reply(req: IncomingMessage, res: ServerResponse, answer: Hop | { status: number; body: string }, bytesIn: number): void {
+    const body = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
+    if (!res.headersSent && !res.destroyed) {
+      res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length, 'cache-control': 'no-cache' }).end(body);
+    }
+    metrics.count(req.method ?? 'GET', answer.status, bytesIn, body.length);
+  }
+
+  function fail(req: IncomingMessage, res: ServerResponse, error: W3CError, bytesIn = 0): void {
+    reply(req, res, { status: error.status, body: errorBody(error.error, error.message) }, bytesIn);
+  }
+
+  async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let path = req.url ?? '/';
+    if (path.startsWith(LEGACY_PREFIX + '/') || path === LEGACY_PREFIX) path = path.slice(LEGACY_PREFIX.length) || '/';
+    if (!authorized(req)) return fail(req, res, new W3CError('unauthorized', 'missing or wrong token: send Authorization: Bearer TOKEN, or use http://user:TOKEN@host:port'));
+    let body: Buffer;
+    try {
+      body = await readBody(req);
+    } catch (error) {
+      return fail(req, res, error as W3CError);
+    }
+    const bare = path.split('?')[0];
+    if (bare === '/status' && req.method === 'GET') {
+      const capacity = await gridCapacity(ctx);
+      const answer = { value: capacity };
+      return reply(req, res, { status: 200, body: JSON.stringify(answer) }, body.length);
+    }
+    if (bare === '/session' || bare === '/session/') {
+      if (req.method !== 'POST') return fail(req, res, new W3CError('unknown method', `${req.method} /session: use POST`), body.length);
+      return newSession(req, res, body);
+    }
+    const session = SESSION_PATH.exec(path);
+    if (session) return command(req, res, session[1]!, path, body);
+    fail(req, res, new W3CError('unknown command', `${req.method} ${bare} is not a WebDriver command this grid knows`), body.length);
+  }
+
+  /** POST /session → a live manager (the next one when one cannot be reached). */
+  async function newSession(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
+    const gone = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) gone.abort();
+    });
+    const headers = forwardHeaders(req.headers, { 'x-forwarded-for': req.socket.remoteAddress ?? '', 'x-forwarded-host': req.headers.host ?? '', 'content-type': 'application/json; charset=utf-8' });
+    const tried: Route[] = [];
+    for (;;) {
+      const manager = await nextManager(tried);
+      if (!manager) {
+        return fail(req, res, new W3CError('session not created', tried.length ? `no manager answered (tried ${tried.map((m) => `${m.host}:${m.port}`).join(', ')})` : 'no manager is running: start one with coord run --plugin webdriver --role manager'), body.length);
+      }
+      tried.push(manager);
+      try {
+        const answer = await hop(manager, 'POST', '/session', headers, body, gone.signal);
+        return reply(req, res, answer, body.length);
+      } catch (error) {
+        if (gone.signal.aborted) return metrics.count('POST', 499, body.length, 0);
+        logger.warn('manager unreachable; trying another', { manager: `${manager.host}:${manager.port}`, error: (error as Error).message });
+        managers.at = 0;
+      }
+    }
+  }
+
+  async function nextManager(exclude: Route[]): Promise<Route | undefined> {
+    if (clock.now() - managers.at > MANAGER_CACHE_MS) {
+      const ids = (await backend.send(['ZRANGEBYSCORE', keys.managers(), clock.now() - 120_000, '+inf'])) as string[];
+      const hosts = ids.length ? ((await backend.pipeline(ids.map((managerId) => ['GET', keys.managerHost({ managerId })]))) as (string | null)[]) : [];
+      const list = hosts.filter((h): h is string => typeof h === 'string').map((h) => {
+        const at = h.lastIndexOf(':');
+        return { host: h.slice(0, at), port: Number(h.slice(at + 1)) };
+      });
+      managers = { at: clock.now(), list };
+    }
+    const candidates = managers.list.filter((m) => !exclude.some((e) => e.host === m.host && e.port === m.port));
+    return candidates[turn++ % Math.max(1, candidates.length)];
+  }
+
+  async function route(sessionId: string): Promise<Route | undefined> {
+    const cached = routes.get(sessionId);
+    if (cached) return cached;
+    const [host, port] = (await backend.send(['HMGET', keys.sessionUpstream({ sessionId }), 'host', 'port'])) as (string | null)[];
+    if (!host || !port) return undefined;
+    const found = { host, port: Number(port) };
+    routes.set(sessionId, found);
+    return found;
+  }
+
+  async function ended(sessionId: string): Promise<W3CError> {
+    routes.delete(sessionId);
+    const active = await backend.send(['SISMEMBER', keys.sessionsActive(), sessionId]).catch(() => 0);
+    return new W3CError('invalid session id', active ? `session ${sessionId} is not ready yet` : `session ${sessionId} does not exist or has ended`);
+  }
+
+  /** /session/{id}/… → the session's node. */
+  async function command(req: IncomingMessage, res: ServerResponse, sessionId: string, path: string, body: Buffer): Promise<void> {
+    const target = await route(sessionId);
+    if (!target) return fail(req, res, await ended(sessionId), body.length);
+    let answer: Hop;
+    try {
+      answer = await hop(target, req.method ?? 'GET', path, forwardHeaders(req.headers), body);
+    } catch {
+      return fail(req, res, await ended(sessionId), body.length);
+    }
+    if (answer.status === 404 && answer.body.includes('invalid session id')) routes.delete(sessionId);
+    if (req.method === 'DELETE' && SESSION_PATH.exec(path)?.[2] === undefined) routes.delete(sessionId);
+    reply(req, res, answer, body.length);
+  }
+
+  /** WebDriver BiDi: ws://proxy/session/{id}/se/bidi → the node. */
+  async function onUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
+    socket.on('error', () => socket.destroy());
+    const path = req.url ?? '/';
+    const session = /^\/session\/([^/?]+)\/se\/bidi$/.exec(path);
+    if (!authorized(req)) return refuseUpgrade(socket, 401, errorBody('unauthorized', 'missing or wrong token'));
+    if (!session) return refuseUpgrade(socket, 404, errorBody('unknown command', `no WebSocket endpoint ${path}`));
+    const target = await route(session[1]!).catch(() => undefined);
+    if (!target) return refuseUpgrade(socket, 404, errorBody('invalid session id', `session ${session[1]} does not exist or has ended`));
+    await relayUpgrade(req, socket, head, { ...target, path });
+  }
+
+  return {
+    async start() {
+      const port = await listen(server, config.proxy.host, config.proxy.port, 'webdriver proxy');
+      metrics.start();
+      logger.info(`proxy listening on http://${config.proxy.host}:${port}`, { port });
+    },
+    async stop() {
+      server.close();
+      await metrics.stop();
+      await closeServer(server);
+    },
+  };
+}
+

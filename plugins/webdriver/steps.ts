@@ -1,0 +1,127 @@
+// The grid's atomic steps, one Lua script each, with the arguments the roles
+// give them. Roles, scenarios and tests call these, so a script's call shape
+// is written once.
+import { LOG_MAX_LENGTH, type Ctx } from './context.ts';
+import { rfc3339, secondsSince } from './time.ts';
+
+/** Upper bounds (seconds) of the startup histogram's buckets. */
+export const STARTUP_BUCKETS = ['0.5', '1', '2', '5', '10', '30', '60', '120', '300', '+Inf'];
+
+const RETAIN_TTL = 604800;
+const ORCHESTRATOR_HEARTBEAT_TTL = 60;
+
+export interface NewSession {
+  sessionId: string;
+  requested: unknown;
+  name?: string;
+  build?: string;
+  clientHost: string;
+  userAgent: string;
+  meta: string;
+}
+
+/** QUEUED: the session's records, active, the manager's heartbeat. */
+export async function queueSession(ctx: Ctx, s: NewSession): Promise<void> {
+  const k = { sessionId: s.sessionId };
+  await ctx.scripts.run('queueSession', {
+    keys: { active: {}, status: k, capabilities: k, metadata: k, downstream: k, heartbeat: k, log: k, total: {}, counts: { level: 'info' } },
+    args: {
+      sessionId: s.sessionId,
+      now: rfc3339(ctx.clock.now()),
+      requested: JSON.stringify(s.requested),
+      name: s.name ?? '',
+      build: s.build ?? '',
+      clientHost: s.clientHost,
+      userAgent: s.userAgent,
+      heartbeatTtl: Math.ceil(ctx.config.heartbeat.managerTtl),
+      meta: s.meta,
+      maxLen: LOG_MAX_LENGTH,
+    },
+  });
+}
+
+/** NALLOC: the session holds the slot and waits in the orchestrator's backlog; false (slot given back) when the session has ended. */
+export async function allocateSlot(ctx: Ctx, sessionId: string, orchestratorId: string, slot: string): Promise<boolean> {
+  const s = { sessionId };
+  const o = { orchestratorId };
+  const reply = await ctx.scripts.run('allocateSlot', {
+    keys: { active: {}, slot: s, held: o, available: o, backlog: o, log: s, counts: { level: 'info' } },
+    args: { sessionId, slotId: slot, meta: `slot ${slot}`, maxLen: LOG_MAX_LENGTH },
+  });
+  return reply === 1;
+}
+
+/** SCHED: 1 scheduled now, 2 scheduled before (a restart), 0 gone (and out of pending). */
+export async function scheduleSession(ctx: Ctx, sessionId: string, orchestratorId: string, meta: string): Promise<0 | 1 | 2> {
+  const s = { sessionId };
+  const now = ctx.clock.now();
+  const queuedAt = (await ctx.backend.send(['HGET', ctx.keys.sessionStatus(s), 'queuedAt'])) as string | null;
+  return (await ctx.scripts.run('scheduleSession', {
+    keys: { active: {}, pending: { orchestratorId }, status: s, orchestrator: s, log: s, total: {}, duration: {}, counts: { level: 'info' } },
+    args: { sessionId, orchestratorId, now: rfc3339(now), queuedSeconds: secondsSince(queuedAt, now), meta, maxLen: LOG_MAX_LENGTH },
+  })) as 0 | 1 | 2;
+}
+
+/** NALIVE: aliveAt, counts, the startup histogram. False when the session has ended. */
+export async function markAlive(ctx: Ctx, sessionId: string, meta: string): Promise<boolean> {
+  const s = { sessionId };
+  const now = ctx.clock.now();
+  const [queuedAt, pendingAt] = (await ctx.backend.send(['HMGET', ctx.keys.sessionStatus(s), 'queuedAt', 'pendingAt'])) as (string | null)[];
+  const reply = await ctx.scripts.run('markAlive', {
+    keys: { active: {}, status: s, log: s, total: {}, duration: {}, count: {}, sum: {}, buckets: {}, counts: { level: 'info' } },
+    args: {
+      sessionId,
+      now: rfc3339(now),
+      pendingSeconds: secondsSince(pendingAt, now),
+      startupSeconds: secondsSince(queuedAt, now),
+      meta,
+      maxLen: LOG_MAX_LENGTH,
+      bounds: STARTUP_BUCKETS,
+    },
+  });
+  return reply === 1;
+}
+
+export interface OrchestratorOffer {
+  orchestratorId: string;
+  type: 'local' | 'docker' | 'k8s';
+  platformName: string;
+  browsers: readonly string[];
+  slots: number;
+}
+
+/** Registration and heartbeat: type, liveness, retain, offer, exactly `slots` slots. Returns how many slots were added. */
+export async function registerOrchestrator(ctx: Ctx, offer: OrchestratorOffer): Promise<number> {
+  const o = { orchestratorId: offer.orchestratorId };
+  return (await ctx.scripts.run('registerOrchestrator', {
+    keys: { orchestrators: {}, orchestrator: o, heartbeat: o, retain: o, platform: o, browsers: o, slots: o, available: o, reclaimed: o },
+    args: {
+      orchestratorId: offer.orchestratorId,
+      type: offer.type,
+      nowMs: String(ctx.clock.now()),
+      heartbeatTtl: ORCHESTRATOR_HEARTBEAT_TTL,
+      retainTtl: RETAIN_TTL,
+      platformName: offer.platformName,
+      slotCount: offer.slots,
+      browsers: [...offer.browsers],
+    },
+  })) as number;
+}
+
+export interface ReclaimPass {
+  /** Slots given back as orphaned in this pass. */
+  orphaned: string[];
+  /** Slots found unheld: orphaned at the next pass if still so. */
+  suspects: string[];
+  /** Sessions holding a slot with neither heartbeat: to terminate as dead. */
+  dead: string[];
+}
+
+export async function reclaimSlots(ctx: Ctx, orchestratorId: string, suspects: readonly string[]): Promise<ReclaimPass> {
+  const o = { orchestratorId };
+  const [orphaned, next, dead] = (await ctx.scripts.run('reclaimSlots', {
+    keys: { slots: o, available: o, reclaimed: o, held: o, active: {}, reclaimedTotal: {} },
+    args: { suspects: [...suspects] },
+  })) as [string[], string[], string[]];
+  return { orphaned, suspects: next, dead };
+}

@@ -1,0 +1,52 @@
+// Ending a session, from whichever role sees it end: the terminateSession
+// script does it atomically and exactly once (slot → slots.reclaimed, SMOVE
+// sessions.active → sessions.terminated, terminatedAt), logging why.
+import { codes, type Code, type Component } from './codes.ts';
+import { LOG_MAX_LENGTH, type Ctx } from './context.ts';
+import { rfc3339, secondsSince } from './time.ts';
+
+export interface Termination {
+  component: Component;
+  code?: Code;
+  meta?: string;
+  /** Counts the slot given back as reclaimed from a dead session or an orphaned slot. */
+  reason?: 'dead' | 'orphaned';
+}
+
+export interface Terminated {
+  /** False when the session had already ended. */
+  terminated: boolean;
+  /** The slot given back, or ''. */
+  slot: string;
+}
+
+export async function terminateSession(ctx: Ctx, sessionId: string, why: Termination): Promise<Terminated> {
+  const now = ctx.clock.now();
+  const aliveAt = (await ctx.backend.send(['HGET', ctx.keys.sessionStatus({ sessionId }), 'aliveAt'])) as string | null;
+  const level = why.code ? codes[why.code] : 'info';
+  const [done, slot] = (await ctx.scripts.run('terminateSession', {
+    keys: {
+      active: {},
+      terminated: {},
+      status: { sessionId },
+      slot: { sessionId },
+      log: { sessionId },
+      total: {},
+      duration: {},
+      counts: { level },
+      reclaimedTotal: {},
+    },
+    args: {
+      sessionId,
+      now: rfc3339(now),
+      aliveSeconds: aliveAt ? secondsSince(aliveAt, now) : '',
+      reason: why.reason ?? '',
+      component: why.component,
+      level,
+      code: why.code ?? '',
+      meta: why.meta ?? '',
+      maxLen: LOG_MAX_LENGTH,
+    },
+  })) as [number, string];
+  return { terminated: done === 1, slot };
+}
