@@ -156,6 +156,7 @@ export const contract = defineContract({
         worker: workerId,
         epoch: count,
         ts: unixSeconds,
+        kind: { type: 'string', enum: ['http', 'custom'], description: "http: requests (in the total); custom: the scenario's own measurements, failed steps and hooks" },
         count,
         errors: count,
         dropped: { ...count, description: 'arrival-rate iterations that found no free user in time' },

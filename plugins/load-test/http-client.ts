@@ -94,7 +94,7 @@ export class HttpClient {
       error = errorKind(err, signal);
     }
     const latency = performance.now() - start;
-    this.ctx.recorder.record(metric, latency, error);
+    this.ctx.recorder.record(metric, latency, error, 'http');
     return {
       status,
       headers: responseHeaders,

@@ -144,6 +144,7 @@ function toBatch(metric: string, fields: string[]): Batch {
   }
   return {
     metric,
+    kind: f.kind === 'http' ? 'http' : 'custom',
     worker: f.worker ?? '',
     epoch: Number(f.epoch),
     ts: Number(f.ts),

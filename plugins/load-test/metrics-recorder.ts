@@ -8,7 +8,11 @@ import type { LoadTestConfig } from './config.ts';
 import type { LoadTestKeys } from './contract.ts';
 import { encodeHistogram, newHistogram, recordMs, type Histogram } from './histogram.ts';
 
+/** 'http': a request (counted in the total); 'custom': a scenario's own measurement, a failed step or hook. */
+export type MetricKind = 'http' | 'custom';
+
 interface Pending {
+  kind: MetricKind;
   count: number;
   errors: number;
   dropped: number;
@@ -36,10 +40,10 @@ export class MetricsRecorder {
     this.epoch = epoch;
   }
 
-  record(metric: string, ms: number, error?: string): void {
+  record(metric: string, ms: number, error?: string, kind: MetricKind = 'custom'): void {
     this.recorded += 1;
     if (!this.enabled) return;
-    const p = this.entry(metric);
+    const p = this.entry(metric, kind);
     p.count += 1;
     recordMs(p.histogram, ms);
     if (error !== undefined) {
@@ -51,12 +55,12 @@ export class MetricsRecorder {
 
   /** An arrival-rate iteration that found no free user in time. */
   dropped(metric = 'iterations'): void {
-    this.entry(metric).dropped += 1;
+    this.entry(metric, 'custom').dropped += 1;
   }
 
-  private entry(metric: string): Pending {
+  private entry(metric: string, kind: MetricKind): Pending {
     let p = this.pending.get(metric);
-    if (!p) this.pending.set(metric, (p = { count: 0, errors: 0, dropped: 0, histogram: newHistogram(), kinds: new Map() }));
+    if (!p) this.pending.set(metric, (p = { kind, count: 0, errors: 0, dropped: 0, histogram: newHistogram(), kinds: new Map() }));
     return p;
   }
 
@@ -69,7 +73,7 @@ export class MetricsRecorder {
     const ts = (clock.now() / 1000).toFixed(3);
     const commands: Command[] = [['SADD', keys.metrics(), ...batches.map(([name]) => name)]];
     for (const [name, p] of batches) {
-      const fields: (string | number)[] = ['worker', this.workerId, 'epoch', this.epoch, 'ts', ts, 'count', p.count, 'errors', p.errors];
+      const fields: (string | number)[] = ['worker', this.workerId, 'epoch', this.epoch, 'ts', ts, 'kind', p.kind, 'count', p.count, 'errors', p.errors];
       if (p.dropped) fields.push('dropped', p.dropped);
       fields.push('hist', encodeHistogram(p.histogram));
       if (p.kinds.size) fields.push('error_kinds', JSON.stringify(Object.fromEntries(p.kinds)));

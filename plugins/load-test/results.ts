@@ -5,6 +5,8 @@ import { decodeHistogram, newHistogram, percentileMs, type Histogram } from './h
 
 export interface MetricSummary {
   name: string;
+  /** http: requests, counted in the total; custom: the scenario's own measurements. */
+  kind: 'http' | 'custom' | 'total';
   count: number;
   errors: number;
   /** Requests per second over the test's running time. */
@@ -48,6 +50,7 @@ export interface TestResult {
 /** One worker batch as read back from a metric:<id> stream. */
 export interface Batch {
   metric: string;
+  kind: 'http' | 'custom';
   worker: string;
   epoch: number;
   ts: number;
@@ -66,7 +69,7 @@ interface Second {
 
 /** Merges batches of one test. Histograms add exactly; nothing is sampled. */
 export class ResultAggregator {
-  private readonly perMetric = new Map<string, { count: number; errors: number; histogram: Histogram }>();
+  private readonly perMetric = new Map<string, { kind: 'http' | 'custom'; count: number; errors: number; histogram: Histogram }>();
   private readonly errorKinds = new Map<string, number>();
   private readonly seconds = new Map<number, Second>();
   private readonly usersAt = new Map<number, number>();
@@ -85,7 +88,7 @@ export class ResultAggregator {
     if (batch.epoch !== this.epoch) return;
     const histogram = batch.count > 0 ? decodeHistogram(batch.hist) : undefined;
     let metric = this.perMetric.get(batch.metric);
-    if (!metric) this.perMetric.set(batch.metric, (metric = { count: 0, errors: 0, histogram: newHistogram() }));
+    if (!metric) this.perMetric.set(batch.metric, (metric = { kind: batch.kind, count: 0, errors: 0, histogram: newHistogram() }));
     metric.count += batch.count;
     metric.errors += batch.errors;
     this.dropped += batch.dropped;
@@ -94,6 +97,7 @@ export class ResultAggregator {
       const key = `${batch.metric}\u0000${message}`;
       this.errorKinds.set(key, (this.errorKinds.get(key) ?? 0) + n);
     }
+    if (batch.kind !== 'http') return; // the per-second series are of requests
     const t = Math.max(0, Math.floor(batch.ts - this.startedAt / 1000));
     let second = this.seconds.get(t);
     if (!second) this.seconds.set(t, (second = { count: 0, errors: 0, histogram: newHistogram() }));
@@ -112,11 +116,12 @@ export class ResultAggregator {
     const durationS = Math.max(0.001, ((endedAt ?? nowMs) - this.startedAt) / 1000);
     const metrics = [...this.perMetric.entries()]
       .sort(([a], [b]) => a.localeCompare(b))
-      .map(([name, m]) => summarize(name, m.count, m.errors, m.histogram, durationS));
+      .map(([name, m]) => summarize(name, m.kind, m.count, m.errors, m.histogram, durationS));
     const all = newHistogram();
     let count = 0;
     let errors = 0;
     for (const m of this.perMetric.values()) {
+      if (m.kind !== 'http') continue; // the total is of requests
       if (m.histogram.totalCount) all.add(m.histogram);
       count += m.count;
       errors += m.errors;
@@ -146,7 +151,7 @@ export class ResultAggregator {
       mode: this.mode,
       peakUsers: this.peakUsers,
       metrics,
-      total: summarize('total', count, errors, all, durationS),
+      total: summarize('total', 'total', count, errors, all, durationS),
       errors: [...this.errorKinds.entries()]
         .map(([key, n]) => ({ metric: key.split('\u0000')[0]!, message: key.split('\u0000')[1]!, count: n }))
         .sort((a, b) => b.count - a.count),
@@ -157,9 +162,10 @@ export class ResultAggregator {
   }
 }
 
-function summarize(name: string, count: number, errors: number, h: Histogram, durationS: number): MetricSummary {
+function summarize(name: string, kind: MetricSummary['kind'], count: number, errors: number, h: Histogram, durationS: number): MetricSummary {
   return {
     name,
+    kind,
     count,
     errors,
     rps: round(count / durationS, 2),

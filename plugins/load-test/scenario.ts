@@ -30,7 +30,7 @@ export interface VirtualUser<P = Record<string, unknown>> {
   release(resource: Resource): Promise<void>;
   /** Records a custom measurement: a duration in ms under a metric name, optionally as an error. */
   record(metric: string, ms: number, error?: string): void;
-  /** Waits, or rejects when the user is stopped. */
+  /** Waits; returns early when the user is asked to stop, rejects when it is aborted after the grace period. */
   sleep(ms: number): Promise<void>;
 }
 

@@ -60,7 +60,11 @@ export class UserTask {
         await session.release(resource);
       },
       record: (metric, ms, error) => session.recorder.record(metric, ms, error),
-      sleep: (ms) => session.clock.sleep(ms, AbortSignal.any([this.stopRequest.signal, this.hard.signal])),
+      // A stop request ends a sleep early (the step goes on to finish, e.g. to give things back); an abort rejects it.
+      sleep: (ms) =>
+        session.clock.sleep(ms, AbortSignal.any([this.stopRequest.signal, this.hard.signal])).catch((err: unknown) => {
+          if (this.hard.signal.aborted) throw err;
+        }),
     };
   }
 

@@ -1,0 +1,145 @@
+// load-test across real processes on real Redis: an orchestrator and two
+// workers started with the built CLI (coord run --plugin load-test --role …).
+// Users split round-robin and follow 10 → 20 → 5; a stop during ramp-up stops
+// every user within the grace period; a stale-epoch command is ignored; 1000
+// resources shared by 50 users on 2 workers are never held twice at once; a
+// worker killed -9 is dropped, its users reassigned, and the test still ends.
+import t from 'tap';
+import { resolve } from 'node:path';
+import { createBackend } from '../adapters/index.ts';
+import { keyBuilders } from '../core/contract.ts';
+import { contract } from '../plugins/load-test/contract.ts';
+import { buildIfStale } from './support/build.ts';
+import { coord, root, type CoordProcess } from './support/cli.ts';
+import { api, startTarget, waitUntil } from './support/load.ts';
+import { freePort, startRedis } from './support/redis.ts';
+
+buildIfStale();
+const redis = await startRedis();
+const target = await startTarget();
+const prefix = '{lt}:';
+const keys = keyBuilders(contract, prefix);
+const backend = await createBackend({ url: redis.url });
+const port = await freePort();
+const timing = ['--set', 'load-test.heartbeatInterval=0.3', '--set', 'load-test.deadAfter=1.5', '--set', 'load-test.metricsInterval=0.5', '--set', 'load-test.gracefulStop=2'];
+const common = ['--redis', redis.url, '--prefix', prefix, ...timing];
+const processes: CoordProcess[] = [];
+t.teardown(async () => {
+  for (const p of processes) p.kill('SIGKILL');
+  await backend.close();
+  await target.close();
+  await redis.stop();
+});
+
+function startCoord(args: string[]): CoordProcess {
+  const p = coord(['run', '--plugin', 'load-test', ...args, ...common]);
+  processes.push(p);
+  return p;
+}
+
+const startWorker = async (id: string) => {
+  const p = startCoord(['--role', 'worker', '--set', `load-test.workerId=${id}`]);
+  await p.waitFor((l) => l.msg === 'worker registered');
+  return p;
+};
+
+const orchestrator = startCoord(['--role', 'orchestrator', '--set', `load-test.port=${port}`]);
+const workerA = await startWorker('wA');
+const workerB = await startWorker('wB');
+await orchestrator.waitFor((l) => l.msg === 'load test API and page');
+
+const members = async (key: string) => ((await backend.send(['SMEMBERS', key])) as string[]).map(Number).sort((a, b) => a - b);
+const split = async () => [(await members(keys.workerActiveUsers({ workerId: 'wA' }))).length, (await members(keys.workerActiveUsers({ workerId: 'wB' }))).length];
+const fixture = (name: string) => resolve(root, `test/fixtures/load-test/${name}`);
+
+t.test('two workers split the users round-robin and follow 10 → 20 → 5', async (t) => {
+  const before = (await target.stats()).total;
+  const start = await api(port, 'POST', '/api/start', { scenario: fixture('paced.mjs'), users: 10, spawnRate: 100, params: { baseUrl: target.url } });
+  t.equal(start.status, 202, 'started');
+  await waitUntil(async () => (await split()).join() === '5,5', 10_000, '5 users on each worker');
+  t.same(await members(keys.workerUsers({ workerId: 'wA' })), [1, 3, 5, 7, 9], 'odd users on the first worker of the snapshot');
+  t.same(await members(keys.workerUsers({ workerId: 'wB' })), [2, 4, 6, 8, 10]);
+
+  t.equal((await api(port, 'POST', '/api/users', { users: 20 })).status, 202);
+  await waitUntil(async () => (await split()).join() === '10,10', 10_000, '10 users on each worker');
+  t.pass('20 users: 10 running on each worker');
+
+  t.equal((await api(port, 'POST', '/api/users', { users: 5 })).status, 202);
+  await waitUntil(async () => (await split()).join() === '3,2', 10_000, '3 and 2 users');
+  t.same(await members(keys.users()), [1, 2, 3, 4, 5], 'the highest ids went first');
+  const status = (await api(port, 'GET', '/api/status')).body;
+  t.same(status.workers.map((w: { id: string; users: number; active_users: number }) => [w.id, w.users, w.active_users]), [['wA', 3, 3], ['wB', 2, 2]], 'the API shows the split');
+  t.ok(status.workers.every((w: { cpu_percent: number; rss_bytes: number }) => w.rss_bytes > 10_000_000 && w.cpu_percent >= 0), 'workers report CPU and current RSS');
+
+  const epoch = Number(await backend.send(['GET', keys.testEpoch()]));
+  await backend.send(['XADD', keys.workerCommands({ workerId: 'wA' }), '*', 'type', 'add_user', 'command_id', 'stale-1', 'epoch', epoch - 1, 'sent_at', Date.now() / 1000, 'payload', '{"user_id":99}']);
+  await workerA.waitFor((l) => l.msg === 'stale command ignored' && l.commandId === 'stale-1', 5000);
+  t.notOk((await members(keys.workerActiveUsers({ workerId: 'wA' }))).includes(99), 'a command of an older epoch is ignored');
+
+  const stopped = await api(port, 'POST', '/api/stop');
+  t.equal(stopped.status, 200);
+  const served = (await target.stats()).total - before;
+  t.equal(stopped.body.total.count, served, `the result counts every request the server saw (${served})`);
+  t.equal(stopped.body.peakUsers, 20);
+  t.equal(await backend.send(['GET', keys.testState()]), 'IDLE');
+});
+
+t.test('every request the workers sent is counted, across processes', async (t) => {
+  const before = (await target.stats()).total;
+  await api(port, 'POST', '/api/start', { scenario: fixture('paced.mjs'), users: 8, spawnRate: 100, duration: '2s', params: { baseUrl: target.url } });
+  await waitUntil(async () => (await backend.send(['GET', keys.testState()])) === 'IDLE', 15_000, 'the test to end by its duration');
+  const status = (await api(port, 'GET', '/api/status')).body;
+  const served = (await target.stats()).total - before;
+  t.equal(status.result.total.count, served, `${status.result.total.count} counted = ${served} served`);
+  t.ok(served > 50);
+});
+
+t.test('a stop during ramp-up stops every user within the grace period', async (t) => {
+  await api(port, 'POST', '/api/start', { scenario: fixture('paced.mjs'), users: 200, spawnRate: 20, params: { baseUrl: target.url } });
+  await waitUntil(async () => (await split()).reduce((a, b) => a + b) >= 10, 10_000, 'ten users running');
+  const users = (await api(port, 'GET', '/api/status')).body.users;
+  t.ok(users < 200, `still ramping up: ${users} of 200 users`);
+  const stopAt = Date.now();
+  const stopped = await api(port, 'POST', '/api/stop');
+  const took = Date.now() - stopAt;
+  t.equal(stopped.status, 200);
+  t.same(await split(), [0, 0], 'no user runs');
+  t.ok(took < 2000 + 1500, `stopped in ${took} ms (grace 2000 ms)`);
+  const mark = (await target.stats()).now;
+  await new Promise((r) => setTimeout(r, 700));
+  t.equal((await target.stats(mark)).arrivedSince, 0, 'no request reaches the server after the stop');
+  t.ok(stopped.body.peakUsers < 200, `the ramp stopped at ${stopped.body.peakUsers} users`);
+});
+
+t.test('1000 resources, 50 users, 2 workers: no resource is ever held by two users at once', async (t) => {
+  const before = await target.stats();
+  await api(port, 'POST', '/api/start', { scenario: fixture('resources.mjs'), users: 50, spawnRate: 200, duration: '3s', params: { baseUrl: target.url } });
+  await waitUntil(async () => (await backend.send(['GET', keys.testState()])) === 'IDLE', 20_000, 'the test to end');
+  const after = await target.stats();
+  const holds = (after.counts['GET /hold'] ?? 0) - (before.counts['GET /hold'] ?? 0);
+  t.ok(holds > 1000, `${holds} holds: the pool went round more than once`);
+  t.same(after.doubleHolds, [], 'never held twice at once');
+  t.same(after.held, [], 'all given back');
+  const result = (await api(port, 'GET', '/api/status')).body.result;
+  t.equal(result.errors.length, 0, 'no errors');
+});
+
+t.test('a worker killed -9 mid-test: dropped, its users reassigned, the test ends cleanly', async (t) => {
+  await api(port, 'POST', '/api/start', { scenario: fixture('paced.mjs'), users: 10, spawnRate: 100, params: { baseUrl: target.url } });
+  await waitUntil(async () => (await split()).join() === '5,5', 10_000, '5 users on each worker');
+  const killedAt = Date.now();
+  workerB.kill('SIGKILL');
+  await orchestrator.waitFor((l) => l.msg === 'worker dead: dropped' && l.workerId === 'wB', 10_000);
+  const detected = Date.now() - killedAt;
+  t.ok(detected < 1500 + 1500, `marked dead ${detected} ms after the kill (deadAfter 1500 ms)`);
+  t.equal(await backend.send(['HGET', keys.workerStatus({ workerId: 'wB' }), 'status']), 'dead');
+  await waitUntil(async () => (await members(keys.workerActiveUsers({ workerId: 'wA' }))).length === 10, 10_000, 'all 10 users on the surviving worker');
+  t.same(await members(keys.workerUsers({ workerId: 'wA' })), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 'its users were reassigned with their ids');
+  const timeline = (await backend.send(['XRANGE', keys.timeline(), '-', '+'])) as [string, string[]][];
+  t.ok(timeline.some(([, f]) => f.includes('worker_dead')), 'the timeline reports it');
+  const stopped = await api(port, 'POST', '/api/stop');
+  t.equal(stopped.status, 200, 'the test ends');
+  t.same(stopped.body.workersLost, ['wB'], 'the result names the lost worker');
+  t.equal(await backend.send(['GET', keys.testState()]), 'IDLE');
+  t.same(await backend.send(['SMEMBERS', keys.workers()]), ['wA']);
+});

@@ -1,0 +1,132 @@
+// Helpers for load-test tests: the target HTTP server (in its own process or
+// this one) that counts and times what it serves, and in-process load-test
+// roles (as `coord run --plugin load-test` runs them).
+import { fork } from 'node:child_process';
+import type { Server } from 'node:http';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { loadConfig } from '../../core/config.ts';
+import { memoryLogger } from '../../core/logger.ts';
+import { startProcess, type ProcessHandle } from '../../core/runtime.ts';
+import type { Backend } from '../../core/backend.ts';
+import plugin from '../../plugins/load-test/index.ts';
+import { controllerOf } from '../../plugins/load-test/roles/orchestrator.ts';
+import type { TestController } from '../../plugins/load-test/test-control.ts';
+import { root } from './cli.ts';
+import { freePort } from './redis.ts';
+
+export interface TargetStats {
+  /** Requests served, by "METHOD /route". */
+  counts: Record<string, number>;
+  /** Server-side durations (ms) by "METHOD /route". */
+  timings: Record<string, number[]>;
+  held: string[];
+  doubleHolds: string[];
+  total: number;
+  /** Requests that arrived after the `since` mark given to stats(). */
+  arrivedSince: number;
+  /** The server's performance.now(), to use as a later `since` mark. */
+  now: number;
+}
+
+export interface Target {
+  url: string;
+  stats(since?: number): Promise<TargetStats>;
+  close(): Promise<void>;
+}
+
+const targetModule = join(root, 'test/fixtures/load-test/target.mjs');
+
+/** The target server (test/fixtures/load-test/target.mjs) in this process, or in its own with `own: true`. */
+export async function startTarget(opts: { own?: boolean } = {}): Promise<Target> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  if (!opts.own) {
+    const { createTarget } = (await import(pathToFileURL(targetModule).href)) as { createTarget(): { server: Server; stats(since?: number): TargetStats } };
+    const { server, stats } = createTarget();
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    return {
+      url,
+      stats: async (since) => stats(since),
+      close: () =>
+        new Promise((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    };
+  }
+  const child = fork(targetModule, ['serve', String(port)], { stdio: 'ignore' });
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`target server exited with ${code}`)));
+  });
+  let next = 0;
+  return {
+    url,
+    stats: (since) =>
+      new Promise((resolve) => {
+        const id = ++next;
+        const onMessage = (msg: { type: string; id: number; stats: TargetStats }) => {
+          if (msg.type !== 'stats' || msg.id !== id) return;
+          child.off('message', onMessage);
+          resolve(msg.stats);
+        };
+        child.on('message', onMessage);
+        child.send({ type: 'stats', id, since });
+      }),
+    close: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export interface LoadProcess {
+  handle: ProcessHandle;
+  controller?: TestController;
+  logs: ReturnType<typeof memoryLogger>['lines'];
+}
+
+/** Starts load-test roles in this process (no roles given: orchestrator and worker, standalone). */
+export async function startLoad(opts: { redis?: string; prefix?: string; roles?: string[]; options?: Record<string, unknown>; backend?: Backend } = {}): Promise<LoadProcess> {
+  const config = loadConfig({
+    plugins: [plugin],
+    env: {},
+    flags: [
+      ...(opts.redis ? [{ path: 'redis.url', value: opts.redis }] : []),
+      ...(opts.prefix ? [{ path: 'redis.keyPrefix', value: opts.prefix }] : []),
+      { path: 'roles', value: opts.roles ?? [] },
+      { path: 'load-test.api', value: false },
+      ...Object.entries(opts.options ?? {}).map(([k, v]) => ({ path: `load-test.${k}`, value: v })),
+    ],
+  });
+  const logger = memoryLogger();
+  const handle = await startProcess({ plugins: [plugin], config, logger, backend: opts.backend });
+  return { handle, controller: controllerOf(handle.signal), logs: logger.lines };
+}
+
+/** Exact percentile of raw values (nearest rank), to compare with the HDR's. */
+export function exactPercentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+}
+
+export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 20_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Calls the orchestrator's API; resolves with the status and the JSON body. */
+export async function api(port: number, method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: any }> {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json().catch(() => undefined) };
+}
