@@ -4,6 +4,7 @@
 // work too. Types are stripped, not checked. Deno needs none of this.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { loadTypescript } from './typescript.ts';
 
 interface LoadResult {
   format?: string;
@@ -17,7 +18,8 @@ const TS = /\.m?ts$/;
 export async function load(url: string, context: unknown, nextLoad: NextLoad): Promise<LoadResult> {
   const path = url.startsWith('file:') ? fileURLToPath(url.split('?')[0]!) : '';
   if (!TS.test(path) || path.endsWith('.d.ts')) return nextLoad(url, context);
-  const ts = (await import('typescript')).default;
+  const ts = await loadTypescript();
+  if (!ts) throw new Error(`${path}: Node needs the typescript package to run .ts files (npm install typescript)`);
   const source = await readFile(path, 'utf8');
   const output = ts.transpileModule(source, {
     fileName: path,

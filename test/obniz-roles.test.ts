@@ -1,0 +1,249 @@
+// The manager and slaves in this process on real Redis: devices spread and
+// started with onInstall, list edits reach the workers within one sync,
+// requests, a moved device never runs twice (recorded starts and ends), a
+// clean stop hands devices over, bad input gives one clear error each.
+import t from 'tap';
+import { join } from 'node:path';
+import { createBackend } from '../adapters/index.ts';
+import type { Backend } from '../core/backend.ts';
+import type { Manager } from '../plugins/obniz/roles/manager.ts';
+import type { Slave } from '../plugins/obniz/roles/slave.ts';
+import { readList } from '../plugins/obniz/store.ts';
+import { deviceFile, devices, fixtures, loops, overlaps, recordEvents, roleCtx, startManager, startSlave, until } from './support/obniz.ts';
+import { startRedis } from './support/redis.ts';
+
+const redis = await startRedis();
+const backend: Backend = await createBackend({ url: redis.url });
+t.teardown(async () => {
+  await backend.close();
+  await redis.stop();
+});
+
+let n = 0;
+const prefix = () => `{roles${++n}}:`;
+
+/** Runs fn with the roles it starts stopped afterwards, whatever happens. */
+async function scope(fn: (track: <T extends Slave | Manager>(role: T) => T) => Promise<void>): Promise<void> {
+  const started: (Slave | Manager)[] = [];
+  try {
+    await fn((role) => (started.push(role), role));
+  } finally {
+    for (const role of started.reverse()) await role.stop('test done').catch(() => {});
+  }
+}
+
+t.test('two slaves and a manager: 6 devices, 3 each, onInstall then onStart; request and directRequest answer', (t) =>
+  scope(async (track) => {
+    const events = recordEvents();
+    const p = prefix();
+    const file = deviceFile(devices(6));
+    const s1 = track(await startSlave(backend, p, 's1'));
+    const s2 = track(await startSlave(backend, p, 's2'));
+    const manager = track(await startManager(backend, p, 'm1', { devices: file.path }));
+    t.equal(manager.isFirstManager(), true);
+    await until(() => s1.running().length === 3 && s2.running().length === 3, '3 workers on each slave');
+    const ids = devices(6).map((d) => d.id);
+    t.same(events.filter((e) => e.ev === 'install').map((e) => e.id).sort(), ids, 'onInstall once per new device');
+    for (const id of ids) {
+      const mine = events.filter((e) => e.id === id).map((e) => e.ev);
+      t.same(mine, ['install', 'start'], `${id}: onInstall before onStart`);
+    }
+    const answers = await manager.request('ping');
+    t.same(Object.keys(answers).sort(), ids);
+    t.match(answers[ids[0]!], new RegExp(`^ping:${ids[0]}:s[12]$`));
+    t.same(await manager.directRequest(ids[1]!, 'who'), { [ids[1]!]: `who:${ids[1]}:${s1.running().includes(ids[1]!) ? 's1' : 's2'}` });
+    await t.rejects(manager.directRequest('nope', 'x'), /device nope is not installed/);
+
+    const second = track(await startManager(backend, p, 'm2', { devices: file.path }));
+    t.equal(second.isFirstManager(), false, 'm1 was alive');
+  }));
+
+t.test('device list edits reach the workers within one sync: add (onInstall, onStart), change (onEnd, onStart), remove (onUninstall, onEnd)', (t) =>
+  scope(async (track) => {
+    const events = recordEvents();
+    const p = prefix();
+    const list = devices(3);
+    const file = deviceFile(list);
+    const s1 = track(await startSlave(backend, p, 's1'));
+    track(await startManager(backend, p, 'm1', { devices: file.path }));
+    await until(() => s1.running().length === 3, 'three running');
+    const [a, b, c] = list;
+    const added = devices(1, 50)[0]!;
+    events.length = 0;
+    const since = Date.now();
+    file.write([a, { ...b!, configs: { n: 'changed' } }, added]);
+    await until(() => events.length >= 6, 'six lifecycle events', 5000);
+    const took = Date.now() - since;
+    t.ok(took < 3000, `applied in ${took} ms (periodic sync is 60 s away: the file change triggered it)`);
+    const of = (id: string) => events.filter((e) => e.id === id).map((e) => e.ev);
+    t.same(of(added.id), ['install', 'start'], 'added');
+    t.same(of(b!.id), ['end', 'start'], 'changed: restarted, no install');
+    t.same(events.filter((e) => e.id === b!.id && e.ev === 'start')[0]!.configs, { n: 'changed' }, 'with the new configs');
+    t.same(of(c!.id), ['uninstall', 'end'], 'removed: onUninstall before onEnd');
+    t.same(of(a!.id), [], 'untouched');
+    t.same(s1.running().sort(), [a!.id, b!.id, added.id].sort());
+  }));
+
+t.test('a moved device starts on its new slave only after the old one ran onEnd (relocate-all with slow onEnd)', (t) =>
+  scope(async (track) => {
+    const events = recordEvents();
+    const p = prefix();
+    const list = devices(8, 0, { configs: { endDelayMs: 300 } });
+    const file = deviceFile(list);
+    const s1 = track(await startSlave(backend, p, 's1'));
+    const manager = track(await startManager(backend, p, 'm1', { devices: file.path }));
+    await until(() => s1.running().length === 8, 'all on s1');
+    const s2 = track(await startSlave(backend, p, 's2'));
+    const result = await manager.doAllRelocate();
+    t.same(result.counts, { s1: 4, s2: 4 });
+    await until(() => s2.running().length === 4 && s1.running().length === 4, '4 and 4 running');
+    t.same(overlaps(events), [], 'no device ran on two slaves at once');
+    const moved = events.filter((e) => e.slave === 's2' && e.ev === 'start');
+    t.equal(moved.length, 4);
+    for (const start of moved) {
+      const end = events.find((e) => e.id === start.id && e.slave === 's1' && e.ev === 'end')!;
+      t.ok(end && end.t <= start.t, `${start.id}: s1 ended at ${end?.t}, s2 started at ${start.t}`);
+    }
+    t.equal(events.filter((e) => e.ev === 'install').length, 8, 'a move is no new install');
+    t.equal(events.filter((e) => e.ev === 'uninstall').length, 0, 'nor an uninstall');
+  }));
+
+t.test('a slave that stops cleanly hands its devices over at once; the manager removes the dead slave\'s keys', (t) =>
+  scope(async (track) => {
+    const events = recordEvents();
+    const p = prefix();
+    const file = deviceFile(devices(6));
+    const s1 = await startSlave(backend, p, 's1');
+    const s2 = track(await startSlave(backend, p, 's2'));
+    track(await startManager(backend, p, 'm1', { devices: file.path }));
+    await until(() => s1.running().length === 3 && s2.running().length === 3, 'spread');
+    const stoppedAt = Date.now();
+    await s1.stop('test');
+    await until(() => s2.running().length === 6, 's2 runs all six', 5000);
+    t.ok(Date.now() - stoppedAt < 1000, `taken over in ${Date.now() - stoppedAt} ms`);
+    t.same(overlaps(events), []);
+    const ctx = roleCtx(backend, p, {});
+    t.equal(await backend.send(['EXISTS', ctx.keys.slaveHeartbeat({ name: 's1' }), ctx.keys.workers({ name: 's1' })]), 0);
+    t.equal((await readList(ctx, 's2')).size, 6);
+  }));
+
+t.test('a slave that stops beating is found dead and its devices move; one that cannot write its heartbeat stops its workers first', (t) =>
+  scope(async (track) => {
+    const events = recordEvents();
+    const p = prefix();
+    const file = deviceFile(devices(4));
+    const lines: Parameters<typeof startSlave>[4] = [];
+    // s1's backend: a connection we can cut to play a slave that lost Redis
+    const cut = await createBackend({ url: redis.url });
+    const s1 = track(await startSlave(cut, p, 's1', {}, lines));
+    const s2 = track(await startSlave(backend, p, 's2'));
+    track(await startManager(backend, p, 'm1', { devices: file.path }));
+    await until(() => s1.running().length === 2 && s2.running().length === 2, 'spread');
+    const ids = s1.running();
+    await cut.close();
+    const lostAt = Date.now();
+    await until(() => s1.running().length === 0, 's1 fences itself', 5000);
+    const fencedAfter = Date.now() - lostAt;
+    await until(() => ids.every((id) => s2.running().includes(id)), 's2 runs s1\'s devices', 10_000);
+    const movedAfter = Date.now() - lostAt;
+    t.ok(fencedAfter < 1200, `s1 stopped its workers ${fencedAfter} ms after losing Redis, before its 1.2 s heartbeat TTL`);
+    t.ok(movedAfter <= 1200 + 300 + 700, `devices ran again after ${movedAfter} ms (TTL 1.2 s + check 0.3 s + slack)`);
+    t.same(overlaps(events), [], 'never on two slaves');
+    t.ok(lines.some((l) => l.level === 'error' && /no heartbeat written for too long/.test(l.msg)), 'one clear error on s1');
+  }));
+
+t.test('bad input: a worker that throws in onLoop is one error line, the others keep looping', (t) =>
+  scope(async (track) => {
+    recordEvents();
+    const p = prefix();
+    const list = [...devices(2), { id: 'bad-1', configs: { throwInLoop: true } }];
+    const file = deviceFile(list);
+    const lines: Parameters<typeof startSlave>[4] = [];
+    const s1 = track(await startSlave(backend, p, 's1', {}, lines));
+    track(await startManager(backend, p, 'm1', { devices: file.path }));
+    await until(() => s1.running().length === 3, 'three running');
+    await until(() => (loops().get('bad-1') ?? 0) >= 10 && (loops().get(list[0]!.id) ?? 0) >= 10, 'ten loops each');
+    const errors = lines.filter((l) => l.level === 'error');
+    t.equal(errors.length, 1, 'one error line for ten failures');
+    t.equal(errors[0]!.msg, 'worker bad-1: onLoop failed: sensor of bad-1 unreadable');
+    t.equal(errors[0]!.fields.obnizId, 'bad-1');
+    t.same(s1.running().length, 3, 'all still running');
+  }));
+
+t.test('bad input: a malformed device file is one error, the workers keep running on the last good list; at start it stops the manager', (t) =>
+  scope(async (track) => {
+    recordEvents();
+    const p = prefix();
+    const file = deviceFile(devices(2));
+    const lines: Parameters<typeof startSlave>[4] = [];
+    const s1 = track(await startSlave(backend, p, 's1'));
+    track(await startManager(backend, p, 'm1', { devices: file.path }, lines));
+    await until(() => s1.running().length === 2, 'two running');
+    file.writeText('[{"id": "0000-0000"}, {"id": ]');
+    await until(() => lines.some((l) => l.level === 'error'), 'an error logged', 5000);
+    await new Promise((r) => setTimeout(r, 100));
+    file.writeText('[{"id": "0000-0000"}, {"id": ]\n'); // saved again, still broken the same way
+    await new Promise((r) => setTimeout(r, 400));
+    const errors = lines.filter((l) => l.level === 'error');
+    t.equal(errors.length, 1, 'one line even though the broken file was read twice');
+    t.match(errors[0]!.msg, /^devices file .*devices\.json:1:\d+: cannot parse: .*; keeping the current assignments$/);
+    t.equal(s1.running().length, 2, 'workers untouched');
+    file.write([{ id: 'x' }, { id: 'x' }]);
+    await until(() => lines.filter((l) => l.level === 'error').length === 2, 'the duplicate reported');
+    t.match(lines.filter((l) => l.level === 'error')[1]!.msg, /\[1\]\.id: "x" is listed twice/);
+    file.write(devices(3));
+    await until(() => s1.running().length === 3, 'a good list applies again');
+
+    const bad = deviceFile('not a list', 'devices.yaml');
+    await t.rejects(startManager(backend, prefix(), 'm9', { devices: bad.path }), /^devices file .*devices\.yaml: expected a list of devices \(or \{"devices": \[\.\.\.\]\}\), got string "not a list"$/);
+  }));
+
+t.test('bad input: a worker module that does not load is one clear error and the slave does not start', async (t) => {
+  const p = prefix();
+  await t.rejects(startSlave(backend, p, 'b1', { worker: join(fixtures, 'broken-worker.mjs') }), {
+    message: /^cannot load worker .*broken-worker\.mjs: SyntaxError: Unexpected token ';' \(at .*broken-worker\.mjs:4:\d+\)$/,
+  });
+  await t.rejects(startSlave(backend, p, 'b2', { worker: join(fixtures, 'nope.mjs') }), { message: /^cannot load worker .*nope\.mjs: no such file$/ });
+  await t.rejects(startSlave(backend, p, 'b3', { worker: join(fixtures, 'no-default-worker.mjs') }), { message: /has no default export/ });
+  await t.rejects(startSlave(backend, p, 'b4', { worker: undefined }), { message: /^obniz\.worker is not set/ });
+  const ctx = roleCtx(backend, p, {});
+  t.same(await backend.send(['ZRANGE', ctx.keys.slaveIndex(), 0, -1]), [], 'none of them beat: no device is ever assigned to them');
+});
+
+t.test('a failing onStart is logged and the device is retried later; the other workers start', (t) =>
+  scope(async (track) => {
+    recordEvents();
+    const p = prefix();
+    const file = deviceFile([...devices(2), { id: 'fails-1', configs: { failStart: true } }]);
+    const lines: Parameters<typeof startSlave>[4] = [];
+    const s1 = track(await startSlave(backend, p, 's1', {}, lines));
+    track(await startManager(backend, p, 'm1', { devices: file.path }));
+    await until(() => s1.running().length === 2, 'two running');
+    await until(() => lines.some((l) => l.level === 'error'), 'an error');
+    t.same(lines.filter((l) => l.level === 'error').map((l) => l.msg), ['worker fails-1: onStart failed: cannot start fails-1']);
+    const ctx = roleCtx(backend, p, {});
+    t.equal(await backend.send(['HGET', ctx.keys.claims(), 'fails-1']), null, 'its claim went back');
+  }));
+
+t.test('device connections: the stand-in device class connects (onObnizConnect, onObnizLoop); an unreachable device does not hang a stop', (t) =>
+  scope(async (track) => {
+    const events = recordEvents();
+    (globalThis as { __obnizDeviceLoops?: Map<string, number> }).__obnizDeviceLoops = new Map();
+    const instances: { id: string; options: Record<string, unknown> }[] = [];
+    (globalThis as { __fakeObniz?: unknown[] }).__fakeObniz = instances;
+    const p = prefix();
+    const file = deviceFile([{ id: 'online-1' }, { id: 'offline-1' }]);
+    const s1 = track(await startSlave(backend, p, 's1', { obniz: 'on', obnizModule: join(fixtures, 'fake-obniz.mjs'), appToken: 'app-token-1' }));
+    track(await startManager(backend, p, 'm1', { devices: file.path }));
+    await until(() => events.some((e) => e.ev === 'connect' && e.id === 'online-1'), 'online-1 connected');
+    const deviceLoops = (globalThis as unknown as { __obnizDeviceLoops: Map<string, number> }).__obnizDeviceLoops;
+    await until(() => (deviceLoops.get('online-1') ?? 0) >= 3, 'onObnizLoop runs');
+    t.equal(instances[0]!.options.access_token, 'app-token-1', 'the app token is the device access token');
+    t.equal(instances[0]!.options.auto_connect, false);
+    t.notOk(events.some((e) => e.ev === 'connect' && e.id === 'offline-1'), 'offline-1 never connects');
+    const started = Date.now();
+    await s1.stop('test');
+    t.ok(Date.now() - started < 2000, `stopped in ${Date.now() - started} ms with an unreachable device (closeTimeout 0.3 s)`);
+    t.same(events.filter((e) => e.ev === 'end').map((e) => e.id).sort(), ['offline-1', 'online-1'], 'onEnd ran for both');
+    t.ok(events.some((e) => e.ev === 'close' && e.id === 'online-1'), 'onObnizClose for the reachable one');
+  }));
