@@ -1,0 +1,32 @@
+// `coord run --plugin obniz` with a worker and a device file and no Redis:
+// manager and slave in one process on the embedded backend, a TypeScript
+// worker (Node transpiles it, Deno runs it as is), Ctrl-C stops it cleanly —
+// on Node and on Deno.
+import t from 'tap';
+import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildIfStale } from './support/build.ts';
+import { coord, type Runtime } from './support/cli.ts';
+import { fixtures, until } from './support/obniz.ts';
+
+buildIfStale();
+
+for (const runtime of ['node', 'deno'] as Runtime[]) {
+  t.test(`standalone on ${runtime}`, async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'obniz-standalone-'));
+    const devices = join(dir, 'devices.yaml');
+    writeFileSync(devices, '- id: 1234-5678\n  configs: {room: kitchen}\n- 8765-4321\n');
+    const record = join(dir, 'record.jsonl');
+    const p = coord(['run', '--plugin', 'obniz', '--set', `obniz.worker=${join(fixtures, 'ts-worker.ts')}`, '--set', `obniz.devices=${devices}`], { OBNIZ_TEST_RECORD: record }, runtime);
+    t.teardown(() => p.kill('SIGKILL'));
+    const ready = await p.waitFor((l) => l.msg === 'ready', 120_000);
+    t.match(String(ready.redis), /^embedded:/, 'on the embedded backend');
+    t.same(ready.roles, ['obniz/master']);
+    const starts = () => (existsSync(record) ? readFileSync(record, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; text: string }) : []);
+    await until(() => starts().length === 2, 'two workers started', 30_000);
+    t.same(starts().map((s) => s.text).sort(), ['hello 1234-5678', 'hello 8765-4321'], 'the TypeScript worker ran with its .ts import');
+    p.kill('SIGINT');
+    t.equal(await p.exited, 0, 'Ctrl-C stops and exits 0');
+  });
+}

@@ -1,0 +1,137 @@
+// Wire compatibility with obniz-app-sdk 1.5, with the SDK's side played by
+// plain Redis commands exactly as ANCHORS.md describes it (bare keys, no
+// prefix): a coord manager finds an SDK slave by its heartbeat, assigns it
+// devices, and its synchronize / keyRequest envelopes are the SDK's; a coord
+// slave runs devices an SDK manager assigned (seconds, a status field) and
+// answers the SDK manager's keyRequest on its own channel.
+import t from 'tap';
+import { createBackend } from '../adapters/index.ts';
+import type { Backend, PubSubMessage } from '../core/backend.ts';
+import { deviceFile, devices, recordEvents, startManager, startSlave, until } from './support/obniz.ts';
+import { startRedis } from './support/redis.ts';
+
+const redis = await startRedis();
+/** The SDK's own timings: heartbeat every 10 s with EX 20, dead after 30 s. */
+const sdkTimings = { heartbeatInterval: 10, heartbeatTtl: 20, deadAfter: 30, healthCheckInterval: 10 };
+const backend: Backend = await createBackend({ url: redis.url });
+const sdk: Backend = await createBackend({ url: redis.url });
+t.teardown(async () => {
+  await backend.close();
+  await sdk.close();
+  await redis.stop();
+});
+
+/** Everything published on app* as an SDK manager sees it. */
+async function listen(): Promise<{ messages: PubSubMessage[]; close(): Promise<void> }> {
+  const sub = await sdk.subscriber();
+  const messages: PubSubMessage[] = [];
+  sub.onMessage((m) => messages.push(m));
+  await sub.psubscribe('app*');
+  return { messages, close: () => sub.close() };
+}
+
+t.test('a coord manager and an SDK slave: found by its heartbeat, given devices in the SDK format, asked over the SDK envelope', async (t) => {
+  await sdk.send(['FLUSHALL']);
+  const app = await listen();
+  // the SDK slave: heartbeat Date.now() ms with EX 20; SUBSCRIBE app and app.{name}
+  await sdk.send(['SET', 'slave:sdk-s1:heartbeat', Date.now(), 'EX', 20]);
+  const slaveSub = await sdk.subscriber();
+  const received: { channel: string; message: any }[] = [];
+  slaveSub.onMessage((m) => {
+    const message = JSON.parse(m.message);
+    received.push({ channel: m.channel, message });
+    // answers a keyRequest as the SDK slave does: direct, toManager, on its own channel
+    if (message.action === 'keyRequest' && !message.info.toManager) {
+      void sdk.send(['HKEYS', 'workers:sdk-s1']).then((ids) =>
+        sdk.send(['PUBLISH', 'app.sdk-s1', JSON.stringify({
+          action: 'keyRequestResponse',
+          info: { sendMode: 'direct', toManager: true, to: message.info.from, from: 'sdk-s1' },
+          body: { requestId: message.body.requestId, results: Object.fromEntries((ids as string[]).map((id) => [id, `sdk:${message.body.key}`])) },
+        })]));
+    }
+  });
+  await slaveSub.subscribe('app', 'app.sdk-s1');
+
+  const file = deviceFile(devices(4));
+  const manager = await startManager(backend, '', 'm1', { devices: file.path, ...sdkTimings });
+  t.teardown(async () => {
+    await manager.stop();
+    await slaveSub.close();
+    await app.close();
+  });
+  const list = (await sdk.send(['HGETALL', 'workers:sdk-s1'])) as string[];
+  t.equal(list.length, 8, 'the SDK slave (found by SCAN, not in any index) got all 4 devices');
+  const entry = JSON.parse(list[1]!);
+  t.same(Object.keys(entry), ['install', 'instanceName', 'updatedMillisecond'], 'the SDK entry shape');
+  t.equal(entry.instanceName, 'sdk-s1');
+  t.ok(Math.abs(entry.updatedMillisecond - Date.now()) < 5000, 'updatedMillisecond in ms');
+  t.same(entry.install, devices(4).find((d) => d.id === list[0]), 'install is the device as listed');
+
+  await until(() => received.some((r) => r.message.action === 'synchronize'), 'synchronize reached the SDK slave');
+  const sync = received.find((r) => r.message.action === 'synchronize')!;
+  t.equal(sync.channel, 'app');
+  t.same(sync.message, { action: 'synchronize', info: { sendMode: 'broadcast', toManager: false, from: 'm1' }, body: { syncType: 'redis' } }, 'exactly the SDK envelope');
+
+  const answers = await manager.request('temp');
+  t.same(answers, Object.fromEntries(devices(4).map((d) => [d.id, 'sdk:temp'])), 'app.request gathers the SDK slave\'s answer');
+  const ask = received.find((r) => r.message.action === 'keyRequest')!;
+  t.same(ask.message.info, { sendMode: 'broadcast', toManager: false, from: 'm1' });
+  t.same(Object.keys(ask.message.body).sort(), ['key', 'requestId']);
+  const direct = await manager.directRequest(devices(1)[0]!.id, 'one');
+  t.same(direct, Object.fromEntries(devices(4).map((d) => [d.id, 'sdk:one'])), 'directRequest goes to app.sdk-s1 (the SDK slave answers for all it runs)');
+  const directAsk = received.filter((r) => r.message.action === 'keyRequest')[1]!;
+  t.equal(directAsk.channel, 'app.sdk-s1');
+  t.same(directAsk.message.info, { sendMode: 'direct', to: 'sdk-s1', toManager: false, from: 'm1' });
+  t.equal(directAsk.message.body.obnizId, devices(1)[0]!.id);
+
+  t.equal(await sdk.send(['GET', 'master:m1:heartbeat']).then((v) => Math.abs(Number(v) - Date.now()) < 5000), true, 'manager heartbeat in ms');
+  const ttl = (await sdk.send(['TTL', 'master:m1:heartbeat'])) as number;
+  t.ok(ttl >= 19 && ttl <= 20, `manager heartbeat EX 20 (TTL now ${ttl})`);
+
+});
+
+t.test('a coord slave and an SDK manager: runs what the SDK assigned (seconds, status), answers its keyRequest as an SDK slave would', async (t) => {
+  await sdk.send(['FLUSHALL']);
+  const events = recordEvents();
+  const app = await listen();
+  const slave = await startSlave(backend, '', 'c1', sdkTimings);
+  t.teardown(async () => {
+    await slave.stop('done');
+    await app.close();
+  });
+  const beat = (await sdk.send(['GET', 'slave:c1:heartbeat'])) as string;
+  t.match(beat, /^\d{13}$/, 'heartbeat is Date.now() in ms');
+  const ttl = (await sdk.send(['TTL', 'slave:c1:heartbeat'])) as number;
+  t.ok(ttl >= 19 && ttl <= 20, `EX 20 (TTL now ${ttl})`);
+
+  // what the SDK manager's own Lua writes: updatedMillisecond as Unix seconds (text), status 0
+  const install = { id: 'sdk-dev-1', hardware: 'obnizb1', configs: '{"a":1}' };
+  await sdk.send(['HSET', 'workers:c1', install.id, JSON.stringify({ install, instanceName: 'c1', updatedMillisecond: String(Math.floor(Date.now() / 1000)), status: 0 })]);
+  await sdk.send(['PUBLISH', 'app', JSON.stringify({ action: 'synchronize', info: { sendMode: 'broadcast', toManager: false, from: 'sdk-m' }, body: { syncType: 'redis' } })]);
+  await until(() => slave.running().includes(install.id), 'the coord slave runs the SDK-assigned device');
+  t.same(events.filter((e) => e.id === install.id).map((e) => e.ev), ['start'], 'started (no onInstall: the SDK manager does not mark new installs)');
+
+  await sdk.send(['PUBLISH', 'app', JSON.stringify({ action: 'keyRequest', info: { sendMode: 'broadcast', toManager: false, from: 'sdk-m' }, body: { requestId: 'r-1', key: 'status' } })]);
+  await until(() => app.messages.some((m) => m.message.includes('keyRequestResponse')), 'an answer');
+  const answer = app.messages.find((m) => m.message.includes('keyRequestResponse'))!;
+  t.equal(answer.channel, 'app.c1', 'on the slave\'s own channel, as SDK slaves answer');
+  t.same(JSON.parse(answer.message), {
+    action: 'keyRequestResponse',
+    info: { sendMode: 'direct', to: 'sdk-m', toManager: true, from: 'c1' },
+    body: { requestId: 'r-1', results: { [install.id]: 'status:sdk-dev-1:c1' } },
+  });
+
+  await sdk.send(['PUBLISH', 'app.c1', JSON.stringify({ action: 'reportRequest', info: { sendMode: 'direct', to: 'c1', toManager: false, from: 'sdk-m' }, body: {} })]);
+  await until(() => app.messages.some((m) => m.message.includes('"report"')), 'a report');
+  t.same(JSON.parse(app.messages.find((m) => m.message.includes('"report"'))!.message).body, { installIds: [install.id] });
+
+  // a message to another slave, and traffic that is not an SDK envelope, are ignored
+  await sdk.send(['PUBLISH', 'app', 'not json']);
+  await sdk.send(['HDEL', 'workers:c1', install.id]);
+  await sdk.send(['PUBLISH', 'app.c1', JSON.stringify({ action: 'synchronize', info: { sendMode: 'direct', to: 'someone-else', toManager: false, from: 'sdk-m' }, body: { syncType: 'redis' } })]);
+  await new Promise((r) => setTimeout(r, 300));
+  t.ok(slave.running().includes(install.id), 'a synchronize for another slave is not ours');
+  await sdk.send(['PUBLISH', 'app', JSON.stringify({ action: 'synchronize', info: { sendMode: 'broadcast', toManager: false, from: 'sdk-m' }, body: { syncType: 'redis' } })]);
+  await until(() => !slave.running().includes(install.id), 'removed by the SDK manager: stopped');
+  t.same(events.filter((e) => e.id === install.id).map((e) => e.ev), ['start', 'end']);
+});
