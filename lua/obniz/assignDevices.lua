@@ -61,10 +61,14 @@ local function ownerOf(id)
   return nil
 end
 
+-- decide every device first, then write with one command per slave list and per set
+local unpack = unpack or table.unpack
+local taken, fields, placed, quoted = {}, {}, {}, {}
+for _, name in ipairs(living) do quoted[name] = cjson.encode(name) end
 for i = 0, n - 1 do
   local id, install = ARGV[6 + 2 * i], ARGV[7 + 2 * i]
   out[#out + 1] = id
-  if ownerOf(id) then
+  if taken[id] or ownerOf(id) then
     out[#out + 1] = 'err'
     out[#out + 1] = 'ALREADY_INSTALLED'
   else
@@ -72,14 +76,20 @@ for i = 0, n - 1 do
     for _, name in ipairs(living) do
       if not best or counts[name] < counts[best] then best = name end
     end
-    redis.call('HSET', workersHead .. best, id,
-      '{"install":' .. install .. ',"instanceName":' .. cjson.encode(best) .. ',"updatedMillisecond":' .. nowText .. '}')
     counts[best] = counts[best] + 1
-    if owners then owners[id] = best end
-    redis.call('SADD', KEYS[2], id)
-    redis.call('SREM', KEYS[3], id)
+    taken[id] = true
+    placed[#placed + 1] = id
+    fields[best] = fields[best] or {}
+    local list = fields[best]
+    list[#list + 1] = id
+    list[#list + 1] = '{"install":' .. install .. ',"instanceName":' .. quoted[best] .. ',"updatedMillisecond":' .. nowText .. '}'
     out[#out + 1] = 'ok'
     out[#out + 1] = best
   end
+end
+for name, list in pairs(fields) do redis.call('HSET', workersHead .. name, unpack(list)) end
+if #placed > 0 then
+  redis.call('SADD', KEYS[2], unpack(placed))
+  redis.call('SREM', KEYS[3], unpack(placed))
 end
 return out
