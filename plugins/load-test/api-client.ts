@@ -20,8 +20,9 @@ export async function apiCall(options: Readonly<Record<string, unknown>>, method
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
-    throw new Error(`cannot reach the load-test orchestrator at ${url.origin} (${cause}): start one with coord run --plugin load-test, or pass --api`);
+    const cause = (err as { cause?: { code?: string; errors?: { code?: string }[]; message?: string } }).cause;
+    const why = cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? (err as Error).message;
+    throw new Error(`cannot reach the load-test orchestrator at ${url.origin} (${why}): start one with coord run --plugin load-test, or pass --api`);
   }
   const data = (await res.json().catch(() => ({}))) as { error?: string };
   const why = `orchestrator at ${url.origin}: ${data.error ?? `HTTP ${res.status}`}`;

@@ -26,6 +26,7 @@ export const page = String.raw`<!doctype html>
  <label>spawn rate /s<input name="spawnRate" value="10"></label>
  <label>duration<input name="duration" placeholder="e.g. 30s (empty: until stopped)"></label>
  <label>rate /s (arrival)<input name="rate" placeholder="empty: closed model"></label>
+ <label>params (JSON)<input name="params" placeholder='{"baseUrl": "http://…"}'></label>
  <button type="submit" data-testid="start">Start</button>
  <button type="button" id="stop" data-testid="stop">Stop</button>
 </form>
@@ -59,6 +60,9 @@ $('#start').addEventListener('submit', (e) => {
   if (f.scenario) body.scenario = f.scenario;
   if (f.duration) body.duration = f.duration;
   if (f.rate) body.rate = f.rate;
+  if (f.params) {
+    try { body.params = JSON.parse(f.params); } catch { show(new Error('params is not JSON: ' + f.params)); return; }
+  }
   call('POST', '/api/start', body).then(() => show(), show).then(refresh);
 });
 $('#stop').addEventListener('click', () => call('POST', '/api/stop').then(() => show(), show).then(refresh));

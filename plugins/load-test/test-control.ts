@@ -134,7 +134,7 @@ export class TestController {
       target: options.users,
       assigned: 0,
       rampBusy: false,
-      rampCarry: 0,
+      rampCarry: 1, // the first user starts at once, the next ones at the spawn rate
       lastRampAt: performance.now(),
       finished,
       finish,
@@ -191,10 +191,12 @@ export class TestController {
       const result = run.aggregator.result(ctx.clock.now(), endedAt);
       this.last = result;
       this.run = undefined;
+      this.stopping = undefined; // before anyone hears of the end, so a new start is accepted at once
       this.log.info('test stopped', { epoch: run.epoch, requests: result.total.count, errors: result.total.errors });
       run.finish(result);
       return result;
-    })().finally(() => {
+    })();
+    this.stopping.catch(() => {
       this.stopping = undefined;
     });
     return this.stopping;

@@ -24,6 +24,8 @@ export class UserTask {
   /** Resolves when the user has stopped and given back its resources. */
   done: Promise<void> = Promise.resolve();
   busy = false;
+  /** onStart has finished: the user may take arrival-rate iterations. */
+  started = false;
   readonly user: VirtualUser;
 
   constructor(
@@ -78,6 +80,7 @@ export class UserTask {
       try {
         await this.guard('onStart', () => this.session.scenario.source.onStart?.(this.user));
       } finally {
+        this.started = true;
         this.markReady();
       }
       if (loop) {

@@ -46,7 +46,7 @@ export class TestSession {
     if (payload.rate) {
       this.scheduler = new ArrivalScheduler({
         rate: () => (this.targetUsers > 0 ? (payload.rate! * this.users.size) / this.targetUsers : 0),
-        idleUser: () => [...this.users.values()].find((u) => !u.busy && !u.stopping),
+        idleUser: () => [...this.users.values()].find((u) => u.started && !u.busy && !u.stopping),
         maxDelayMs: ctx.config.maxIterationDelay * 1000,
         dropped: () => this.recorder.dropped(),
       });
