@@ -1,4 +1,4 @@
-// `coord obniz status`, `coord obniz relocate-all` and `coord obniz request`:
+// `coord obniz status`, `relocate-all`, `relocate` and `request`:
 // a running deployment seen and steered from the command line.
 import type { CommandTools, PluginCommand, RoleContext } from '../../core/plugin.ts';
 import type { ObnizConfig } from './config.ts';
@@ -6,7 +6,7 @@ import type { ObnizKeys } from './contract.ts';
 import { channelFor, envelope } from './messages.ts';
 import { KeyRequester } from './requests.ts';
 import { obnizStatus, type ObnizStatus } from './status.ts';
-import { relocateAll, type Ctx } from './store.ts';
+import { relocateAll, relocateDevice, type Ctx } from './store.ts';
 
 type CommandCtx = RoleContext<ObnizConfig, ObnizKeys> & { close(): Promise<void> };
 const SENDER = `coord-cli-${process.pid}`;
@@ -37,12 +37,29 @@ export const commands: PluginCommand[] = [
     async run(options, _args, tools) {
       const result = await withCtx(tools, async (ctx) => {
         const r = await relocateAll(ctx);
-        const message = envelope('synchronize', SENDER, { syncType: 'redis' });
-        await ctx.backend.send(['PUBLISH', channelFor(message, ctx.global.redis.keyPrefix, 'manager'), JSON.stringify(message)]);
+        await synchronize(ctx);
         return r;
       });
       if (options.json) tools.print(JSON.stringify(result, null, 2));
       else tools.print(`moved ${result.moved} devices; now ${Object.entries(result.counts).map(([n, c]) => `${n} ${c}`).join(', ')}`);
+    },
+  },
+  {
+    name: 'obniz relocate',
+    description: 'Move one device to the least-loaded other alive slave (the seed\'s relocation; --force moves it from an alive slave)',
+    options: [{ flags: '--force', description: 'Move it even when its slave is alive' }],
+    async run(options, args, tools) {
+      const obnizId = args[0];
+      if (!obnizId) {
+        tools.print('usage: coord obniz relocate OBNIZ_ID [--force]');
+        return 2;
+      }
+      const moved = await withCtx(tools, async (ctx) => {
+        const r = await relocateDevice(ctx, obnizId, options.force === true);
+        await synchronize(ctx);
+        return r;
+      });
+      tools.print(`moved ${obnizId} from ${moved.from} to ${moved.to}`);
     },
   },
   {
@@ -68,6 +85,12 @@ export const commands: PluginCommand[] = [
     },
   },
 ];
+
+/** Tells the slaves to read their lists now (the SDK's synchronize broadcast). */
+async function synchronize(ctx: Ctx): Promise<void> {
+  const message = envelope('synchronize', SENDER, { syncType: 'redis' });
+  await ctx.backend.send(['PUBLISH', channelFor(message, ctx.global.redis.keyPrefix, 'manager'), JSON.stringify(message)]);
+}
 
 export function statusTables(status: ObnizStatus): string {
   const age = (ms: number | null) => (ms === null ? '-' : `${(ms / 1000).toFixed(1)}s ago`);

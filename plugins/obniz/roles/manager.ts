@@ -18,6 +18,7 @@ import {
   ObnizScriptError,
   readAssignments,
   relocateAll,
+  relocateDevice,
   relocateSlave,
   removeDevices,
   slaveStates,
@@ -123,6 +124,13 @@ export class Manager {
     const result = await relocateAll(this.ctx);
     await this.synchronize();
     return result;
+  }
+
+  /** The seed's relocation of one device (errors: ObnizScriptError with the seed's codes), then synchronize. */
+  async relocate(obnizId: string, force = false): Promise<{ from: string; to: string }> {
+    const moved = await relocateDevice(this.ctx, obnizId, force);
+    await this.synchronize();
+    return moved;
   }
 
   /** Applies install events directly (a webhook with no device list to re-read). */
