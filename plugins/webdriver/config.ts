@@ -14,7 +14,7 @@ export interface Timeouts {
 export interface WebDriverConfig {
   timeouts: Timeouts;
   heartbeat: { interval: number; nodeTtl: number; managerTtl: number };
-  proxy: { host: string; port: number; token?: string; metricsFlushInterval: number };
+  proxy: { host: string; port: number; token?: string; metricsFlushInterval: number; bodyTimeout: number };
   manager: { host: string; port: number; advertiseHost?: string };
   orchestrator: {
     id?: string;
@@ -74,6 +74,7 @@ export const configSchema = {
         port: port(4444, 'The one URL clients use (0 picks a free port).'),
         token: { type: 'string', minLength: 1, description: 'When set, clients must send it: Authorization: Bearer TOKEN, or as the password of http://user:TOKEN@host:4444.' },
         metricsFlushInterval: seconds(1, 'How often the proxy adds its request and byte counts to the metrics keys.'),
+        bodyTimeout: seconds(10, 'A request body that stops arriving for this long is answered 400 invalid argument (truncated request).'),
       },
     },
     manager: {

@@ -1,7 +1,9 @@
-// One chromedriver process: started on a free port (it prints which), ready
-// once /status says so, stopped with its browsers.
+// One chromedriver process: started on a free loopback port, ready once
+// /status says so, stopped with its browsers. (Its "started on port N" line
+// cannot be relied on: piped, its output is buffered.)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
+import { createServer } from 'node:net';
 import { hop } from './http.ts';
 
 export class DriverError extends Error {
@@ -30,55 +32,69 @@ export interface DriverOptions {
   signal?: AbortSignal;
 }
 
+/** A port free on loopback right now (the driver binds it next; a lost race is retried). */
+function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 export async function startDriver(options: DriverOptions): Promise<Driver> {
+  const deadline = Date.now() + options.timeoutMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options, deadline);
+    } catch (error) {
+      // another process took the port between our check and the driver's bind
+      if (!(error instanceof DriverError && error.kind === 'failure' && /address already in use|bind\(\) failed/i.test(error.message)) || attempt >= 3) throw error;
+    }
+  }
+}
+
+async function startOnce(options: DriverOptions, deadline: number): Promise<Driver> {
+  const port = await freeLoopbackPort();
   let child: ChildProcess;
   const log: WriteStream | undefined = options.logFile ? createWriteStream(options.logFile, { flags: 'a' }) : undefined;
   try {
-    child = spawn(options.binary, ['--port=0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(options.binary, [`--port=${port}`], { stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (error) {
     throw new DriverError('failure', `cannot start ${options.binary}: ${(error as Error).message}`);
   }
   let output = '';
+  const onData = (chunk: Buffer) => {
+    log?.write(chunk);
+    if (output.length < 8192) output += chunk.toString();
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
   const exited = new Promise<string>((resolve) => {
     child.once('error', (error) => resolve(`${options.binary} could not run: ${error.message}`));
-    child.once('exit', (code, signal) => resolve(`${options.binary} exited (${signal ?? `code ${code}`})${output ? `: ${output.trim().split('\n').at(-1)}` : ''}`));
+    child.once('exit', (code, signal) => resolve(`${options.binary} exited (${signal ?? `code ${code}`})${output.trim() ? `: ${output.trim().split('\n').at(-1)}` : ''}`));
   });
+  let gone = false;
+  void exited.then(() => (gone = true));
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
+    if (!gone) {
       child.kill('SIGTERM');
-      const gone = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 2000))]);
-      if (!gone) child.kill('SIGKILL');
+      const quit = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 2000))]);
+      if (!quit) child.kill('SIGKILL');
       await exited;
     }
     log?.end();
   };
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new DriverError('timeout', `${options.binary} did not report its port within ${options.timeoutMs} ms`)), options.timeoutMs);
-    const onData = (chunk: Buffer) => {
-      const text = chunk.toString();
-      log?.write(text);
-      if (output.length < 4096) output += text;
-      const found = /on port (\d+)/.exec(output);
-      if (found && Number(found[1]) > 0) {
-        clearTimeout(timer);
-        resolve(Number(found[1]));
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    void exited.then((why) => {
-      clearTimeout(timer);
-      reject(new DriverError('failure', why));
-    });
-  }).catch(async (error) => {
-    await stop();
-    throw error;
-  });
-  const deadline = Date.now() + options.timeoutMs;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new DriverError('failure', await exited);
+    if (gone) {
+      await stop();
+      throw new DriverError('failure', await exited);
+    }
     try {
-      const status = await hop({ host: '127.0.0.1', port }, 'GET', '/status', {}, undefined, options.signal, 2000);
+      const status = await hop({ host: '127.0.0.1', port }, 'GET', '/status', { host: `127.0.0.1:${port}` }, undefined, options.signal, 2000);
       if (status.status === 200 && (JSON.parse(status.body.toString()) as { value?: { ready?: boolean } }).value?.ready) break;
     } catch {
       // not listening yet

@@ -7,12 +7,22 @@ import { errorBody, W3CError, type ErrorCode } from './w3c.ts';
 /** Largest request body accepted (a New Session request or a command). */
 export const BODY_LIMIT = 16 * 1024 * 1024;
 
-/** Reads the whole body; rejects with W3CError when it is too large or the client goes away mid-body. */
-export function readBody(req: IncomingMessage, limit = BODY_LIMIT): Promise<Buffer> {
+/** A body that stops arriving for this long is incomplete (a truncated request). */
+export const BODY_IDLE_MS = 10_000;
+
+/** Reads the whole body; rejects with W3CError when it is too large, stalls, or the client goes away mid-body. */
+export function readBody(req: IncomingMessage, limit = BODY_LIMIT, idleMs = BODY_IDLE_MS): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let timer = setTimeout(stalled, idleMs);
+    function stalled() {
+      reject(new W3CError('invalid argument', `the request body stopped after ${size} of ${req.headers['content-length'] ?? '?'} bytes (truncated request)`));
+    }
+    req.once('close', () => clearTimeout(timer));
     req.on('data', (chunk: Buffer) => {
+      clearTimeout(timer);
+      timer = setTimeout(stalled, idleMs);
       size += chunk.length;
       if (size > limit) {
         reject(new W3CError('invalid argument', `request body larger than ${limit} bytes`));
@@ -21,7 +31,10 @@ export function readBody(req: IncomingMessage, limit = BODY_LIMIT): Promise<Buff
       }
       chunks.push(chunk);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('end', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks));
+    });
     req.on('aborted', () => reject(new W3CError('invalid argument', 'the request body ended before its announced length (truncated request)')));
     req.on('error', () => reject(new W3CError('invalid argument', 'the request body could not be read (truncated request)')));
   });
@@ -65,7 +78,9 @@ export function listen(server: Server, host: string, port: number, what: string)
 /** Closes a server and every connection it still has. */
 export function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
-    server.close(() => resolve());
+    // close() on a server that already stopped listening would wait for a 'close' event that has passed
+    if (server.listening) server.close(() => resolve());
+    else resolve();
     server.closeAllConnections();
   });
 }

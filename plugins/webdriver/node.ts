@@ -110,13 +110,14 @@ export class SessionNode {
       this.driverWebSocket = typeof actual.webSocketUrl === 'string' ? actual.webSocketUrl : '';
       this.chromePid = Number(actual['goog:processID']) || 0;
       await ctx.backend.send(['HSET', ctx.keys.sessionCapabilities({ sessionId: id }), 'actual', JSON.stringify(actual)]);
+      await this.log('LSINIT', `driver session ${this.driverSessionId}`);
+      // last: the manager serves the client once it sees this
       await ctx.backend.send([
         'HSET', ctx.keys.sessionUpstream({ sessionId: id }),
         'host', advertisedHost(config.orchestrator.nodeHost, config.orchestrator.advertiseHost),
         'port', port,
         'driverSessionID', this.driverSessionId,
       ]);
-      await this.log('LSINIT', `driver session ${this.driverSessionId}`);
     } catch (error) {
       await this.end('DFAILURE', (error as Error).message);
       throw error;

@@ -228,7 +228,7 @@ export function managerRole(ctx: Ctx): Role {
     },
     async stop() {
       clearInterval(heartbeat);
-      server.close();
+      server.close(); // no new connections while in-flight work drains
       await Promise.allSettled([...inFlight]);
       await backend.pipeline([['DEL', keys.managerHost({ managerId })], ['ZREM', keys.managers(), managerId]]).catch(() => {});
       await closeServer(server);

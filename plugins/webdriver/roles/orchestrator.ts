@@ -27,6 +27,8 @@ export function orchestratorRole(ctx: Ctx): Role {
   const blocking: BlockingConnection[] = [];
   let browsers: string[] = [];
   let stopping = false;
+  /** Loops end when the role stops or the process starts stopping (an aborted sleep returns at once: without this check a loop would spin). */
+  const done = () => stopping || ctx.signal.aborted;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   let loops: Promise<void>[] = [];
   let suspects: string[] = [];
@@ -104,15 +106,15 @@ export function orchestratorRole(ctx: Ctx): Role {
   }
 
   async function backlogLoop(conn: BlockingConnection): Promise<void> {
-    while (!stopping) {
+    while (!done()) {
       try {
         const sessionId = (await conn.send(['BRPOPLPUSH', keys.backlog(o), keys.pending(o), BLOCK_SECONDS])) as string | null;
-        if (!sessionId || stopping) continue;
+        if (!sessionId || done()) continue;
         const job = handle(sessionId, false).catch((error) => logger.error('scheduling failed', { sessionId, error: (error as Error).message }));
         handling.add(job);
         void job.finally(() => handling.delete(job));
       } catch (error) {
-        if (stopping) return;
+        if (done()) return;
         logger.warn('backlog wait failed; retrying', { error: (error as Error).message });
         await ctx.clock.sleep(1000, ctx.signal).catch(() => {});
       }
@@ -121,13 +123,13 @@ export function orchestratorRole(ctx: Ctx): Role {
 
   /** Reclaimed slots go back into slots.available (a slot the orchestrator no longer has is dropped). */
   async function recycleLoop(conn: BlockingConnection): Promise<void> {
-    while (!stopping) {
+    while (!done()) {
       try {
         const slot = (await conn.send(['BLMOVE', keys.slotsReclaimed(o), keys.slotsAvailable(o), 'LEFT', 'RIGHT', BLOCK_SECONDS])) as string | null;
         if (!slot) continue;
         if ((await backend.send(['SISMEMBER', keys.slots(o), slot])) === 0) await backend.send(['LREM', keys.slotsAvailable(o), 0, slot]);
       } catch (error) {
-        if (stopping) return;
+        if (done()) return;
         logger.warn('slot recycling failed; retrying', { error: (error as Error).message });
         await ctx.clock.sleep(1000, ctx.signal).catch(() => {});
       }
@@ -147,10 +149,10 @@ export function orchestratorRole(ctx: Ctx): Role {
   }
 
   async function reclaimLoop(): Promise<void> {
-    while (!stopping) {
+    while (!done()) {
       const { slotReclaimInterval } = await readTimeouts(ctx).catch(() => config.timeouts);
       await ctx.clock.sleep(slotReclaimInterval * 1000, ctx.signal).catch(() => {});
-      if (stopping) return;
+      if (done()) return;
       await reclaim().catch((error) => logger.warn('slot reclaim failed', { error: (error as Error).message }));
     }
   }

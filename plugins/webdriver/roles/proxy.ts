@@ -66,7 +66,7 @@ export function proxyRole(ctx: Ctx): Role {
     if (!authorized(req)) return fail(req, res, new W3CError('unauthorized', 'missing or wrong token: send Authorization: Bearer TOKEN, or use http://user:TOKEN@host:port'));
     let body: Buffer;
     try {
-      body = await readBody(req);
+      body = await readBody(req, undefined, config.proxy.bodyTimeout * 1000);
     } catch (error) {
       return fail(req, res, error as W3CError);
     }
@@ -174,7 +174,7 @@ export function proxyRole(ctx: Ctx): Role {
       logger.info(`proxy listening on http://${config.proxy.host}:${port}`, { port });
     },
     async stop() {
-      server.close();
+      server.close(); // no new connections while in-flight work drains
       await metrics.stop();
       await closeServer(server);
     },
