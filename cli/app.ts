@@ -1,17 +1,12 @@
 // The coord command line (cac): core commands, plus the commands plugins add.
 // Every error ends as one line on stderr and an exit code (see errors.ts).
+// Commands are imported when run, so `coord --help` loads none of them.
 import { cac } from 'cac';
 import { didYouMean } from '../core/did-you-mean.ts';
 import { environment, runtimeName } from '../core/platform.ts';
 import type { Plugin } from '../core/plugin.ts';
 import { coordVersion } from '../core/version.ts';
 import { builtinPlugins } from '../plugins/index.ts';
-import { configCommand } from './commands/config.ts';
-import { conformanceCommand } from './commands/conformance.ts';
-import { inspectCommand } from './commands/inspect.ts';
-import { pluginsCommand } from './commands/plugins.ts';
-import { runCommand } from './commands/run.ts';
-import { schemaCommand } from './commands/schema.ts';
 import { errorLine, exitCodeOf, UsageError } from './errors.ts';
 import { processIo, type Io } from './io.ts';
 import { isPluginPath, loadPlugin } from './load-plugin.ts';
@@ -38,34 +33,34 @@ async function dispatch(argv: readonly string[], io: Io): Promise<number> {
     .command('run', 'Start roles of a plugin in this process until SIGINT/SIGTERM (no --role: all its default roles, standalone)')
     .option('--plugin <name>', 'Plugin: a built-in name or a module path (./my-plugin.js)', { type: [String] })
     .option('--role <role>', 'Role to start (repeatable); roles of one deployment share --redis and --prefix', { type: [String] });
-  withConfigOptions(last(cli)).action((o: Options) => runCommand(o, io));
+  withConfigOptions(last(cli)).action(async (o: Options) => (await import('./commands/run.ts')).runCommand(o, io));
 
   cli
     .command('plugins', 'List the plugins: name, version, description, roles')
     .option('--plugin <path>', 'Also list this plugin module (repeatable)', { type: [String] })
-    .action((o: Options) => pluginsCommand(o, io));
+    .action(async (o: Options) => (await import('./commands/plugins.ts')).pluginsCommand(o, io));
 
   cli
     .command('schema', "Print a plugin's keyspace reference and config options")
     .option('--plugin <name>', 'Plugin: a built-in name or a module path')
     .option('--format <format>', 'md or json', { default: 'md' })
-    .action((o: Options) => schemaCommand(o, io));
+    .action(async (o: Options) => (await import('./commands/schema.ts')).schemaCommand(o, io));
 
   cli.command('inspect', "Check a running deployment's keyspace against a plugin's contract").option('--plugin <name>', 'Plugin: a built-in name or a module path');
-  withConfigOptions(last(cli)).action((o: Options) => inspectCommand(o, io));
+  withConfigOptions(last(cli)).action(async (o: Options) => (await import('./commands/inspect.ts')).inspectCommand(o, io));
 
   cli
     .command('conformance', 'Run the conformance suites: adapter semantics and plugin contracts (Node only)')
     .option('--adapter <name>', 'Adapter to test (repeatable; default: embedded, and all of them with --redis)', { type: [String] })
     .option('--plugin <name>', 'Plugin whose contract to test (repeatable; default: the built-in ones)', { type: [String] });
-  withConfigOptions(last(cli)).action((o: Options) => conformanceCommand(o, io));
+  withConfigOptions(last(cli)).action(async (o: Options) => (await import('./commands/conformance.ts')).conformanceCommand(o, io));
 
   cli
     .command('config', 'Print the effective config (--dump) or check a config file (--check FILE)')
     .option('--dump', 'Print the effective config as YAML (password masked)')
     .option('--check <file>', 'Check a config file and exit')
     .option('--plugin <name>', 'Plugin whose section to include (repeatable; default: the built-in ones)', { type: [String] });
-  withConfigOptions(last(cli)).action((o: Options) => configCommand(o, io));
+  withConfigOptions(last(cli)).action(async (o: Options) => (await import('./commands/config.ts')).configCommand(o, io));
 
   const first = argv.find((a) => !a.startsWith('-'));
   if (first === undefined || !CORE_COMMANDS.includes(first)) addPluginCommands(cli, await commandPlugins(argv), CORE_COMMANDS, io);

@@ -41,6 +41,7 @@ export function addPluginCommands(cli: CAC, plugins: readonly Plugin[], reserved
         cmd.option(o.flags, o.description, o.default === undefined ? undefined : { default: o.default });
       }
     }
+    cmd.option('--plugin <path>', 'Plugin module that adds this command, when it is not built in', { type: [String] });
     withConfigOptions(cmd);
     cmd.action(async (...params: unknown[]) => {
       const options = params.at(-1) as Record<string, unknown>;

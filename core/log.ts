@@ -31,7 +31,13 @@ export function createLogger(options: LogOptions = {}): Logger {
         colorize: tty,
         destination: options.destination ?? fd,
         translateTime: 'SYS:HH:MM:ss.l',
-        ignore: 'pid,hostname',
+        // One line per event, led by who said it: '[12:00:01.234] INFO: browser-grid/proxy role started {"port":8080}'.
+        singleLine: true,
+        messageFormat: (line, messageKey) => {
+          const who = [line.plugin, line.role].filter(Boolean).join('/');
+          return who ? `${who} ${String(line[messageKey])}` : String(line[messageKey]);
+        },
+        ignore: 'pid,hostname,plugin,role',
       })
     : (options.destination ?? pino.destination({ dest: fd, sync: true }));
   return wrap(pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, stream));

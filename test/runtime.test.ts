@@ -236,6 +236,26 @@ t.test('a process on real Redis', async (t) => {
     await t.rejects(handle.backend.send(['PING']), 'the backend the runtime made is closed by stop');
   });
 
+  t.test("a role's scripts run by name, with keys built under the deployment prefix", async (t) => {
+    const scripts = join(dir, 'ctx-lua');
+    mkdirSync(scripts);
+    writeFileSync(join(scripts, 'markRole.lua'), '-- markRole: marks a role.\n-- KEYS[1] mark\n-- ARGV[1] value\nreturn redis.call("SET", KEYS[1], ARGV[1])\n');
+    const plugin = recorder([], {
+      scripts,
+      roles: {
+        a: (ctx: RoleContext) => ({
+          start: async () => void (await ctx.scripts.run('markRole', { keys: { mark: { role: 'a' } }, args: { value: String(ctx.config.label) } })),
+          stop: async () => {},
+        }),
+      },
+    });
+    const backend = await createBackend({ url: redis.url });
+    t.teardown(() => backend.close());
+    const handle = await startProcess({ plugins: [plugin], config: configFor([plugin], { keyPrefix: '{t3}:' }), backend });
+    await handle.stop('done');
+    t.equal(await backend.send(['GET', '{t3}:mark:a']), 'rec', "the script ran with the plugin's config default as its argument");
+  });
+
   t.test('two plugins in one process get their own sections and contexts', async (t) => {
     const seen: Record<string, unknown> = {};
     const make = (name: string): Plugin =>

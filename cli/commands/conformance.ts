@@ -66,7 +66,10 @@ export async function conformanceCommand(options: Readonly<Record<string, unknow
 }
 
 async function runSuites(suites: readonly Suite[]): Promise<Row[]> {
-  const { Test, t: tapRoot } = await import('tap');
+  const { Test, t: tapRoot } = await import('tap').catch((err: { code?: string }) => {
+    if (err.code === 'ERR_MODULE_NOT_FOUND') throw new UsageError('conformance needs the tap package: npm install --save-dev tap');
+    throw err;
+  });
   // Importing tap makes its root test, which times the whole process out after
   // 30 s; the suites here run on their own root and may take longer on a real Redis.
   tapRoot.setTimeout(0);

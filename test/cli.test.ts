@@ -1,0 +1,237 @@
+// The built `coord` CLI (dist/cli/main.js) on Node, run as a user runs it: a
+// child process per command line. Every error is one line on stderr with the
+// documented exit code; `run` starts roles and stops them in reverse on SIGTERM.
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { parse as parseYaml } from 'yaml';
+import { createBackend } from '../adapters/index.ts';
+import { buildIfStale } from './support/build.ts';
+import { coord, coordSync, type LogLine } from './support/cli.ts';
+import { freePort, startRedis } from './support/redis.ts';
+
+const echo = './test/fixtures/plugins/echo/index.js';
+// The environment must not point the CLI at some other Redis.
+const env = { REDIS_URL: '', COORD_REDIS_URL: '', COORD_KEY_PREFIX: '', COORD_LOG_LEVEL: '', COORD_DEBUG: '' };
+const dir = mkdtempSync(join(tmpdir(), 'coord-cli-'));
+
+t.before(() => buildIfStale());
+
+/** Runs the CLI to completion. */
+function cli(...args: string[]) {
+  return coordSync(args, env);
+}
+
+/** Asserts the documented error shape: nothing on stdout, exactly one `coord: …` line on stderr, no stack. */
+function oneLineError(t: Tap.Test, r: ReturnType<typeof cli>, code: number, message: string | RegExp): void {
+  t.equal(r.status, code, `exit ${code}`);
+  t.equal(r.stdout, '', 'nothing on stdout');
+  const lines = r.stderr.split('\n').filter(Boolean);
+  t.equal(lines.length, 1, `one line on stderr: ${r.stderr}`);
+  t.match(lines[0], message);
+  t.notMatch(r.stderr, /\n\s+at /, 'no stack trace');
+}
+
+t.test('--help and --version, for coord and for each command', async (t) => {
+  const help = cli('--help');
+  t.equal(help.status, 0);
+  for (const command of ['run', 'plugins', 'schema', 'inspect', 'conformance', 'config']) t.match(help.stdout, new RegExp(`^  ${command}\\s`, 'm'), `lists ${command}`);
+  t.match(help.stdout, /^coord\/0\.1\.0/, 'names coord and its version');
+
+  const runHelp = cli('run', '--help');
+  t.equal(runHelp.status, 0);
+  for (const flag of ['--plugin <name>', '--role <role>', '--config <file>', '--redis <url>', '--prefix <keyPrefix>', '--set <path=value>']) {
+    t.match(runHelp.stdout, flag, `run --help shows ${flag}`);
+  }
+  for (const args of [['--version'], ['-v'], ['run', '--version'], ['config', '--version']]) {
+    const r = cli(...args);
+    t.equal(r.status, 0);
+    t.match(r.stdout, /^coord 0\.1\.0 \(node v\d+\./, `${args.join(' ')} prints the version`);
+  }
+});
+
+t.test('plugins lists name, version, description and roles', async (t) => {
+  const r = cli('plugins', '--plugin', echo);
+  t.equal(r.status, 0, r.stderr);
+  t.match(r.stdout, 'echo 1.0.0  Two roles that each write a greeting key (test fixture)\n  roles: first, second');
+});
+
+t.test('schema of a plugin: markdown by default, JSON on request', async (t) => {
+  const md = cli('schema', '--plugin', echo);
+  t.equal(md.status, 0, md.stderr);
+  t.match(md.stdout, '# Keyspace of plugin `echo`');
+  t.match(md.stdout, '| `echo:{role}` | string | none (never expires) | first, second | `greeting` |');
+  t.match(md.stdout, '| `greeting` | string, length ≥ 1, default "hello" — What the roles write. | `ECHO_GREETING` |');
+  const json = cli('schema', '--plugin', echo, '--format', 'json');
+  t.equal(json.status, 0, json.stderr);
+  const parsed = JSON.parse(json.stdout);
+  t.equal(parsed.contract.plugin, 'echo');
+  t.same(parsed.contract.keys.map((k: { entry: string }) => k.entry), ['greeting']);
+  t.same(parsed.config.env, { ECHO_GREETING: 'greeting', ECHO_REPEAT: 'repeat' });
+  oneLineError(t, cli('schema', '--plugin', echo, '--format', 'pdf'), 2, 'coord: --format pdf: expected md or json');
+});
+
+t.test('config --dump: the effective config as YAML, password masked', async (t) => {
+  const file = join(dir, 'dump.yaml');
+  writeFileSync(file, 'log:\n  level: warn\nplugins:\n  echo:\n    repeat: 2\n    greeting: from file\n');
+  const r = coordSync(
+    ['config', '--dump', '--plugin', echo, '--config', file, '--redis', 'redis://app:s3cret@db.example:6380', '--set', 'echo.repeat=3'],
+    { ...env, ECHO_GREETING: 'from env' },
+  );
+  t.equal(r.status, 0, r.stderr);
+  t.notMatch(r.stdout, 's3cret', 'the password is not printed');
+  t.same(parseYaml(r.stdout), {
+    redis: { url: 'redis://app:***@db.example:6380', keyPrefix: '' },
+    log: { level: 'warn', format: 'auto' },
+    roles: [],
+    plugins: { echo: { greeting: 'from env', repeat: 3, stopDelayMs: 0 } },
+  });
+});
+
+t.test('config --check FILE', async (t) => {
+  const good = join(dir, 'good.yaml');
+  writeFileSync(good, 'plugins:\n  echo:\n    greeting: hi\n');
+  const ok = cli('config', '--check', good, '--plugin', echo);
+  t.equal(ok.status, 0, ok.stderr);
+  t.equal(ok.stdout, `${good}: valid\n`);
+  const bad = join(dir, 'bad-check.yaml');
+  writeFileSync(bad, 'plugins:\n  echo:\n    greeting: ""\n');
+  oneLineError(t, cli('config', '--check', bad, '--plugin', echo), 2, 'coord: config: echo.greeting = "" (from bad-check.yaml:3): expected string of at least 1 characters');
+});
+
+t.test('a bad config file: one line, exit 2, nothing started', async (t) => {
+  const bad = join(dir, 'bad.yaml');
+  writeFileSync(bad, 'plugins:\n  echo:\n    repeat: many\n');
+  oneLineError(t, cli('run', '--plugin', echo, '--config', bad), 2, /^coord: config: echo\.repeat = "many" \(from bad\.yaml:3\): expected integer >= 1$/);
+  const broken = join(dir, 'broken.yaml');
+  writeFileSync(broken, 'log: [\n');
+  oneLineError(t, cli('run', '--plugin', echo, '--config', broken), 2, new RegExp(`^coord: config: cannot parse ${broken}:\\d+:\\d+: `));
+  oneLineError(t, cli('run', '--plugin', echo, '--config', join(dir, 'missing.yaml')), 2, `coord: config: cannot read config file ${join(dir, 'missing.yaml')}: no such file`);
+  const envBad = coordSync(['run', '--plugin', echo], { ...env, ECHO_REPEAT: 'x' });
+  oneLineError(t, envBad, 2, 'coord: config: echo.repeat = "x" (from env ECHO_REPEAT): expected integer >= 1');
+});
+
+t.test('an unknown plugin: one line, exit 2', async (t) => {
+  oneLineError(t, cli('run', '--plugin', 'no-such-plugin'), 2, /^coord: unknown plugin "no-such-plugin" \(built in: .*; or give a module path such as \.\/my-plugin\.js\)$/);
+  oneLineError(t, cli('schema', '--plugin', './test/fixtures/plugins/nothere.js'), 2, 'coord: cannot load plugin ./test/fixtures/plugins/nothere.js: no such file');
+  oneLineError(t, cli('run'), 2, 'coord: run needs --plugin NAME (see coord plugins)');
+});
+
+t.test('bad flags and commands: one line, exit 2', async (t) => {
+  oneLineError(t, cli('run', '--plugin', echo, '--bogus'), 2, 'coord: unknown option --bogus (see --help)');
+  oneLineError(t, cli('plugins', '--verbose'), 2, 'coord: unknown option --verbose (see --help)');
+  oneLineError(t, cli('run', '--plugin', echo, '--redis'), 2, 'coord: option --redis <url> value is missing (see --help)');
+  oneLineError(t, cli('rnu'), 2, 'coord: unknown command "rnu": did you mean "run"? (see coord --help)');
+  oneLineError(t, cli('run', '--plugin', echo, '--role', 'third'), 2, 'coord: config: roles[0] = "third" (from flag --role): expected one of first, second');
+  oneLineError(t, cli('run', '--plugin', echo, '--redis', 'http://x'), 2, /^coord: config: redis\.url = "http:\/\/x" \(from flag --redis\): expected redis:\/\//);
+  oneLineError(t, cli('config'), 2, 'coord: config needs --dump or --check FILE');
+});
+
+t.test('an unreachable Redis: one line, exit 1', async (t) => {
+  const port = await freePort();
+  oneLineError(t, cli('run', '--plugin', echo, '--redis', `redis://127.0.0.1:${port}`), 1, new RegExp(`^coord: cannot reach Redis at redis://127\\.0\\.0\\.1:${port}: connect ECONNREFUSED`));
+});
+
+t.test('COORD_DEBUG=1 adds the stack', async (t) => {
+  const r = coordSync(['run', '--plugin', 'no-such-plugin'], { ...env, COORD_DEBUG: '1' });
+  t.equal(r.status, 2);
+  t.match(r.stderr, /^coord: unknown plugin "no-such-plugin"/);
+  t.match(r.stderr, /\n\s+at /, 'a stack follows the line');
+});
+
+/** The log lines of one role event, in order: [role, …]. */
+function order(lines: LogLine[], msg: string): unknown[] {
+  return lines.filter((l) => l.msg === msg).map((l) => l.role);
+}
+
+t.test('run on the embedded backend: ready, then SIGTERM stops the roles in reverse and exits 0', async (t) => {
+  const p = coord(['run', '--plugin', echo], env);
+  t.teardown(() => p.kill('SIGKILL'));
+  const ready = await p.waitFor((l) => l.msg === 'ready', 30_000);
+  t.same(ready.roles, ['echo/first', 'echo/second']);
+  t.equal(ready.redis, 'embedded://default', 'standalone: the embedded backend');
+  t.same(order(p.lines, 'role started'), ['first', 'second'], 'one line per role, in start order');
+  p.kill('SIGTERM');
+  t.equal(await p.exited, 0, 'exit 0');
+  t.same(order(p.lines, 'role stopped'), ['second', 'first'], 'stopped in reverse order');
+  t.same(
+    p.lines.filter((l) => l.msg === 'echo role drained').map((l) => [l.role, l.reason]),
+    [
+      ['second', 'SIGTERM'],
+      ['first', 'SIGTERM'],
+    ],
+    'each role drained with the signal as reason',
+  );
+  t.equal(p.stderr(), '', 'nothing on stderr');
+});
+
+t.test('on a real Redis: roles write under the prefix; plugin commands and inspect see the deployment', async (t) => {
+  const redis = await startRedis();
+  t.teardown(() => redis.stop());
+  const flags = ['--plugin', echo, '--redis', redis.url, '--prefix', '{e2e}:'];
+  const p = coord(['run', ...flags, '--set', 'echo.greeting=hi'], env);
+  t.teardown(() => p.kill('SIGKILL'));
+  await p.waitFor((l) => l.msg === 'ready', 30_000);
+
+  const check = await createBackend({ url: redis.url });
+  t.teardown(() => check.close());
+  t.equal(await check.send(['GET', '{e2e}:echo:first']), 'hi from first');
+  t.equal(await check.send(['GET', '{e2e}:echo:second']), 'hi from second');
+
+  const show = cli('echo', 'show', ...flags);
+  t.equal(show.status, 0, show.stderr);
+  t.equal(show.stdout, 'first: hi from first\nsecond: hi from second\n', "a plugin's own command, on the deployment the flags name");
+  const showJson = cli('echo', 'show', '--json', ...flags);
+  t.same(JSON.parse(showJson.stdout), { first: 'hi from first', second: 'hi from second' }, 'with its own option');
+  oneLineError(t, cli('echo', 'shwo', ...flags), 2, 'coord: unknown command "echo shwo": did you mean "echo show"? (have: echo show)');
+
+  const clean = cli('inspect', ...flags);
+  t.equal(clean.status, 0, clean.stderr);
+  t.equal(clean.stdout, `no deviations in 2 keys under {e2e}: on ${redis.url}\n`);
+  await check.send(['SET', '{e2e}:stray', 'x']);
+  await check.send(['SET', '{e2e}:echo:first', '']);
+  const dirty = cli('inspect', ...flags);
+  t.equal(dirty.status, 1, 'exit 1 when the keyspace deviates');
+  t.match(dirty.stdout, '{e2e}:stray');
+  t.match(dirty.stdout, '{e2e}:echo:first');
+  t.match(dirty.stdout, /2 deviation\(s\) from contract echo in 3 keys under \{e2e\}:/);
+  oneLineError(t, cli('inspect', '--plugin', echo), 2, 'coord: inspect needs --redis URL: the deployment to check');
+
+  p.kill('SIGINT');
+  t.equal(await p.exited, 0, 'SIGINT stops it too');
+  t.same(order(p.lines, 'role stopped'), ['second', 'first']);
+  t.equal(await check.send(['EXISTS', '{e2e}:echo:second']), 0, 'the roles drained: their keys are gone');
+});
+
+t.test('a role that fails to start: the others stop, one line, exit 1', async (t) => {
+  const p = coord(['run', '--plugin', echo, '--set', 'echo.failOn=second'], env);
+  t.teardown(() => p.kill('SIGKILL'));
+  t.equal(await p.exited, 1, 'exit 1');
+  t.equal(p.stderr(), 'coord: role second of plugin echo failed to start: second was told to fail (failOn)\n');
+  t.same(order(p.lines, 'role started'), ['first']);
+  t.same(order(p.lines, 'role failed to start'), ['second'], 'logged once');
+  t.same(order(p.lines, 'role stopped'), ['first'], 'the role started before it was stopped');
+});
+
+t.test('a second signal while stopping exits 1 at once', async (t) => {
+  const p = coord(['run', '--plugin', echo, '--set', 'echo.stopDelayMs=60000'], env);
+  t.teardown(() => p.kill('SIGKILL'));
+  await p.waitFor((l) => l.msg === 'ready', 30_000);
+  p.kill('SIGTERM');
+  await p.waitFor((l) => l.msg === 'stopping');
+  p.kill('SIGTERM');
+  t.equal(await p.exited, 1, 'exit 1');
+  t.equal(p.stderr(), 'coord: SIGTERM again while stopping: exiting now\n');
+  t.same(order(p.lines, 'role stopped'), [], 'it did not wait for the drain');
+});
+
+t.test('conformance runs the suites and prints a table', async (t) => {
+  const r = cli('conformance', '--plugin', echo);
+  t.equal(r.status, 0, r.stderr);
+  t.match(r.stdout, /^suite\s+section\s+pass\s+fail\s+skip$/m);
+  t.match(r.stdout, /^adapter embedded\s+replies\s+\d+\s+0\s+\d+$/m, 'the adapter suite on the embedded backend');
+  t.match(r.stdout, /^contract echo on embedded\s+both roles write their greeting\s+\d+\s+0\s+0$/m, "the fixture plugin's contract");
+  t.match(r.stdout, /\d+ sections, 0 failed\n$/);
+  oneLineError(t, cli('conformance', '--adapter', 'ioredis', '--plugin', echo), 2, /^coord: adapter ioredis needs --redis URL/);
+});
