@@ -24,6 +24,7 @@ export interface BrowserGridConfig {
   queueTimeout: number;
   dialAttempts: number;
   reaperInProxy: boolean;
+  keepaliveInterval: number;
 }
 
 const seconds = (def: number, description: string) => ({ type: 'number', exclusiveMinimum: 0, default: def, description });
@@ -55,6 +56,7 @@ export const configSchema = {
     queueTimeout: seconds(30, 'Longest a client waits in the queue before a 503.'),
     dialAttempts: { type: 'integer', minimum: 1, maximum: 10, default: 3, description: 'Workers tried when dialing the chosen one fails.' },
     reaperInProxy: { type: 'boolean', default: true, description: 'Run the reaper inside each proxy (when no reaper role runs in the process).' },
+    keepaliveInterval: { type: 'number', minimum: 0, default: 30, description: 'Ping idle clients this often; one silent for a whole interval after a ping is disconnected (0: off).' },
   },
 } as const;
 

@@ -2,10 +2,11 @@
 // client's WebSocket upgrade request is replayed to the worker with the
 // client's own headers (User-Agent, x-playwright-*, Sec-WebSocket-Key), the
 // worker's answer goes back as it is, and then the two sockets are piped.
-// No frame is parsed or buffered, so the proxy adds almost nothing per message.
+// No payload is parsed or buffered, so the proxy adds almost nothing per message.
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { IncomingMessage } from 'node:http';
+import { FrameBoundaries, keepalive } from './keepalive.ts';
 
 export interface Dialed {
   socket: Socket;
@@ -66,20 +67,31 @@ export function dialUpgrade(endpoint: string, req: IncomingMessage, timeoutMs: n
   });
 }
 
-/** Pipes two sockets both ways; resolves once both are closed. */
-export function pipeBoth(client: Socket, worker: Socket, clientHead: Buffer): Promise<void> {
+/**
+ * Relays two upgraded sockets both ways; resolves once both are closed.
+ * Client→worker bytes are piped as they are; worker→client bytes too, with
+ * only their frame headers read so a keepalive ping can go in between frames.
+ */
+export function pipeBoth(client: Socket, worker: Socket, clientHead: Buffer, keepaliveMs: number): Promise<void> {
   for (const s of [client, worker]) {
     s.setNoDelay(true);
-    // notices a peer that vanished without closing (power loss, partition)
     s.setKeepAlive(true, 15_000);
   }
   if (clientHead.length) worker.write(clientHead);
   client.pipe(worker);
-  worker.pipe(client);
+  const boundaries = new FrameBoundaries();
+  const alive = keepaliveMs > 0 ? keepalive({ write: (b) => client.write(b), end: () => client.destroy() }, boundaries, keepaliveMs) : undefined;
+  client.on('data', () => alive?.heardFromClient());
+  worker.on('data', (chunk: Buffer) => {
+    boundaries.feed(chunk);
+    if (!client.write(chunk)) worker.pause();
+  });
+  client.on('drain', () => worker.resume());
   worker.resume();
   return new Promise((resolve) => {
     let open = 2;
     const closed = () => {
+      alive?.stop();
       client.destroy();
       worker.destroy();
       if (--open === 0) resolve();

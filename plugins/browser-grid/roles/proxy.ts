@@ -141,7 +141,7 @@ export function proxyRole(ctx: Ctx): Role {
       }
       metrics.connections.inc({ browser: browserType, result: 'relayed' });
       metrics.relays.inc();
-      const relay = pipeBoth(socket, dialed.socket, head).then(async () => {
+      const relay = pipeBoth(socket, dialed.socket, head, config.keepaliveInterval * 1000).then(async () => {
         metrics.relays.dec();
         await release(admitted.ref, connectionId, false);
       });
@@ -226,7 +226,9 @@ export function proxyRole(ctx: Ctx): Role {
       server.close();
       // let open sessions finish, up to the drain timeout
       const drained = Promise.all([...relays]);
-      await Promise.race([drained, clock.sleep(config.drainTimeout * 1000)]);
+      const timeout = new AbortController();
+      await Promise.race([drained, clock.sleep(config.drainTimeout * 1000, timeout.signal).catch(() => {})]);
+      timeout.abort(); // no timer outlives the proxy
       for (const socket of sockets) socket.destroy();
       await drained;
       clearInterval(heartbeat);
