@@ -1,7 +1,9 @@
 // Starting a node as its own process (orchestrator.nodeMode = process): the
 // same coord CLI, `run --plugin webdriver --role node`, with this process's
 // effective config in a temporary file, so the node sees the same Redis,
-// prefix, timeouts and binaries.
+// prefix, timeouts and binaries. Each node gets its own process group: it
+// outlives an orchestrator crash (its session goes on), and when the node
+// itself dies its chromedriver and Chromium are killed with the group.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,15 +39,27 @@ export function spawnNodeProcess(ctx: Ctx, sessionId: string, orchestratorId: st
   const child = spawn(process.execPath, [...process.execArgv, cliEntry(), 'run', '--plugin', 'webdriver', '--role', 'node', '--config', file], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env },
+    detached: true,
   });
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-2000)));
   const exited = new Promise<string>((resolve) => {
     child.once('error', (error) => resolve(`node process could not start: ${error.message}`));
     child.once('exit', (code, signal) => {
+      killGroup(child.pid);
       rmSync(dir, { recursive: true, force: true });
       resolve(`node process exited (${signal ?? `code ${code}`})${stderr.trim() ? `: ${stderr.trim().split('\n').at(-1)}` : ''}`);
     });
   });
   return { child, exited };
+}
+
+/** Whatever the node left running (chromedriver, Chromium) goes with it. */
+function killGroup(pid: number | undefined): void {
+  if (!pid) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // the group is already empty
+  }
 }

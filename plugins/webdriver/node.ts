@@ -45,6 +45,7 @@ export class SessionNode {
   private chromePid = 0;
   private lastSeen = 0;
   private lastWritten = 0;
+  private lastBeat = Date.now();
   private served = false;
   private ending?: Promise<void>;
   private timers: ReturnType<typeof setInterval>[] = [];
@@ -161,8 +162,11 @@ export class SessionNode {
       if (active === 0) return void this.end(undefined, 'the session ended elsewhere');
       if (alive === 1) this.served = true;
       else if (manager === 0 && !this.served) void this.end('TERM', 'the manager left before the client was served');
+      this.lastBeat = now;
     } catch (error) {
       ctx.logger.warn('node heartbeat failed', { sessionId: id, error: (error as Error).message });
+      // past its heartbeat's TTL the grid counts this node dead and reuses the slot: stop serving
+      if (Date.now() - this.lastBeat > ctx.config.heartbeat.nodeTtl * 1000) void this.end(undefined, 'Redis unreachable for longer than the heartbeat TTL');
     }
   }
 

@@ -45,6 +45,11 @@ export function orchestratorRole(ctx: Ctx): Role {
     const s = { sessionId };
     const removeFromPending = () => backend.send(['LREM', keys.pending(o), 0, sessionId]);
     const aliveAt = (await backend.send(['HGET', keys.sessionStatus(s), 'aliveAt'])) as string | null;
+    if (recovered && config.orchestrator.nodeMode === 'process' && (await backend.send(['EXISTS', keys.sessionNodeHeartbeat(s)])) === 1) {
+      // its node process outlived the previous orchestrator process and carries on
+      await removeFromPending();
+      return;
+    }
     if (aliveAt) {
       // only after a restart: the session was served by a node of the previous process
       if (config.orchestrator.nodeMode === 'inline') {

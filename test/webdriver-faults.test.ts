@@ -1,0 +1,187 @@
+// Faults on real Redis with separate coord processes: a node killed -9
+// mid-session (its session terminated and slot reclaimed within one reclaim
+// interval), the orchestrator killed -9 while sessions are pending (after a
+// restart the backlog and pending lists have lost nothing), the manager
+// killed while a client waits (the slot comes back).
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { createBackend } from '../adapters/index.ts';
+import { buildIfStale } from './support/build.ts';
+import { coord, type CoordProcess } from './support/cli.ts';
+import { freePort, startRedis } from './support/redis.ts';
+import { newSessionBody, startPage, w3c, type W3CAnswer } from './support/webdriver.ts';
+
+buildIfStale();
+const redis = await startRedis();
+const backend = await createBackend({ url: redis.url });
+const page = await startPage();
+const dir = mkdtempSync(join(tmpdir(), 'coord-wd-faults-'));
+/** A chromedriver that takes 4 s to start: a window in which sessions sit in pending. */
+const slowDriver = join(dir, 'slow-chromedriver');
+writeFileSync(slowDriver, '#!/bin/sh\nsleep 4\nexec /usr/bin/chromedriver "$@"\n');
+chmodSync(slowDriver, 0o755);
+const processes: CoordProcess[] = [];
+t.teardown(async () => {
+  for (const p of processes) p.kill('SIGKILL');
+  await backend.close();
+  await page.close();
+  await redis.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const fast = ['heartbeat.interval=1', 'heartbeat.nodeTtl=3', 'heartbeat.managerTtl=3', 'timeouts.slotReclaimInterval=5', 'gc.interval=1'];
+function role(prefix: string, name: string, sets: string[] = []): CoordProcess {
+  const p = coord(['run', '--plugin', 'webdriver', '--role', name, '--redis', redis.url, '--prefix', prefix, ...[...fast, ...sets].flatMap((s) => ['--set', `webdriver.${s}`])]);
+  processes.push(p);
+  return p;
+}
+const ready = (...ps: CoordProcess[]) => Promise.all(ps.map((p) => p.waitFor((l) => l.msg === 'ready', 60_000)));
+const until = async (what: string, check: () => Promise<boolean>, ms: number) => {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${what}: not within ${ms} ms`);
+};
+const log = async (prefix: string, id: string) => ((await backend.send(['XRANGE', `${prefix}session:${id}:log`, '-', '+'])) as [string, string[]][]).map(([, f]) => ({ code: f[f.indexOf('code') + 1]!, meta: f[f.indexOf('meta') + 1]! }));
+const list = (key: string) => backend.send(['LRANGE', key, 0, -1]) as Promise<string[]>;
+const alivePid = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+/** Session IDs in sessions.active, oldest first. */
+const activeSessions = async (prefix: string) => {
+  const ids = (await backend.send(['SMEMBERS', `${prefix}sessions.active`])) as string[];
+  const at = await Promise.all(ids.map((id) => backend.send(['HGET', `${prefix}session:${id}:status`, 'queuedAt']) as Promise<string>));
+  return ids.map((id, i) => [id, at[i]!] as const).sort((a, b) => a[1].localeCompare(b[1])).map(([id]) => id);
+};
+
+t.test('a node process killed -9 mid-session: session terminated and slot reclaimed within one reclaim interval', async (t) => {
+  const P = '{wn}:';
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const procs = [role(P, 'proxy', [`proxy.port=${port}`]), role(P, 'manager'), role(P, 'orchestrator', ['orchestrator.slots=1', 'orchestrator.id=orch-n', 'orchestrator.nodeMode=process'])];
+  await ready(...procs);
+  const created = await w3c(base, 'POST', '/session', newSessionBody());
+  t.equal(created.status, 200, 'a session, served by a node process');
+  const id = created.body.value!.sessionId!;
+  t.equal((await w3c(base, 'POST', `/session/${id}/url`, { url: `${page.url}/n` })).status, 200);
+  const boot = (await log(P, id)).find((e) => e.code === 'BOOT')!;
+  const nodePid = Number(/pid (\d+)/.exec(boot.meta)?.[1]);
+  t.ok(nodePid > 0 && nodePid !== procs[2]!.child.pid, `the node is its own process (pid ${nodePid})`);
+  const chromePid = Number(created.body.value!.capabilities!['goog:processID']);
+
+  const killed = Date.now();
+  process.kill(nodePid, 'SIGKILL');
+  await until('session terminated and slot back', async () => {
+    const [terminated, available, reclaimed] = await Promise.all([
+      backend.send(['SISMEMBER', `${P}sessions.terminated`, id]),
+      list(`${P}orchestrator:orch-n:slots.available`),
+      list(`${P}orchestrator:orch-n:slots.reclaimed`),
+    ]);
+    return terminated === 1 && [...available, ...reclaimed].includes('orch-n:1');
+  }, 5000);
+  const took = Date.now() - killed;
+  t.ok(took < 5000, `terminated and reclaimed ${took} ms after the kill (reclaim interval 5 s)`);
+  t.equal(await backend.send(['HGET', `${P}metrics:slots:reclaimed.total`, 'dead']), '1', 'counted as reclaimed from a dead session');
+  t.match((await log(P, id)).at(-1), { code: 'TERM' }, 'its log ends with TERM');
+  await until('its Chromium is gone too', async () => !alivePid(chromePid), 5000);
+  t.pass(`Chromium (pid ${chromePid}) went with the node's process group`);
+  const answer = await w3c(base, 'GET', `/session/${id}/title`);
+  t.equal(answer.status, 404, 'the client now gets 404');
+  t.equal(answer.body.value?.error, 'invalid session id');
+  const again = await w3c(base, 'POST', '/session', newSessionBody());
+  t.equal(again.status, 200, 'the reclaimed slot serves a new session');
+  await w3c(base, 'DELETE', `/session/${again.body.value!.sessionId}`);
+  for (const p of procs) p.kill('SIGTERM');
+  t.same(await Promise.all(procs.map((p) => p.exited)), [0, 0, 0]);
+});
+
+t.test('the orchestrator killed -9 while sessions are pending: after a restart the backlog and pending lists lose nothing', async (t) => {
+  const P = '{wo}:';
+  const O = `${P}orchestrator:orch-o`;
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const proxy = role(P, 'proxy', [`proxy.port=${port}`]);
+  const manager = role(P, 'manager');
+  const doomed = role(P, 'orchestrator', ['orchestrator.slots=3', 'orchestrator.id=orch-o', `orchestrator.driverBinary=${slowDriver}`]);
+  await ready(proxy, manager, doomed);
+  const answers: Promise<W3CAnswer>[] = [1, 2].map(() => w3c(base, 'POST', '/session', newSessionBody()));
+  await until('two sessions pending', async () => (await list(`${O}:pending`)).length === 2, 20_000);
+  const pending = await list(`${O}:pending`);
+  doomed.kill('SIGKILL');
+  await doomed.exited;
+  t.same((await list(`${O}:pending`)).sort(), [...pending].sort(), 'pending keeps both sessions after the crash');
+  answers.push(w3c(base, 'POST', '/session', newSessionBody()));
+  await until('a third session in the backlog', async () => (await list(`${O}:backlog`)).length === 1, 20_000);
+  const [third] = await list(`${O}:backlog`);
+  t.notOk(pending.includes(third!), 'a new session waits in the backlog while no orchestrator runs');
+
+  const restarted = role(P, 'orchestrator', ['orchestrator.slots=3', 'orchestrator.id=orch-o']);
+  await ready(restarted);
+  t.ok(restarted.lines.some((l) => l.msg === 'recovering pending sessions'), 'the restarted orchestrator recovers what was pending');
+  const served = await Promise.all(answers);
+  t.same(served.map((a) => a.status), [200, 200, 200], 'all three clients got their session');
+  t.same(served.map((a) => a.body.value!.sessionId).sort(), [...pending, third].sort(), 'exactly the sessions that were pending and in the backlog');
+  t.same([await list(`${O}:pending`), await list(`${O}:backlog`)], [[], []], 'both lists are empty again');
+  for (const a of served) {
+    const id = a.body.value!.sessionId!;
+    t.equal((await w3c(base, 'POST', `/session/${id}/url`, { url: `${page.url}/o` })).status, 200);
+    t.equal((await w3c(base, 'GET', `/session/${id}/title`)).body.value, 'coord /o');
+    t.ok((await log(P, id)).some((e) => e.code === 'SCHED'));
+    await w3c(base, 'DELETE', `/session/${id}`);
+  }
+  for (const p of [proxy, manager, restarted]) p.kill('SIGTERM');
+  t.same(await Promise.all([proxy, manager, restarted].map((p) => p.exited)), [0, 0, 0]);
+});
+
+t.test('the manager killed while a client waits: the slot comes back', async (t) => {
+  const P = '{wm}:';
+  const O = `${P}orchestrator:orch-m`;
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const proxy = role(P, 'proxy', [`proxy.port=${port}`]);
+  const gc = role(P, 'gc');
+  const orchestrator = role(P, 'orchestrator', ['orchestrator.slots=1', 'orchestrator.id=orch-m', `orchestrator.driverBinary=${slowDriver}`]);
+  const first = role(P, 'manager');
+  await ready(proxy, gc, orchestrator, first);
+
+  // killed after it allocated the slot, while the node starts
+  const waiting = w3c(base, 'POST', '/session', newSessionBody());
+  await until('slot allocated', async () => (await backend.send(['HLEN', `${O}:slots.held`])) === 1, 20_000);
+  const [id] = await activeSessions(P);
+  first.kill('SIGKILL');
+  const answer = await waiting;
+  t.equal(answer.status, 500, 'the waiting client gets an answer');
+  t.equal(answer.body.value?.error, 'session not created');
+  await until('the slot is available again', async () => (await list(`${O}:slots.available`)).join() === 'orch-m:1', 20_000);
+  t.pass('the slot came back');
+  t.match((await log(P, id!)).find((e) => e.code === 'TERM'), { meta: /manager left/ }, 'the node saw its manager gone before the client was served: TERM');
+  t.equal(await backend.send(['SISMEMBER', `${P}sessions.terminated`, id!]), 1);
+
+  // killed while its client waits in the queue for the one slot
+  const second = role(P, 'manager');
+  await ready(second);
+  const holder = await w3c(base, 'POST', '/session', newSessionBody());
+  t.equal(holder.status, 200, 'another client holds the only slot');
+  const queued = w3c(base, 'POST', '/session', newSessionBody());
+  await until('a second session queued', async () => (await activeSessions(P)).length === 2, 10_000);
+  const [, queuedId] = await activeSessions(P);
+  second.kill('SIGKILL');
+  t.equal((await queued).status, 500, 'the queued client gets session not created');
+  await until('gc ends the abandoned session', async () => (await backend.send(['SISMEMBER', `${P}sessions.terminated`, queuedId!])) === 1, 15_000);
+  t.match((await log(P, queuedId!)).at(-1), { code: 'TERM', meta: /gc: neither/ }, 'gc terminated it: no heartbeat from node or manager');
+  t.equal((await w3c(base, 'DELETE', `/session/${holder.body.value!.sessionId}`)).status, 200);
+  await until('the slot is available', async () => (await list(`${O}:slots.available`)).join() === 'orch-m:1', 10_000);
+  await new Promise((r) => setTimeout(r, 1500));
+  t.same(await list(`${O}:slots.available`), ['orch-m:1'], 'and stays there: no dead waiter took it');
+  for (const p of [proxy, gc, orchestrator]) p.kill('SIGTERM');
+  t.same(await Promise.all([proxy, gc, orchestrator].map((p) => p.exited)), [0, 0, 0]);
+});
