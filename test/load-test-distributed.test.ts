@@ -10,13 +10,13 @@ import { createBackend } from '../adapters/index.ts';
 import { keyBuilders } from '../core/contract.ts';
 import { contract } from '../plugins/load-test/contract.ts';
 import { buildIfStale } from './support/build.ts';
-import { coord, root, type CoordProcess } from './support/cli.ts';
+import { coord, coordSync, root, type CoordProcess } from './support/cli.ts';
 import { api, startTarget, waitUntil } from './support/load.ts';
 import { freePort, startRedis } from './support/redis.ts';
 
 buildIfStale();
 const redis = await startRedis();
-const target = await startTarget();
+const target = await startTarget({ own: true });
 const prefix = '{lt}:';
 const keys = keyBuilders(contract, prefix);
 const backend = await createBackend({ url: redis.url });
@@ -113,7 +113,7 @@ t.test('a stop during ramp-up stops every user within the grace period', async (
 
 t.test('1000 resources, 50 users, 2 workers: no resource is ever held by two users at once', async (t) => {
   const before = await target.stats();
-  await api(port, 'POST', '/api/start', { scenario: fixture('resources.mjs'), users: 50, spawnRate: 200, duration: '3s', params: { baseUrl: target.url } });
+  await api(port, 'POST', '/api/start', { scenario: fixture('resources.mjs'), users: 50, spawnRate: 200, duration: '5s', params: { baseUrl: target.url } });
   await waitUntil(async () => (await backend.send(['GET', keys.testState()])) === 'IDLE', 20_000, 'the test to end');
   const after = await target.stats();
   const holds = (after.counts['GET /hold'] ?? 0) - (before.counts['GET /hold'] ?? 0);
@@ -122,6 +122,18 @@ t.test('1000 resources, 50 users, 2 workers: no resource is ever held by two use
   t.same(after.held, [], 'all given back');
   const result = (await api(port, 'GET', '/api/status')).body.result;
   t.equal(result.errors.length, 0, 'no errors');
+});
+
+t.test('coord load run --redis runs a test on the workers registered there', async (t) => {
+  const before = (await target.stats()).total;
+  const r = coordSync(['load', 'run', '--scenario', fixture('paced.mjs'), '--users', '4', '--spawn-rate', '100', '--duration', '1500ms',
+    '--param', `baseUrl=${target.url}`, '--out', 'json', ...common]);
+  t.equal(r.status, 0, r.stderr.slice(-300));
+  const result = JSON.parse(r.stdout);
+  t.equal(result.total.count, (await target.stats()).total - before, 'requests counted = served');
+  t.equal(result.peakUsers, 4);
+  const log = (await backend.send(['XRANGE', keys.timeline(), '-', '+'])) as [string, string[]][];
+  t.ok(log.some(([, f]) => f.includes('start') && f.includes(String(result.epoch))), 'the test ran on this deployment');
 });
 
 t.test('a worker killed -9 mid-test: dropped, its users reassigned, the test ends cleanly', async (t) => {
