@@ -4,7 +4,10 @@
 // hooks and resources work, and the keyspace is back to IDLE afterwards.
 import t from 'tap';
 import { resolve } from 'node:path';
+import { scenarioContext } from '../conformance/scenario-context.ts';
+import plugin from '../plugins/load-test/index.ts';
 import { HISTOGRAM_PRECISION } from '../plugins/load-test/histogram.ts';
+import { TestController } from '../plugins/load-test/test-control.ts';
 import { exactPercentile, startLoad, startTarget } from './support/load.ts';
 import { root } from './support/cli.ts';
 
@@ -45,27 +48,30 @@ t.test('percentiles merged from HDR histograms agree with the server-side timing
   const target = await startTarget({ own: true }); // its own process: its timings are not slowed by ours
   t.teardown(() => target.close());
   const scenario = resolve(root, 'test/fixtures/load-test/timed.mjs');
-  const raw: number[] = ((globalThis as { latencies?: number[] }).latencies = []);
+  const pairs: [string, number][] = ((globalThis as { latencies?: [string, number][] }).latencies = []);
   const { finished } = await controller.start({ scenario, users: 10, spawnRate: 100, durationMs: 3000, params: { baseUrl: target.url } });
   const result = await finished;
   const served = await target.stats();
   const items = result.metrics.find((m) => m.name === 'GET /items/:id')!;
-  const server = served.timings['GET /items/:id']!;
-  t.equal(items.count, server.length, `${items.count} requests counted = served`);
+  const raw = pairs.map(([, ms]) => ms);
+  t.equal(items.count, served.timings['GET /items/:id']!.length, `${items.count} requests counted = served`);
   t.equal(raw.length, items.count, 'every request went through the histograms');
+
+  // The merge loses nothing: each merged percentile is the exact one within the HDR's 3 significant digits.
   const lines: string[] = [];
   for (const p of [50, 90, 95, 99] as const) {
     const merged = items[`p${p}`];
     const exact = exactPercentile(raw, p);
-    const theirs = exactPercentile(server, p);
-    lines.push(`p${p} merged ${merged.toFixed(2)}, exact ${exact.toFixed(2)}, server ${theirs.toFixed(2)} ms`);
-    // The merge loses nothing: the HDR percentile is the exact one within its 3 significant digits.
+    const server = exactPercentile(served.timings['GET /items/:id']!, p);
+    lines.push(`p${p} merged ${merged.toFixed(2)}, exact ${exact.toFixed(2)}, server ${server.toFixed(2)} ms`);
     t.ok(Math.abs(merged - exact) <= exact * HISTOGRAM_PRECISION + 0.001, `p${p}: merged ${merged.toFixed(3)} ms = exact ${exact.toFixed(3)} ms within 0.1%`);
-    // The client's time includes the server's; what it adds is loopback, parsing and scheduling. On this
-    // shared 2-core machine the scheduling tail is noise, so only the median is held to a bound above.
-    t.ok(merged >= theirs * (1 - HISTOGRAM_PRECISION), `p${p}: client ${merged.toFixed(2)} ms ≥ server ${theirs.toFixed(2)} ms − 0.1%`);
-    if (p === 50) t.ok(merged <= theirs * (1 + HISTOGRAM_PRECISION) + 15, `p50: client ${merged.toFixed(2)} ms ≤ server ${theirs.toFixed(2)} ms + 0.1% + 15 ms`);
   }
+  // Request by request, the client's time contains the server's; what it adds (loopback, parsing, scheduling on
+  // this shared machine) is reported, not bounded: it is the machine's, not the histograms'.
+  const extra = pairs.map(([rid, ms]) => ms - served.byRequest[rid]!);
+  t.equal(extra.filter((d) => Number.isNaN(d)).length, 0, 'the server timed every request the client sent');
+  t.equal(extra.filter((d) => d < -0.05).length, 0, 'no request took the client less time than the server');
+  lines.push(`client − server per request: p50 ${exactPercentile(extra, 50).toFixed(2)} ms, p99 ${exactPercentile(extra, 99).toFixed(2)} ms`);
   t.comment(lines.join('; '));
 });
 
@@ -79,4 +85,29 @@ t.test('a second test runs in a new epoch; a start while one runs is refused', a
   const result = await finished;
   t.equal(result.epoch, epoch);
   t.equal(result.total.count, (await target.stats()).total, "only this test's requests are counted");
+});
+
+t.test('a test whose orchestrator is gone is reset by the next one; a live one is left alone', async (t) => {
+  const target = await startTarget();
+  t.teardown(() => target.close());
+  const { finished } = await controller.start({ scenario: example, users: 2, spawnRate: 10, params: { baseUrl: target.url } });
+  const other = new TestController(scenarioContext({ plugin, backend, keyPrefix: '', signal: new AbortController().signal }) as never);
+  await t.rejects(other.start({ scenario: example, users: 1, spawnRate: 1 }), { name: 'ConflictError' }, 'the lease is alive: no takeover');
+  t.equal(await backend.send(['GET', 'test:state']), 'RUNNING');
+  await controller.stop('done');
+  await finished;
+
+  // What an orchestrator killed mid-test leaves: a RUNNING state, users, no lease (it expired).
+  await backend.send(['SET', 'test:state', 'RUNNING']);
+  await backend.send(['SADD', 'users', '1']);
+  await backend.send(['HSET', 'user:1', 'worker', 'gone', 'status', 'running', 'updated_at', '1']);
+  const taken = await other.start({ scenario: example, users: 1, spawnRate: 10, durationMs: 500, params: { baseUrl: target.url } });
+  t.pass('the next orchestrator reset the abandoned test and started its own');
+  t.equal((await backend.send(['HGET', 'user:1', 'worker'])) === 'gone', false, "the dead test's user is gone");
+  const result = await taken.finished;
+  t.equal(result.epoch, taken.epoch);
+  t.ok(result.total.count > 0, 'and its own test ran');
+  await other.close('test over');
+  t.equal(await backend.send(['GET', 'test:state']), 'IDLE');
+  t.equal(await backend.send(['EXISTS', 'orchestrator']), 0, 'the lease is given up at the end');
 });

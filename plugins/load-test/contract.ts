@@ -220,6 +220,15 @@ export const contract = defineContract({
       extension: true,
       member: metricName,
     },
+    orchestrator: {
+      pattern: 'orchestrator',
+      type: 'string',
+      description: 'Lease of the orchestrator running the current test (its id), refreshed while the test runs: a test whose lease expired lost its orchestrator and may be reset by another.',
+      ttl: 'required',
+      writers: ['orchestrator'],
+      extension: true,
+      value: { type: 'string', minLength: 1 },
+    },
     cursor: {
       pattern: 'users:cursor',
       type: 'string',

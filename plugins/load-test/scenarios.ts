@@ -24,6 +24,7 @@ async function startTest(ctx: Ctx, workers: string[]): Promise<number> {
   await ctx.backend.send(['SET', ctx.keys.testState(), 'IDLE']);
   const reply = (await ctx.scripts.run('transitionState', { keys: { state: {}, epoch: {} }, args: { from: 'IDLE', to: 'PREPARING', bump: '1', expectEpoch: '' } })) as string[];
   const epoch = Number(reply[1]);
+  await ctx.backend.send(['SET', ctx.keys.orchestrator(), 'o1', 'EX', 10]);
   await ctx.backend.send(['HSET', ctx.keys.resources(), 'accounts', 3]);
   for (let i = 1; i <= 3; i++) await ctx.backend.send(['SET', ctx.keys.resource({ name: 'accounts', resourceId: i }), JSON.stringify({ login: `user${i}` })]);
   await ctx.scripts.run('broadcast', {
@@ -43,7 +44,7 @@ export const scenarios: Scenario<LoadTestConfig, LoadTestKeys>[] = [
   {
     name: 'a test runs: workers beat, users are assigned and run, a resource is held, metrics are written',
     expects: ['testState', 'testEpoch', 'workers', 'users', 'resources', 'workerStatus', 'workerUsers', 'workerActiveUsers', 'user',
-      'resourceAvailable', 'resourceLoaded', 'resource', 'metric', 'timeline', 'workerCommands', 'workerAck', 'metrics', 'cursor'],
+      'resourceAvailable', 'resourceLoaded', 'resource', 'metric', 'timeline', 'workerCommands', 'workerAck', 'metrics', 'cursor', 'orchestrator'],
     async run(ctx) {
       await heartbeat(ctx, 'w1');
       await heartbeat(ctx, 'w2');

@@ -75,6 +75,8 @@ export class TestController {
   private monitorTimer?: ReturnType<typeof setInterval>;
   private monitorBusy = false;
   private readonly tickListeners = new Set<(status: TestStatus) => void>();
+  /** This orchestrator's id in the lease. */
+  readonly id = randomUUID();
 
   constructor(private readonly ctx: Ctx) {}
 
@@ -84,14 +86,29 @@ export class TestController {
 
   /** Starts the monitor (dead workers are dropped even between tests). */
   async open(): Promise<void> {
-    const state = await this.state();
-    if (state !== 'IDLE') {
-      // A previous orchestrator ended mid-test: its users and state are stale.
-      this.log.warn('found a test left by another orchestrator: resetting to IDLE', { state });
-      await clearRuntimeState(this.ctx, { metrics: false });
-      await this.transition(state, 'IDLE', false).catch(() => {});
-    }
+    await this.resetAbandoned();
     this.monitorTimer = setInterval(() => void this.monitor(), this.ctx.config.metricsInterval * 1000);
+  }
+
+  /**
+   * A test whose orchestrator lease has expired lost its orchestrator (killed
+   * mid-test): its users and state are stale, so they are cleared and the
+   * state goes back to IDLE. A test whose lease is alive is left alone.
+   */
+  private async resetAbandoned(): Promise<void> {
+    const state = await this.state();
+    if (state === 'IDLE') return;
+    if ((await this.ctx.backend.send(['EXISTS', this.ctx.keys.orchestrator()])) === 1) {
+      this.log.info('another orchestrator runs a test here', { state });
+      return;
+    }
+    this.log.warn('found a test whose orchestrator is gone: resetting to IDLE', { state });
+    await clearRuntimeState(this.ctx, { metrics: false });
+    await this.transition(state, 'IDLE', false).catch(() => {});
+  }
+
+  private async holdLease(): Promise<void> {
+    await this.ctx.backend.send(['SET', this.ctx.keys.orchestrator(), this.id, 'EX', Math.ceil(this.ctx.config.deadAfter * 2)]);
   }
 
   async close(reason: string): Promise<void> {
@@ -118,7 +135,9 @@ export class TestController {
     const scenario = await loadScenario(absolute);
     const workers = await this.waitForWorkers();
 
+    await this.resetAbandoned();
     const epoch = await this.transition('IDLE', 'PREPARING', true);
+    await this.holdLease();
     const params = { ...scenario.params, ...options.params };
     let finish!: (r: TestResult) => void;
     const finished = new Promise<TestResult>((r) => (finish = r));
@@ -148,6 +167,7 @@ export class TestController {
       await this.transition('PREPARING', 'RUNNING', false, epoch);
     } catch (err) {
       await this.transition('PREPARING', 'IDLE', false).catch(() => {});
+      await ctx.backend.send(['DEL', ctx.keys.orchestrator()]).catch(() => {});
       throw err;
     }
     this.run = run;
@@ -179,7 +199,12 @@ export class TestController {
       while (run.rampBusy) await new Promise((r) => setTimeout(r, 10));
       const endedAt = ctx.clock.now();
       this.log.info('test stopping', { epoch: run.epoch, reason });
-      await this.transition('RUNNING', 'STOPPING', false, run.epoch).catch(() => this.transition('PREPARING', 'STOPPING', false, run.epoch));
+      try {
+        await this.transition('RUNNING', 'STOPPING', false, run.epoch).catch(() => this.transition('PREPARING', 'STOPPING', false, run.epoch));
+      } catch (err) {
+        if (!(err instanceof ConflictError)) throw err;
+        return this.abandon(run, err.message, endedAt);
+      }
       await this.timeline(run, 'stop', reason);
       const sent = await this.broadcast(run, 'stop_test', { reason }, run.snapshot);
       await this.waitForAcks(run, sent);
@@ -188,6 +213,7 @@ export class TestController {
       await clearRuntimeState(ctx, { metrics: false });
       await this.timeline(run, 'stopped', reason, 0);
       await this.transition('STOPPING', 'IDLE', false, run.epoch);
+      await ctx.backend.send(['DEL', ctx.keys.orchestrator()]);
       const result = run.aggregator.result(ctx.clock.now(), endedAt);
       this.last = result;
       this.run = undefined;
@@ -200,6 +226,19 @@ export class TestController {
       this.stopping = undefined;
     });
     return this.stopping;
+  }
+
+  /** Another orchestrator took the test over (this one's lease had expired): end it here without touching Redis. */
+  private abandon(run: Run, why: string, endedAt = this.ctx.clock.now()): TestResult {
+    clearInterval(run.ramp);
+    clearTimeout(run.durationTimer);
+    this.log.warn('the test was taken over by another orchestrator: ending it here', { epoch: run.epoch, why });
+    const result = run.aggregator.result(this.ctx.clock.now(), endedAt);
+    this.last = result;
+    if (this.run === run) this.run = undefined;
+    this.stopping = undefined;
+    run.finish(result);
+    return result;
   }
 
   async status(): Promise<TestStatus> {
@@ -250,7 +289,12 @@ export class TestController {
     if (this.monitorBusy) return;
     this.monitorBusy = true;
     try {
-      const run = this.run;
+      let run = this.run;
+      if (run && !this.stopping && Number(await this.ctx.backend.send(['GET', this.ctx.keys.testEpoch()])) !== run.epoch) {
+        this.abandon(run, 'a newer epoch started');
+        run = undefined;
+      }
+      if (run || this.stopping) await this.holdLease();
       const workers = await readWorkers(this.ctx);
       for (const w of workers.filter((w) => !w.alive)) await this.dropWorker(w, run);
       if (run && !this.stopping) {

@@ -22,6 +22,8 @@ export interface TargetStats {
   timings: Record<string, number[]>;
   held: string[];
   doubleHolds: string[];
+  /** Server-side duration (ms) by request id, for requests sent with ?rid=. */
+  byRequest: Record<string, number>;
   total: number;
   /** Requests that arrived after the `since` mark given to stats(). */
   arrivedSince: number;
