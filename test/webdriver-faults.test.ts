@@ -111,7 +111,7 @@ t.test('the orchestrator killed -9 while sessions are pending: after a restart t
   const base = `http://127.0.0.1:${port}`;
   const proxy = role(P, 'proxy', [`proxy.port=${port}`]);
   const manager = role(P, 'manager');
-  const doomed = role(P, 'orchestrator', ['orchestrator.slots=3', 'orchestrator.id=orch-o', `orchestrator.driverBinary=${slowDriver}`]);
+  const doomed = role(P, 'orchestrator', ['orchestrator.slots=3', 'orchestrator.id=orch-o', `orchestrator.driverBinary=${slowDriver}`, 'orchestrator.warmDrivers=0']);
   await ready(proxy, manager, doomed);
   const answers: Promise<W3CAnswer>[] = [1, 2].map(() => w3c(base, 'POST', '/session', newSessionBody()));
   await until('two sessions pending', async () => (await list(`${O}:pending`)).length === 2, 20_000);
@@ -149,7 +149,7 @@ t.test('the manager killed while a client waits: the slot comes back', async (t)
   const base = `http://127.0.0.1:${port}`;
   const proxy = role(P, 'proxy', [`proxy.port=${port}`]);
   const gc = role(P, 'gc');
-  const orchestrator = role(P, 'orchestrator', ['orchestrator.slots=1', 'orchestrator.id=orch-m', `orchestrator.driverBinary=${slowDriver}`]);
+  const orchestrator = role(P, 'orchestrator', ['orchestrator.slots=1', 'orchestrator.id=orch-m', `orchestrator.driverBinary=${slowDriver}`, 'orchestrator.warmDrivers=0']);
   const first = role(P, 'manager');
   await ready(proxy, gc, orchestrator, first);
 

@@ -26,6 +26,7 @@ export interface WebDriverConfig {
     nodeHost: string;
     advertiseHost?: string;
     nodeMode: 'inline' | 'process';
+    warmDrivers: number;
     driverLogFile?: string;
   };
   node: { sessionId?: string; orchestratorId?: string };
@@ -106,6 +107,7 @@ export const configSchema = {
         nodeHost: host('Address nodes bind.'),
         advertiseHost: { type: 'string', minLength: 1, description: 'Host proxies dial to reach this machine\'s nodes (default: nodeHost).' },
         nodeMode: { type: 'string', enum: ['inline', 'process'], default: 'inline', description: 'inline: nodes run inside the orchestrator process; process: each node is its own `coord run --role node` process (needs a Redis URL).' },
+        warmDrivers: { type: 'integer', minimum: 0, maximum: 16, default: 1, description: 'chromedrivers kept started ahead of sessions (inline nodes), so a new session does not wait for one to boot.' },
         driverLogFile: { type: 'string', minLength: 1, description: 'Append chromedriver\'s output here (default: discarded).' },
       },
     },

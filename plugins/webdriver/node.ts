@@ -14,17 +14,20 @@ import type { Timeouts } from './config.ts';
 import type { Ctx } from './context.ts';
 import { driverCapabilities } from './driver-capabilities.ts';
 import { DriverError, startDriver, type Driver } from './driver.ts';
+import type { WarmDriver } from './driver-pool.ts';
 import { closeServer, hop, listen, parseJson, readBody, sendError, sendJson } from './http.ts';
 import { refuseUpgrade, relayUpgrade } from './relay.ts';
 import { appendLog } from './session-log.ts';
 import { terminateSession } from './terminate.ts';
 import { rfc3339 } from './time.ts';
-import { capabilitySets, errorBody, firstMatch, type Capabilities, type Offer } from './w3c.ts';
+import { capabilitySets, errorBody, errorStatus, firstMatch, type Capabilities, type ErrorCode, type Offer } from './w3c.ts';
 
 export interface NodeOptions {
   sessionId: string;
   orchestratorId: string;
   timeouts: Timeouts;
+  /** A driver the orchestrator started ahead of time, if it has one. */
+  takeWarmDriver?: () => WarmDriver | undefined;
 }
 
 /** The host other machines reach a server on: the advertised one, else the bound one (a wildcard address means this machine's name). */
@@ -37,6 +40,9 @@ export class SessionNode {
   /** Resolves with why the node ended, once it has released everything. */
   readonly finished: Promise<string>;
   private finish!: (why: string) => void;
+  /** Resolves once the session is terminated and HALT logged (before the driver and endpoint are stopped). */
+  private readonly released: Promise<void>;
+  private release!: () => void;
   private readonly id: string;
   private readonly server = createServer((req, res) => void this.onRequest(req, res));
   private driver?: Driver;
@@ -57,6 +63,7 @@ export class SessionNode {
   ) {
     this.id = options.sessionId;
     this.finished = new Promise((resolve) => (this.finish = resolve));
+    this.released = new Promise((resolve) => (this.release = resolve));
     this.server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => void this.onUpgrade(req, socket, head));
     this.server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);
@@ -80,20 +87,27 @@ export class SessionNode {
     await this.beat();
     this.timers.push(setInterval(() => void this.beat(), config.heartbeat.interval * 1000));
 
-    await this.log('DSTART', config.orchestrator.driverBinary);
+    const warm = this.options.takeWarmDriver?.();
     const started = Date.now();
-    try {
-      this.driver = await startDriver({
-        binary: config.orchestrator.driverBinary,
-        timeoutMs: this.options.timeouts.driverStartup * 1000,
-        logFile: config.orchestrator.driverLogFile,
-        signal: ctx.signal,
-      });
-    } catch (error) {
-      const timeout = error instanceof DriverError && error.kind === 'timeout';
-      await this.end(timeout ? 'DTIMEOUT' : 'DFAILURE', (error as Error).message);
-      throw error;
+    if (warm) {
+      this.driver = warm.driver;
+      await this.log('DSTART', `${config.orchestrator.driverBinary}: a warm driver, started ${started - warm.readyAt} ms ahead`);
+    } else {
+      await this.log('DSTART', config.orchestrator.driverBinary);
+      try {
+        this.driver = await startDriver({
+          binary: config.orchestrator.driverBinary,
+          timeoutMs: this.options.timeouts.driverStartup * 1000,
+          logFile: config.orchestrator.driverLogFile,
+          signal: ctx.signal,
+        });
+      } catch (error) {
+        const timeout = error instanceof DriverError && error.kind === 'timeout';
+        await this.end(timeout ? 'DTIMEOUT' : 'DFAILURE', (error as Error).message);
+        throw error;
+      }
     }
+    if (this.ending) return this.abandon(); // the session ended while the driver started
     await this.log('DALIVE', `port ${this.driver.port}, pid ${this.driver.pid}, ${Date.now() - started} ms`);
     void this.driver.exited.then((why) => {
       if (!this.ending) void this.end('DFAILURE', why);
@@ -107,6 +121,7 @@ export class SessionNode {
         throw new Error(`the driver refused the session: ${answer.value?.error ?? created.status}: ${(answer.value?.message ?? '').split('\n')[0]}`);
       }
       this.driverSessionId = answer.value.sessionId;
+      if (this.ending) return this.abandon();
       const actual = answer.value.capabilities ?? {};
       this.driverWebSocket = typeof actual.webSocketUrl === 'string' ? actual.webSocketUrl : '';
       this.chromePid = Number(actual['goog:processID']) || 0;
@@ -124,7 +139,19 @@ export class SessionNode {
       throw error;
     }
     this.lastSeen = Date.now();
+    localNodes.set(this.id, this);
     this.timers.push(setInterval(() => this.checkIdle(), Math.min(1000, this.options.timeouts.sessionTermination * 250)));
+  }
+
+  /** The node ended (its session ended elsewhere) while it was starting: release what start() got after end() ran, and fail. */
+  private async abandon(): Promise<never> {
+    await this.ending;
+    if (this.driverSessionId && this.driver) {
+      await hop({ host: '127.0.0.1', port: this.driver.port }, 'DELETE', `/session/${this.driverSessionId}`, driverHeaders(this.driver.port), undefined, undefined, 10_000).catch(() => {});
+    }
+    this.driverSessionId = '';
+    await this.driver?.stop();
+    throw new Error('the session ended while its node was starting');
   }
 
   /** The capability set the manager matched, recomputed from the stored request against this orchestrator's offer. */
@@ -181,38 +208,48 @@ export class SessionNode {
     if (url === '/status') {
       return sendJson(res, 200, { value: { ready: !!this.driverSessionId && !this.ending, message: this.driverSessionId ? `serving session ${this.id}` : 'starting' } });
     }
-    const prefix = `/session/${this.id}`;
-    if (!(url === prefix || url.startsWith(prefix + '/') || url.startsWith(prefix + '?')) || !this.driverSessionId || this.ending) {
-      return sendError(res, 'invalid session id', `no session ${/^\/session\/([^/?]+)/.exec(url)?.[1] ?? ''} on this node`);
-    }
-    this.lastSeen = Date.now();
     let body: Buffer;
     try {
       body = await readBody(req);
     } catch (error) {
       return sendError(res, error as never);
     }
-    const closing = req.method === 'DELETE' && (url === prefix || url === prefix + '/');
-    const driverId = Buffer.from(this.driverSessionId);
-    if (body.includes(this.id)) body = Buffer.from(body.toString().replaceAll(this.id, this.driverSessionId));
+    const answer = await this.serve(req.method ?? 'GET', url, req.headers['content-type'], body);
+    if (res.destroyed) return;
+    res.writeHead(answer.status, { 'content-type': answer.contentType, 'content-length': answer.body.length, 'cache-control': 'no-cache' }).end(answer.body);
+  }
+
+  /**
+   * One client command for this session, transport aside: the HTTP endpoint
+   * calls it, and so does a proxy in the same process (no socket hop). The
+   * session id is rewritten both ways. DELETE /session answers once the slot
+   * is back, so a client that quits and asks again finds it free.
+   */
+  async serve(method: string, url: string, contentType: string | undefined, body: Buffer): Promise<NodeAnswer> {
+    const prefix = `/session/${this.id}`;
+    if (!(url === prefix || url.startsWith(prefix + '/') || url.startsWith(prefix + '?')) || !this.driverSessionId || this.ending) {
+      return failure('invalid session id', `no session ${/^\/session\/([^/?]+)/.exec(url)?.[1] ?? ''} on this node`);
+    }
+    this.lastSeen = Date.now();
+    const closing = method === 'DELETE' && (url === prefix || url === prefix + '/');
+    const driverId = this.driverSessionId;
+    if (body.includes(this.id)) body = Buffer.from(body.toString().replaceAll(this.id, driverId));
     let answer;
     try {
-      answer = await hop({ host: '127.0.0.1', port: this.driver!.port }, req.method ?? 'GET', `/session/${this.driverSessionId}${url.slice(prefix.length)}`, driverHeaders(this.driver!.port, req.headers['content-type']), body);
+      answer = await hop({ host: '127.0.0.1', port: this.driver!.port }, method, `/session/${driverId}${url.slice(prefix.length)}`, driverHeaders(this.driver!.port, contentType), body);
     } catch (error) {
-      sendJson(res, 500, errorBody('unknown error', `the driver of session ${this.id} did not answer: ${(error as Error).message}`));
       if (!this.ending) void this.end('DFAILURE', `driver unreachable: ${(error as Error).message}`);
-      return;
+      return failure('unknown error', `the driver of session ${this.id} did not answer: ${(error as Error).message}`);
     }
     let out = answer.body;
-    if (out.includes(driverId)) out = Buffer.from(out.toString().replaceAll(this.driverSessionId, this.id));
-    const reply = () => {
-      if (res.destroyed) return;
-      res.writeHead(answer.status, { 'content-type': answer.headers['content-type'] ?? 'application/json; charset=utf-8', 'content-length': out.length, 'cache-control': 'no-cache' }).end(out);
-    };
-    if (!closing) return reply();
-    this.driverSessionId = ''; // the driver has ended it already
-    // answered once the slot is back, so a client that quits and asks again finds it free
-    await this.end('CLOSED', 'DELETE /session by the client', reply);
+    if (out.includes(driverId)) out = Buffer.from(out.toString().replaceAll(driverId, this.id));
+    const reply = { status: answer.status, contentType: String(answer.headers['content-type'] ?? 'application/json; charset=utf-8'), body: out };
+    if (closing) {
+      this.driverSessionId = ''; // the driver has ended it already
+      void this.end('CLOSED', 'DELETE /session by the client');
+      await this.released;
+    }
+    return reply;
   }
 
   /** BiDi: /session/{id}/se/bidi → the driver's own WebSocket URL. */
@@ -229,11 +266,12 @@ export class SessionNode {
   /**
    * Ends the node once: ends the driver's session, terminates the grid session
    * (slot back, logged with `code` unless it already ended elsewhere), HALT,
-   * then stops the driver and the endpoint.
+   * then stops the driver and the endpoint. `released` resolves after HALT.
    */
-  end(code: Code | undefined, meta: string, beforeClose?: () => void): Promise<void> {
+  end(code: Code | undefined, meta: string): Promise<void> {
     this.ending ??= (async () => {
       const { ctx, id } = this;
+      localNodes.delete(id);
       for (const timer of this.timers) clearInterval(timer);
       if (this.driverSessionId && this.driver) {
         await hop({ host: '127.0.0.1', port: this.driver.port }, 'DELETE', `/session/${this.driverSessionId}`, driverHeaders(this.driver.port), undefined, undefined, 10_000).catch(() => {});
@@ -246,7 +284,7 @@ export class SessionNode {
       } catch (error) {
         ctx.logger.warn('node could not record its end', { sessionId: id, error: (error as Error).message });
       }
-      beforeClose?.();
+      this.release();
       await this.driver?.stop();
       if (this.chromePid) killQuietly(this.chromePid);
       for (const socket of this.sockets) socket.destroy(); // BiDi relays too: the server no longer tracks upgraded sockets
@@ -256,6 +294,23 @@ export class SessionNode {
     })();
     return this.ending;
   }
+}
+
+/** What a node answers a command with. */
+export interface NodeAnswer {
+  status: number;
+  contentType: string;
+  body: Buffer;
+}
+
+/**
+ * Nodes serving in this process, by session id: a proxy in the same process
+ * (standalone) hands them commands directly instead of over a socket.
+ */
+export const localNodes = new Map<string, SessionNode>();
+
+function failure(error: ErrorCode, message: string): NodeAnswer {
+  return { status: errorStatus[error], contentType: 'application/json; charset=utf-8', body: Buffer.from(errorBody(error, message)) };
 }
 
 /** chromedriver only answers requests whose Host is local. */

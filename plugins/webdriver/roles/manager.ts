@@ -211,10 +211,10 @@ export function managerRole(ctx: Ctx): Role {
     return offers;
   }
 
-  /** The failure the session's log recorded last (the node's or orchestrator's reason). */
+  /** The failure the session's log recorded (the node's or orchestrator's reason). */
   async function whyEnded(sessionId: string): Promise<string> {
     const log = await readLog(ctx, sessionId).catch(() => []);
-    const failure = [...log].reverse().find((e) => e.level === 'fail');
+    const failure = log.find((e) => e.level === 'fail'); // the first failure is the cause; later ones follow from it
     return failure ? `${failure.code}: ${failure.meta}` : 'the session ended before its node was ready';
   }
 

@@ -7,6 +7,7 @@
 import type { BlockingConnection } from '../../../core/backend.ts';
 import type { Role } from '../../../core/plugin.ts';
 import { browserEntry, machineOrchestratorId } from '../browsers.ts';
+import { DriverPool } from '../driver-pool.ts';
 import type { Ctx } from '../context.ts';
 import { SessionNode } from '../node.ts';
 import { spawnNodeProcess } from '../node-process.ts';
@@ -32,8 +33,14 @@ export function orchestratorRole(ctx: Ctx): Role {
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   let loops: Promise<void>[] = [];
   let suspects: string[] = [];
+  let driverTimeout = config.timeouts.driverStartup;
+  const pool = new DriverPool(
+    config.orchestrator.nodeMode === 'inline' ? config.orchestrator.warmDrivers : 0,
+    { binary: config.orchestrator.driverBinary, logFile: config.orchestrator.driverLogFile, timeoutMs: () => driverTimeout * 1000 },
+    (error) => logger.warn('a warm driver failed to start; nodes start their own', { error: error.message }),
+  );
 
-  if (config.orchestrator.nodeMode === 'process' && (!ctx.global.redis.url || ctx.global.redis.adapter === 'embedded')) {
+  if (config.orchestrator.nodeMode === 'process' && (!ctx.global.redis.url || ctx.global.redis.url.startsWith('embedded') || ctx.global.redis.adapter === 'embedded')) {
     throw new Error('webdriver.orchestrator.nodeMode=process needs a Redis URL (--redis): node processes cannot share the embedded backend');
   }
 
@@ -72,7 +79,8 @@ export function orchestratorRole(ctx: Ctx): Role {
   }
 
   async function startInline(sessionId: string, timeouts: Awaited<ReturnType<typeof readTimeouts>>): Promise<void> {
-    const node = new SessionNode(ctx, { sessionId, orchestratorId: id, timeouts });
+    driverTimeout = timeouts.driverStartup;
+    const node = new SessionNode(ctx, { sessionId, orchestratorId: id, timeouts, takeWarmDriver: () => pool.take() });
     nodes.set(sessionId, { end: (reason) => node.end('TERM', reason) });
     void node.finished.then(() => nodes.delete(sessionId));
     try {
@@ -177,6 +185,7 @@ export function orchestratorRole(ctx: Ctx): Role {
       }
       if (pending.length) logger.info('recovering pending sessions', { sessions: pending });
       await reclaim();
+      pool.fill();
       blocking.push(await backend.blocking(), await backend.blocking());
       loops = [backlogLoop(blocking[0]!), recycleLoop(blocking[1]!), reclaimLoop()];
       logger.info('orchestrator ready', { orchestratorId: id, slots: config.orchestrator.slots, browsers, nodeMode: config.orchestrator.nodeMode });
@@ -187,6 +196,7 @@ export function orchestratorRole(ctx: Ctx): Role {
       await Promise.all(loops);
       await Promise.allSettled([...handling]);
       await Promise.all([...nodes.values()].map((n) => n.end(`orchestrator stopping (${reason})`)));
+      await pool.close();
       for (const conn of blocking) await conn.close().catch(() => {});
       // stays registered (retain) so its ID, slots and lists are found again on restart; the heartbeat lapses
       await backend.send(['DEL', keys.orchestratorHeartbeat(o)]).catch(() => {});

@@ -9,6 +9,7 @@ import type { Role } from '../../../core/plugin.ts';
 import type { Ctx } from '../context.ts';
 import { closeServer, forwardHeaders, hop, listen, readBody, sendError, type Hop } from '../http.ts';
 import { HttpMetrics } from '../http-metrics.ts';
+import { localNodes } from '../node.ts';
 import { refuseUpgrade, relayUpgrade } from '../relay.ts';
 import { gridCapacity } from '../status.ts';
 import { errorBody, W3CError } from '../w3c.ts';
@@ -142,6 +143,12 @@ export function proxyRole(ctx: Ctx): Role {
 
   /** /session/{id}/… → the session's node. */
   async function command(req: IncomingMessage, res: ServerResponse, sessionId: string, path: string, body: Buffer): Promise<void> {
+    const local = localNodes.get(sessionId);
+    if (local) {
+      // the node runs in this process (standalone): no socket between them
+      const answer = await local.serve(req.method ?? 'GET', path, req.headers['content-type'], body);
+      return reply(req, res, { status: answer.status, headers: {}, body: answer.body }, body.length);
+    }
     const target = await route(sessionId);
     if (!target) return fail(req, res, await ended(sessionId), body.length);
     let answer: Hop;
