@@ -52,6 +52,7 @@ export class Manager {
   private unwatch?: () => void;
   private webhook?: Webhook;
   private firstManager?: boolean;
+  private unlistenState?: () => void;
   /** The last error logged per kind, so a repeating failure is one line until it changes. */
   private readonly lastError = new Map<string, string>();
   lastSync?: SyncResult;
@@ -86,6 +87,15 @@ export class Manager {
     this.syncLoop.start(delay);
     this.unwatch = this.source?.watch?.(() => this.syncLoop.wake());
     if (ctx.config.webhook) this.webhook = await startWebhook(ctx, this);
+    // Redis back after an outage (perhaps restarted empty): sync again once the slaves have beaten and re-claimed.
+    let lost = false;
+    this.unlistenState = ctx.backend.onState((state) => {
+      if (state === 'reconnecting') lost = true;
+      if (state === 'ready' && lost) {
+        lost = false;
+        void ctx.clock.sleep(ctx.config.heartbeatInterval * 1000, ctx.signal).then(() => this.syncLoop.wake(), () => {});
+      }
+    });
     ctx.logger.info('manager running', {
       instanceName: this.name,
       firstManager: this.firstManager,
@@ -96,6 +106,7 @@ export class Manager {
 
   async stop(): Promise<void> {
     this.unwatch?.();
+    this.unlistenState?.();
     await this.webhook?.close();
     await this.syncLoop.stop();
     await this.healthLoop.stop();

@@ -6,7 +6,7 @@
 // slaves), calls onInstall/onUninstall, stops its workers itself when it can
 // no longer beat (before its heartbeat expires and the devices move), and on
 // a clean stop hands its devices over at once.
-import type { Subscriber } from '../../../core/backend.ts';
+import type { Command, Subscriber } from '../../../core/backend.ts';
 import type { Role } from '../../../core/plugin.ts';
 import { instanceNameOf } from '../config.ts';
 import { loadDeviceClass, type DeviceClass } from '../device-class.ts';
@@ -41,13 +41,17 @@ export class Slave {
   private lastBeatOk = 0;
   private fenced = false;
   private stopping = false;
+  /** Redis was unreachable: claims may be gone (a restarted Redis) and are written again before the next sync. */
+  private reassert = false;
+  private unlistenState?: () => void;
 
   constructor(private readonly ctx: Ctx) {
     this.name = instanceNameOf(ctx.config);
     const { clock, logger, config } = ctx;
     this.syncLoop = new Loop({ name: 'slave sync', clock, logger, intervalMs: config.syncInterval * 1000, run: () => this.sync() });
     this.heartbeatLoop = new Loop({ name: 'slave heartbeat', clock, logger, intervalMs: config.heartbeatInterval * 1000, run: () => this.beat() });
-    this.fenceLoop = new Loop({ name: 'slave fence', clock, logger, intervalMs: Math.min(1000, (config.heartbeatInterval * 1000) / 2), run: () => this.fence() });
+    const spareMs = (config.heartbeatTtl - config.heartbeatInterval) * 1000;
+    this.fenceLoop = new Loop({ name: 'slave fence', clock, logger, intervalMs: Math.min(1000, spareMs / 8), run: () => this.fence() });
   }
 
   /** Workers running now (started), by obnizId. */
@@ -68,6 +72,13 @@ export class Slave {
     const ch = channels(ctx.global.redis.keyPrefix);
     await this.subscriber.subscribe(ch.broadcast, ch.direct(this.name));
 
+    this.unlistenState = ctx.backend.onState((state) => {
+      if (state === 'reconnecting') this.reassert = true;
+      if (state === 'ready' && this.reassert) {
+        this.heartbeatLoop.wake();
+        this.syncLoop.wake();
+      }
+    });
     await this.beat();
     this.heartbeatLoop.start(ctx.config.heartbeatInterval * 1000);
     this.fenceLoop.start();
@@ -78,6 +89,7 @@ export class Slave {
 
   async stop(reason: string): Promise<void> {
     this.stopping = true;
+    this.unlistenState?.();
     await this.syncLoop.stop();
     await this.fenceLoop.stop();
     await this.subscriber?.close().catch(() => {});
@@ -104,6 +116,7 @@ export class Slave {
     const { ctx } = this;
     const idle = ctx.config.syncInterval * 1000;
     if (this.stopping || this.fenced) return idle;
+    if (this.reassert) await this.reassertClaims();
     const list = await readList(ctx, this.name);
     const now = ctx.clock.now();
     const limit = ctx.config.startConcurrency;
@@ -189,7 +202,12 @@ export class Slave {
 
   private async beat(): Promise<void> {
     if (this.stopping) return;
-    await touchSlave(this.ctx, this.name);
+    try {
+      await touchSlave(this.ctx, this.name);
+    } catch (err) {
+      this.reassert = true;
+      throw err;
+    }
     this.lastBeatOk = this.ctx.clock.now();
     if (this.fenced) {
       this.fenced = false;
@@ -199,13 +217,14 @@ export class Slave {
   }
 
   /**
-   * Stops every worker when the heartbeat has not been written for almost its
-   * TTL: past that, a manager moves the devices and another slave starts them.
+   * Stops every worker when the heartbeat has not been written for longer
+   * than a beat normally takes, halfway to its expiry (15 s with the defaults):
+   * past the expiry, a manager moves the devices and another slave starts them.
    */
   private async fence(): Promise<void> {
     const { config, clock, logger } = this.ctx;
-    const ttlMs = config.heartbeatTtl * 1000;
-    const limitMs = ttlMs - Math.min(5000, (config.heartbeatInterval * 1000) / 2);
+    const intervalMs = config.heartbeatInterval * 1000;
+    const limitMs = intervalMs + (config.heartbeatTtl * 1000 - intervalMs) / 2;
     if (this.fenced || this.stopping || this.lastBeatOk === 0 || clock.now() - this.lastBeatOk <= limitMs) return;
     this.fenced = true;
     logger.error('no heartbeat written for too long: stopping every worker before the devices move to other slaves', {
@@ -213,6 +232,25 @@ export class Slave {
       workers: this.hosts.size,
     });
     await this.stopAll('fenced');
+  }
+
+  /**
+   * After Redis was unreachable (perhaps restarted empty), the claims of the
+   * workers still running here are written again before anything else, so no
+   * other slave starts them before this one has stopped them. A claim another
+   * slave took meanwhile means the device may run there: ours stops at once.
+   */
+  private async reassertClaims(): Promise<void> {
+    const { ctx } = this;
+    const ids = this.running();
+    this.reassert = false;
+    if (!ids.length) return;
+    const claims = ctx.keys.claims();
+    await ctx.backend.pipeline(ids.map((id): Command => ['HSETNX', claims, id, this.name]));
+    const holders = (await ctx.backend.send(['HMGET', claims, ...ids])) as (string | null)[];
+    const lost = ids.filter((_id, i) => holders[i] !== this.name);
+    if (lost.length) ctx.logger.error('devices claimed by another slave while Redis was unreachable: stopping them here', { devices: lost });
+    await eachLimited(lost, ctx.config.startConcurrency, (id) => this.stopWorker(id, 'fenced'));
   }
 
   private async onMessage(text: string): Promise<void> {
