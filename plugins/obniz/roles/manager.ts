@@ -76,6 +76,21 @@ export class Manager {
 
   /** Starts and resolves once the first heartbeat and sync are done (obniz-app-sdk's startWait()). */
   async start(): Promise<void> {
+    try {
+      await this.join();
+    } catch (err) {
+      await this.stop().catch(() => {});
+      throw err;
+    }
+    this.ctx.logger.info('manager running', {
+      instanceName: this.name,
+      firstManager: this.firstManager,
+      source: this.source?.description ?? 'none',
+      ...(this.webhook ? { webhook: this.webhook.url } : {}),
+    });
+  }
+
+  private async join(): Promise<void> {
     const { ctx } = this;
     await this.requester.start();
     await this.beat();
@@ -95,12 +110,6 @@ export class Manager {
         lost = false;
         void ctx.clock.sleep(ctx.config.heartbeatInterval * 1000, ctx.signal).then(() => this.syncLoop.wake(), () => {});
       }
-    });
-    ctx.logger.info('manager running', {
-      instanceName: this.name,
-      firstManager: this.firstManager,
-      source: this.source?.description ?? 'none',
-      ...(this.webhook ? { webhook: this.webhook.url } : {}),
     });
   }
 

@@ -67,6 +67,18 @@ export class Slave {
     await this.checkNameIsFree();
     await this.releaseStaleClaims();
 
+    try {
+      await this.join();
+    } catch (err) {
+      await this.stop('failed to start').catch(() => {});
+      throw err;
+    }
+    ctx.logger.info('slave running', { instanceName: this.name, workers: this.hosts.size, waiting: this.pending.size });
+  }
+
+  /** Subscribes, beats and runs the first sync (start's part that leaves traces in Redis). */
+  private async join(): Promise<void> {
+    const { ctx } = this;
     this.subscriber = await ctx.backend.subscriber();
     this.subscriber.onMessage(({ message }) => void this.onMessage(message));
     const ch = channels(ctx.global.redis.keyPrefix);
@@ -84,7 +96,6 @@ export class Slave {
     this.fenceLoop.start();
     await this.sync();
     this.syncLoop.start(this.pending.size ? ctx.config.claimRetryInterval * 1000 : ctx.config.syncInterval * 1000);
-    ctx.logger.info('slave running', { instanceName: this.name, workers: this.hosts.size, waiting: this.pending.size });
   }
 
   async stop(reason: string): Promise<void> {
