@@ -1,6 +1,6 @@
 // The grid's capacity, for GET /status and the API: live orchestrators and
 // managers, slots in total and free, sessions active.
-import type { Ctx } from './context.ts';
+import { MANAGER_HOST_TTL, type Ctx } from './context.ts';
 
 export interface Capacity {
   ready: boolean;
@@ -15,7 +15,7 @@ export async function gridCapacity(ctx: Pick<Ctx, 'backend' | 'keys' | 'clock'>)
   const { backend, keys, clock } = ctx;
   const [ids, managers, active] = (await backend.pipeline([
     ['SMEMBERS', keys.orchestrators()],
-    ['ZCOUNT', keys.managers(), clock.now() - 120_000, '+inf'],
+    ['ZCOUNT', keys.managers(), clock.now() - MANAGER_HOST_TTL * 1000, '+inf'],
     ['SCARD', keys.sessionsActive()],
   ])) as [string[], number, number];
   const replies = ids.length

@@ -1,9 +1,9 @@
 // gc: every gc.interval, purges terminated sessions older than the retention
 // period, terminates active sessions that have neither a node nor a manager
-// heartbeat (their slot goes back, counted dead), and forgets orchestrators
-// whose retain key has expired.
+// heartbeat (their slot goes back, counted dead), drops managers that died
+// without deregistering, and forgets orchestrators whose retain key has expired.
 import type { Role } from '../../../core/plugin.ts';
-import type { Ctx } from '../context.ts';
+import { MANAGER_HOST_TTL, type Ctx } from '../context.ts';
 import { terminateSession } from '../terminate.ts';
 
 export interface GcResult {
@@ -39,6 +39,9 @@ export async function gcOnce(ctx: Ctx): Promise<GcResult> {
       result.purged.push(sessionId);
     }
   }
+
+  // managers that died without deregistering: silent for longer than their host key lives
+  await backend.send(['ZREMRANGEBYSCORE', keys.managers(), '-inf', `(${clock.now() - MANAGER_HOST_TTL * 1000}`]);
 
   for (const orchestratorId of (await backend.send(['SMEMBERS', keys.orchestrators()])) as string[]) {
     if ((await scripts.run('forgetOrchestrator', { keys: { orchestrators: {} }, args: { orchestratorId } })) === 1) result.forgotten.push(orchestratorId);

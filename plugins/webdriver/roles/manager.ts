@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { BlockingConnection } from '../../../core/backend.ts';
 import type { Role } from '../../../core/plugin.ts';
 import type { Code } from '../codes.ts';
-import type { Ctx } from '../context.ts';
+import { MANAGER_HOST_TTL, type Ctx } from '../context.ts';
 import { closeServer, hop, listen, parseJson, readBody, sendError, sendJson } from '../http.ts';
 import { advertisedHost } from '../node.ts';
 import { appendLog, readLog } from '../session-log.ts';
@@ -21,7 +21,6 @@ import { rfc3339 } from '../time.ts';
 import { readTimeouts } from '../timeouts.ts';
 import { capabilitySets, firstMatch, metadataOf, W3CError, type Capabilities, type Offer } from '../w3c.ts';
 
-const MANAGER_HOST_TTL = 120;
 /** The queue wait is split into blocks this long, so new orchestrators join the match and the heartbeat stays fresh. */
 const QUEUE_BLOCK_SECONDS = 5;
 

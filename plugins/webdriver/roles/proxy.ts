@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Role } from '../../../core/plugin.ts';
-import type { Ctx } from '../context.ts';
+import { MANAGER_HOST_TTL, type Ctx } from '../context.ts';
 import { closeServer, forwardHeaders, hop, listen, readBody, sendError, type Hop } from '../http.ts';
 import { HttpMetrics } from '../http-metrics.ts';
 import { localNodes } from '../node.ts';
@@ -113,7 +113,7 @@ export function proxyRole(ctx: Ctx): Role {
 
   async function nextManager(exclude: Route[]): Promise<Route | undefined> {
     if (clock.now() - managers.at > MANAGER_CACHE_MS) {
-      const ids = (await backend.send(['ZRANGEBYSCORE', keys.managers(), clock.now() - 120_000, '+inf'])) as string[];
+      const ids = (await backend.send(['ZRANGEBYSCORE', keys.managers(), clock.now() - MANAGER_HOST_TTL * 1000, '+inf'])) as string[];
       const hosts = ids.length ? ((await backend.pipeline(ids.map((managerId) => ['GET', keys.managerHost({ managerId })]))) as (string | null)[]) : [];
       const list = hosts.filter((h): h is string => typeof h === 'string').map((h) => {
         const at = h.lastIndexOf(':');
@@ -167,8 +167,9 @@ export function proxyRole(ctx: Ctx): Role {
     socket.on('error', () => socket.destroy());
     const path = req.url ?? '/';
     const session = /^\/session\/([^/?]+)\/se\/bidi$/.exec(path);
-    if (!authorized(req)) return refuseUpgrade(socket, 401, errorBody('unauthorized', 'missing or wrong token'));
-    if (!session) return refuseUpgrade(socket, 404, errorBody('unknown command', `no WebSocket endpoint ${path}`));
+    // no token asked here: clients open the BiDi socket without their HTTP headers, and the path carries
+    // the session's random ID, which only the client that created it (with the token) knows
+    if (!session) return refuseUpgrade(socket, authorized(req) ? 404 : 401, errorBody(authorized(req) ? 'unknown command' : 'unauthorized', `no WebSocket endpoint ${path}`));
     const target = await route(session[1]!).catch(() => undefined);
     if (!target) return refuseUpgrade(socket, 404, errorBody('invalid session id', `session ${session[1]} does not exist or has ended`));
     await relayUpgrade(req, socket, head, { ...target, path });
