@@ -108,7 +108,9 @@ t.test('allocation to a session that ended meanwhile gives the slot back first i
   const ctx = grid();
   await registerOrchestrator(ctx, offer(2));
   await queue(ctx, sid(2));
+  now += 4000;
   await terminateSession(ctx, sid(2), { component: 'manager', code: 'CLEFT', meta: 'left' });
+  t.equal(Number(await backend.send(['HGET', ctx.keys.sessionsDuration(), 'queued'])), 4, 'the 4 s it spent queued are counted');
   const slot = (await backend.send(['LPOP', ctx.keys.slotsAvailable(o)])) as string;
   t.equal(await allocateSlot(ctx, sid(2), O, slot), false);
   t.same(await list(ctx.keys.slotsAvailable(o)), [`${O}:1`, `${O}:2`]);

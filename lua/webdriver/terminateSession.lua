@@ -15,22 +15,23 @@
 -- ARGV[1] orchestratorHead @head orchestrator
 -- ARGV[2] sessionId
 -- ARGV[3] now                         RFC 3339
--- ARGV[4] aliveSeconds                aliveAt → now, '' when the session never became alive
--- ARGV[5] reason                      '' | 'dead' | 'orphaned': counts the reclaimed slot
--- ARGV[6] component
--- ARGV[7] level
--- ARGV[8] code                        '' for no log entry
--- ARGV[9] meta
--- ARGV[10] maxLen
+-- ARGV[4] state                       the state it leaves: queued, pending or alive
+-- ARGV[5] stateSeconds                time spent in that state
+-- ARGV[6] reason                      '' | 'dead' | 'orphaned': counts the reclaimed slot
+-- ARGV[7] component
+-- ARGV[8] level
+-- ARGV[9] code                        '' for no log entry
+-- ARGV[10] meta
+-- ARGV[11] maxLen
 -- Returns {terminated, slot}: terminated 0 when it had already ended; slot the slot given back or ''.
 local sid = ARGV[2]
 if redis.call('SMOVE', KEYS[1], KEYS[2], sid) == 0 then return {0, ''} end
 redis.call('HSET', KEYS[3], 'terminatedAt', ARGV[3])
 redis.call('HINCRBY', KEYS[6], 'terminated', 1)
-if ARGV[4] ~= '' then redis.call('HINCRBYFLOAT', KEYS[7], 'alive', ARGV[4]) end
-if ARGV[8] ~= '' then
-  redis.call('XADD', KEYS[5], 'MAXLEN', ARGV[10], '*', 'component', ARGV[6], 'level', ARGV[7], 'code', ARGV[8], 'meta', ARGV[9])
-  redis.call('HINCRBY', KEYS[8], ARGV[8], 1)
+redis.call('HINCRBYFLOAT', KEYS[7], ARGV[4], ARGV[5])
+if ARGV[9] ~= '' then
+  redis.call('XADD', KEYS[5], 'MAXLEN', ARGV[11], '*', 'component', ARGV[7], 'level', ARGV[8], 'code', ARGV[9], 'meta', ARGV[10])
+  redis.call('HINCRBY', KEYS[8], ARGV[9], 1)
 end
 local given = ''
 local slot = redis.call('GET', KEYS[4])
@@ -40,7 +41,7 @@ if owner then
   if redis.call('HGET', held, slot) == sid then
     redis.call('HDEL', held, slot)
     redis.call('RPUSH', ARGV[1] .. owner .. ':slots.reclaimed', slot)
-    if ARGV[5] ~= '' then redis.call('HINCRBY', KEYS[9], ARGV[5], 1) end
+    if ARGV[6] ~= '' then redis.call('HINCRBY', KEYS[9], ARGV[6], 1) end
     given = slot
   end
 end

@@ -22,7 +22,9 @@ export interface Terminated {
 
 export async function terminateSession(ctx: Ctx, sessionId: string, why: Termination): Promise<Terminated> {
   const now = ctx.clock.now();
-  const aliveAt = (await ctx.backend.send(['HGET', ctx.keys.sessionStatus({ sessionId }), 'aliveAt'])) as string | null;
+  const [queuedAt, pendingAt, aliveAt] = (await ctx.backend.send(['HMGET', ctx.keys.sessionStatus({ sessionId }), 'queuedAt', 'pendingAt', 'aliveAt'])) as (string | null)[];
+  // the state it leaves, and since when: its time there is added to sessions' duration metrics
+  const [state, since] = aliveAt ? ['alive', aliveAt] : pendingAt ? ['pending', pendingAt] : ['queued', queuedAt];
   const level = why.code ? codes[why.code] : 'info';
   const [done, slot] = (await ctx.scripts.run('terminateSession', {
     keys: {
@@ -39,7 +41,8 @@ export async function terminateSession(ctx: Ctx, sessionId: string, why: Termina
     args: {
       sessionId,
       now: rfc3339(now),
-      aliveSeconds: aliveAt ? secondsSince(aliveAt, now) : '',
+      state,
+      stateSeconds: secondsSince(since, now),
       reason: why.reason ?? '',
       component: why.component,
       level,
