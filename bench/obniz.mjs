@@ -6,7 +6,7 @@
 // Run: npx tsc -p . && node bench/obniz.mjs
 import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBackend } from '../dist/adapters/index.js';
 import { scenarioContext } from '../dist/conformance/scenario-context.js';
@@ -19,6 +19,7 @@ const DEVICES = 10_000;
 const SLAVES = 50;
 const JOINING = 10;
 
+const loadBefore = loadavg()[0];
 const redis = await startRedis();
 const backend = await createBackend({ url: redis.url });
 const ctxFor = (keyPrefix, config = {}) => scenarioContext({ plugin, backend, keyPrefix, signal: new AbortController().signal, config: { discover: false, ...config } });
@@ -112,6 +113,7 @@ const table = [
   '|---|---:|---|',
   ...rows.map(([step, ms, result]) => `| ${step} | ${ms.toFixed(0)} | ${result} |`),
 ].join('\n');
-const out = `# obniz: assignment and rebalancing on redis-server (ioredis, one client) ${new Date().toISOString().slice(0, 10)}\n\nGoal: assigning 10,000 devices over 50 slaves, and rebalancing after 10 more join, each under 2 s.\n\n${table}\n`;
+const load = `1-minute load average ${loadBefore.toFixed(1)} before the run, ${loadavg()[0].toFixed(1)} after (2 cores; other work shares the machine)`;
+const out = `# obniz: assignment and rebalancing on redis-server (ioredis, one client) ${new Date().toISOString().slice(0, 10)}\n\nGoal: assigning 10,000 devices over 50 slaves, and rebalancing after 10 more join, each under 2 s.\n\n${table}\n\n${load}.\n`;
 writeFileSync(new URL('./results/obniz.md', import.meta.url), out);
 console.log(out);
