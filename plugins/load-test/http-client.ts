@@ -84,10 +84,10 @@ export class HttpClient {
     let responseHeaders: HttpResponse['headers'] = {};
     let error: string | undefined;
     try {
-      const res = await this.ctx.dispatcher.request({ origin: url.origin, path: url.pathname + url.search, method: method as Dispatcher.HttpMethod, headers, body, signal });
-      status = res.statusCode;
+      const res = await send(this.ctx.dispatcher, { origin: url.origin, path: url.pathname + url.search, method: method as Dispatcher.HttpMethod, headers, body }, signal);
+      status = res.status;
       responseHeaders = res.headers;
-      text = await res.body.text();
+      text = res.body;
       const expected = options.expect === undefined ? status < 400 : [options.expect].flat().includes(status);
       if (!expected) error = `HTTP ${status}`;
     } catch (err) {
@@ -105,6 +105,50 @@ export class HttpClient {
       json: <T>() => JSON.parse(text) as T,
     };
   }
+}
+
+/**
+ * One request through undici's dispatch interface, the body collected as
+ * text: no stream object per response (undici's request() makes one), which
+ * is most of a client's cost when the server answers at once.
+ */
+function send(
+  dispatcher: Dispatcher,
+  options: Dispatcher.DispatchOptions,
+  signal: AbortSignal | undefined,
+): Promise<{ status: number; headers: HttpResponse['headers']; body: string }> {
+  return new Promise((resolve, reject) => {
+    let status = 0;
+    let headers: HttpResponse['headers'] = {};
+    const chunks: Buffer[] = [];
+    let onAbort: (() => void) | undefined;
+    const done = () => {
+      if (onAbort) signal!.removeEventListener('abort', onAbort);
+    };
+    dispatcher.dispatch(options, {
+      onRequestStart(controller) {
+        if (!signal) return;
+        if (signal.aborted) return controller.abort(signal.reason);
+        onAbort = () => controller.abort(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+      },
+      onResponseStart(_controller, statusCode, responseHeaders) {
+        status = statusCode;
+        headers = responseHeaders;
+      },
+      onResponseData(_controller, chunk) {
+        chunks.push(chunk);
+      },
+      onResponseEnd() {
+        done();
+        resolve({ status, headers, body: chunks.length === 1 ? chunks[0]!.toString() : Buffer.concat(chunks).toString() });
+      },
+      onResponseError(_controller, err) {
+        done();
+        reject(err);
+      },
+    });
+  });
 }
 
 function errorKind(err: unknown, signal: AbortSignal | undefined): string {
