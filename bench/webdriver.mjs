@@ -7,13 +7,13 @@
 // Run: npx tsc -p . && node bench/webdriver.mjs
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { request, Agent } from 'node:http';
 import { coord } from '../dist/test/support/cli.js';
 import { freePort, startRedis } from '../dist/test/support/redis.js';
 import { newSessionBody } from '../dist/test/support/webdriver.js';
 
-const SESSIONS = Number(process.env.SESSIONS ?? 12);
+const SESSIONS = Number(process.env.SESSIONS ?? 20);
 const COMMANDS = Number(process.env.COMMANDS ?? 1000);
 const agent = new Agent({ keepAlive: true });
 
@@ -50,12 +50,18 @@ for (;;) {
   await new Promise((r) => setTimeout(r, 50));
 }
 
-async function createAndQuit(port) {
+/** Times one POST /session; with `apiPort`, also the grid's own share: the total less chromedriver's own session creation (DALIVE → LSINIT in the session log). */
+async function createAndQuit(port, apiPort, own) {
   const started = performance.now();
   const created = await call(port, 'POST', '/session', newSessionBody());
   const ms = performance.now() - started;
   if (created.status !== 200) throw new Error(`session not created on port ${port}: ${JSON.stringify(created.body)}`);
   await call(port, 'DELETE', `/session/${created.body.value.sessionId}`);
+  if (apiPort) {
+    const { log } = (await call(apiPort, 'GET', `/api/sessions/${created.body.value.sessionId}`)).body;
+    const at = (code) => Date.parse(log.find((e) => e.code === code).time);
+    own?.push(ms - (at('LSINIT') - at('DALIVE')));
+  }
   return ms;
 }
 
@@ -66,15 +72,22 @@ async function timeTitle(port, id, into) {
   if (answer.body.value !== 'bench') throw new Error(`unexpected title ${JSON.stringify(answer.body)}`);
 }
 
+/** CPU time (ms) the processes have used so far: user + system, from /proc (clock ticks of 10 ms). */
+const cpuMs = (pids) =>
+  pids.reduce((sum, pid) => {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return sum + (Number(fields[11]) + Number(fields[12])) * 10;
+  }, 0);
+
 /** Both measures against one grid, interleaved with the same against the running chromedriver. */
-async function measure(gridPort) {
+async function measure(gridPort, apiPort, pids) {
   await createAndQuit(driverPort);
   await createAndQuit(gridPort);
-  const create = { direct: [], grid: [] };
+  const create = { direct: [], grid: [], own: [] };
   for (let i = 0; i < SESSIONS; i++) {
     // interleaved, so drift on the machine affects both alike
     create.direct.push(await createAndQuit(driverPort));
-    create.grid.push(await createAndQuit(gridPort));
+    create.grid.push(await createAndQuit(gridPort, apiPort, create.own));
   }
   const direct = (await call(driverPort, 'POST', '/session', newSessionBody())).body.value.sessionId;
   const viaGrid = (await call(gridPort, 'POST', '/session', newSessionBody())).body.value.sessionId;
@@ -82,16 +95,18 @@ async function measure(gridPort) {
   await call(gridPort, 'POST', `/session/${viaGrid}/url`, { url: 'data:text/html,<title>bench</title>' });
   const title = { direct: [], grid: [] };
   for (let i = 0; i < 50; i++) await timeTitle(driverPort, direct, []), await timeTitle(gridPort, viaGrid, []);
+  const cpuBefore = cpuMs(pids);
   for (let i = 0; i < COMMANDS; i++) {
     await timeTitle(driverPort, direct, title.direct);
     await timeTitle(gridPort, viaGrid, title.grid);
   }
+  const cpuPerCommand = (cpuMs(pids) - cpuBefore) / COMMANDS;
   await call(driverPort, 'DELETE', `/session/${direct}`);
   await call(gridPort, 'DELETE', `/session/${viaGrid}`);
   const r = {
-    cd: median(create.direct), cg: median(create.grid),
+    cd: median(create.direct), cg: median(create.grid), own: median(create.own),
     td: median(title.direct), tg: median(title.grid),
-    td90: pct(title.direct, 0.9), tg90: pct(title.grid, 0.9),
+    td90: pct(title.direct, 0.9), tg90: pct(title.grid, 0.9), cpu: cpuPerCommand,
   };
   console.error(`session ${r.cd.toFixed(0)} / ${r.cg.toFixed(0)} ms; getTitle p50 ${r.td.toFixed(3)} / ${r.tg.toFixed(3)} ms`);
   return r;
@@ -99,34 +114,56 @@ async function measure(gridPort) {
 
 // 1. standalone: `coord run --plugin webdriver`, every role in one process, embedded backend
 const standalonePort = await freePort();
-const standalone = coord(['run', '--plugin', 'webdriver', '--set', `webdriver.proxy.port=${standalonePort}`, '--set', 'webdriver.api.port=0']);
+const standaloneApi = await freePort();
+const standalone = coord(['run', '--plugin', 'webdriver', '--set', `webdriver.proxy.port=${standalonePort}`, '--set', `webdriver.api.port=${standaloneApi}`]);
 await standalone.waitFor((l) => l.msg === 'ready', 90_000);
-const one = await measure(standalonePort);
+const one = await measure(standalonePort, standaloneApi, [standalone.child.pid]);
 standalone.kill('SIGTERM');
 await standalone.exited;
 
 // 2. split: proxy, manager and orchestrator as separate processes on real Redis
 const redis = await startRedis();
 const gridPort = await freePort();
+const apiPort = await freePort();
 const common = ['--redis', redis.url, '--prefix', '{bench-wd}:', '--set', 'webdriver.heartbeat.interval=5'];
 const procs = [
   coord(['run', '--plugin', 'webdriver', '--role', 'proxy', '--set', `webdriver.proxy.port=${gridPort}`, ...common]),
   coord(['run', '--plugin', 'webdriver', '--role', 'manager', ...common]),
   coord(['run', '--plugin', 'webdriver', '--role', 'orchestrator', '--set', 'webdriver.orchestrator.slots=2', ...common]),
+  coord(['run', '--plugin', 'webdriver', '--role', 'api', '--set', `webdriver.api.port=${apiPort}`, ...common]),
 ];
 await Promise.all(procs.map((p) => p.waitFor((l) => l.msg === 'ready', 90_000)));
-const split = await measure(gridPort);
+const split = await measure(gridPort, apiPort, procs.slice(0, 3).map((p) => p.child.pid));
 for (const p of procs) p.kill('SIGTERM');
 await Promise.all(procs.map((p) => p.exited));
 await redis.stop();
+
+// 3. reference: a bare Node.js proxy in front of the same chromedriver (getTitle only)
+const refPort = await freePort();
+const ref = spawn(process.execPath, [new URL('./webdriver-reference-proxy.mjs', import.meta.url).pathname, String(driverPort), String(refPort)], { stdio: ['ignore', 'pipe', 'inherit'] });
+await new Promise((r) => ref.stdout.once('data', r));
+const refSession = (await call(driverPort, 'POST', '/session', newSessionBody())).body.value.sessionId;
+await call(driverPort, 'POST', `/session/${refSession}/url`, { url: 'data:text/html,<title>bench</title>' });
+const refTitle = { direct: [], proxy: [] };
+for (let i = 0; i < 50; i++) await timeTitle(driverPort, refSession, []), await timeTitle(refPort, refSession, []);
+const refCpuBefore = cpuMs([ref.pid]);
+for (let i = 0; i < COMMANDS; i++) {
+  await timeTitle(driverPort, refSession, refTitle.direct);
+  await timeTitle(refPort, refSession, refTitle.proxy);
+}
+const reference = { td: median(refTitle.direct), tp: median(refTitle.proxy), cpu: (cpuMs([ref.pid]) - refCpuBefore) / COMMANDS };
+await call(driverPort, 'DELETE', `/session/${refSession}`);
+ref.kill('SIGTERM');
 driver.kill('SIGTERM');
 agent.destroy();
 
 const load = (await import('node:os')).loadavg()[0].toFixed(1);
 const row = (name, r) => [
   `| ${name}: session creation (POST /session), median of ${SESSIONS} | ${r.cd.toFixed(0)} ms | ${r.cg.toFixed(0)} ms | ${(r.cg / r.cd).toFixed(2)}× | ≤ 1.2× |`,
+  `| ${name}: … of which the grid's own work (total − chromedriver's DALIVE → LSINIT) | | ${r.own.toFixed(0)} ms | | |`,
   `| ${name}: getTitle p50 of ${COMMANDS} | ${r.td.toFixed(3)} ms | ${r.tg.toFixed(3)} ms | +${(r.tg - r.td).toFixed(3)} ms | ≤ 1 ms added |`,
   `| ${name}: getTitle p90 | ${r.td90.toFixed(3)} ms | ${r.tg90.toFixed(3)} ms | +${(r.tg90 - r.td90).toFixed(3)} ms | |`,
+  `| ${name}: CPU the grid's processes spend per getTitle | | ${r.cpu.toFixed(3)} ms | | |`,
 ].join('\n');
 const out = `# WebDriver grid overhead, ${new Date().toISOString().slice(0, 10)} (one run on this machine, 1-min load average ${load} on ${(await import('node:os')).cpus().length} cores)
 
@@ -134,6 +171,8 @@ const out = `# WebDriver grid overhead, ${new Date().toISOString().slice(0, 10)}
 |---|---:|---:|---:|---|
 ${row('standalone', one)}
 ${row('split', split)}
+| reference, a bare Node.js HTTP proxy: getTitle p50 | ${reference.td.toFixed(3)} ms | ${reference.tp.toFixed(3)} ms | +${(reference.tp - reference.td).toFixed(3)} ms | |
+| reference: CPU it spends per getTitle | | ${reference.cpu.toFixed(3)} ms | | |
 
 - standalone: \`coord run --plugin webdriver\` (every role in one process, embedded backend);
   split: proxy, manager and orchestrator as separate \`coord run --role …\` processes on real Redis.
@@ -142,6 +181,10 @@ ${row('split', split)}
   Chromium; commands go client → proxy → node → chromedriver (in standalone the proxy hands
   them to the node in-process; split, that is one more loopback HTTP hop and process).
 - Measures are interleaved (direct, grid, direct, grid…) so drift on the machine affects both alike.
+- On a loaded machine every extra process a request crosses waits for a CPU; the CPU rows are
+  the work done per command (the grid's processes; the reference proxy), whatever the load.
+  The reference (bench/webdriver-reference-proxy.mjs) is the least any process between client
+  and chromedriver costs on this machine.
 `;
 writeFileSync(new URL('./results/webdriver.md', import.meta.url), out);
 console.log(out);

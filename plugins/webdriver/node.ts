@@ -52,6 +52,7 @@ export class SessionNode {
   private lastSeen = 0;
   private lastWritten = 0;
   private lastBeat = Date.now();
+  private bidiOpen = 0;
   private served = false;
   private ending?: Promise<void>;
   private timers: ReturnType<typeof setInterval>[] = [];
@@ -199,6 +200,7 @@ export class SessionNode {
 
   private checkIdle(): void {
     if (this.ending || !this.lastSeen) return;
+    if (this.bidiOpen > 0) this.lastSeen = Date.now();
     const idle = Date.now() - this.lastSeen;
     if (idle > this.options.timeouts.sessionTermination * 1000) void this.end('STIMEOUT', `no command for ${Math.round(idle / 1000)} s`);
   }
@@ -259,7 +261,9 @@ export class SessionNode {
     }
     this.lastSeen = Date.now();
     const target = new URL(this.driverWebSocket);
+    this.bidiOpen += 1; // an open BiDi connection is activity: the session is not idle
     await relayUpgrade(req, socket, head, { host: '127.0.0.1', port: this.driver!.port, path: target.pathname });
+    this.bidiOpen -= 1;
     this.lastSeen = Date.now();
   }
 

@@ -16,6 +16,8 @@ import { errorBody, W3CError } from '../w3c.ts';
 
 /** How long the list of live managers is reused. */
 const MANAGER_CACHE_MS = 2000;
+/** How often cached routes of ended sessions are dropped. */
+const ROUTE_SWEEP_MS = 60_000;
 /** Selenium 3 clients still add this prefix. */
 const LEGACY_PREFIX = '/wd/hub';
 const SESSION_PATH = /^\/session\/([^/?]+)(\/[^?]*)?(\?.*)?$/;
@@ -175,14 +177,25 @@ export function proxyRole(ctx: Ctx): Role {
     await relayUpgrade(req, socket, head, { ...target, path });
   }
 
+  /** Drops cached routes of sessions that ended without this proxy seeing it (idle timeout, another proxy's DELETE). */
+  async function sweepRoutes(): Promise<void> {
+    const ids = [...routes.keys()];
+    if (!ids.length) return;
+    const active = (await backend.pipeline(ids.map((id) => ['SISMEMBER', keys.sessionsActive(), id]))) as number[];
+    ids.forEach((id, i) => active[i] === 0 && routes.delete(id));
+  }
+  let sweeper: ReturnType<typeof setInterval> | undefined;
+
   return {
     async start() {
       const port = await listen(server, config.proxy.host, config.proxy.port, 'webdriver proxy');
+      sweeper = setInterval(() => void sweepRoutes().catch(() => {}), ROUTE_SWEEP_MS);
       metrics.start();
       logger.info(`proxy listening on http://${config.proxy.host}:${port}`, { port });
     },
     async stop() {
       server.close(); // no new connections while in-flight work drains
+      clearInterval(sweeper);
       await metrics.stop();
       await closeServer(server);
     },
