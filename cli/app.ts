@@ -9,13 +9,14 @@ import { coordVersion } from '../core/version.ts';
 import { builtinPlugins } from '../plugins/index.ts';
 import { errorLine, exitCodeOf, UsageError } from './errors.ts';
 import { processIo, type Io } from './io.ts';
-import { isPluginPath, loadPlugin } from './load-plugin.ts';
+import { namedPlugins } from './deployment.ts';
+import { loadPlugin } from './load-plugin.ts';
 import { addPluginCommands } from './plugin-commands.ts';
-import { withConfigOptions } from './options.ts';
+import { withConfigOptions, withPluginFlags } from './options.ts';
 
 type Options = Readonly<Record<string, unknown>>;
 
-const CORE_COMMANDS = ['run', 'plugins', 'schema', 'inspect', 'conformance', 'config'];
+const CORE_COMMANDS = ['run', 'plugins', 'schema', 'inspect', 'conformance', 'config', 'new'];
 
 /** Runs one command line (the arguments after `coord`); resolves to the exit code. */
 export async function runCli(argv: readonly string[], io: Io = processIo): Promise<number> {
@@ -34,6 +35,7 @@ async function dispatch(argv: readonly string[], io: Io): Promise<number> {
     .option('--plugin <name>', 'Plugin: a built-in name or a module path (./my-plugin.js)', { type: [String] })
     .option('--role <role>', 'Role to start (repeatable); roles of one deployment share --redis and --prefix', { type: [String] });
   withConfigOptions(last(cli)).action(async (o: Options) => (await import('./commands/run.ts')).runCommand(o, io));
+  const run = last(cli);
 
   cli
     .command('plugins', 'List the plugins: name, version, description, roles')
@@ -56,13 +58,20 @@ async function dispatch(argv: readonly string[], io: Io): Promise<number> {
   withConfigOptions(last(cli)).action(async (o: Options) => (await import('./commands/conformance.ts')).conformanceCommand(o, io));
 
   cli
-    .command('config', 'Print the effective config (--dump) or check a config file (--check FILE)')
+    .command('config', 'Print the effective config (--dump), check a config file (--check FILE) or print its JSON Schema (--schema)')
     .option('--dump', 'Print the effective config as YAML (password masked)')
     .option('--check <file>', 'Check a config file and exit')
+    .option('--schema', 'Print the JSON Schema of a config file, for editors')
     .option('--plugin <name>', 'Plugin whose section to include (repeatable; default: the built-in ones)', { type: [String] });
   withConfigOptions(last(cli)).action(async (o: Options) => (await import('./commands/config.ts')).configCommand(o, io));
 
+  cli
+    .command('new <what> <name>', 'Make a plugin folder from the template: coord new plugin NAME (passes its own tests as made)')
+    .option('--dir <folder>', 'Where to make it (default: ./NAME)')
+    .action(async (what: string, name: string, o: Options) => (await import('./commands/new.ts')).newCommand(what, name, o, io));
+
   const first = argv.find((a) => !a.startsWith('-'));
+  if (first === 'run') withPluginFlags(run, await commandPlugins(argv));
   if (first === undefined || !CORE_COMMANDS.includes(first)) addPluginCommands(cli, await commandPlugins(argv), CORE_COMMANDS, io);
 
   cli.option('-v, --version', 'Show the version');
@@ -94,13 +103,16 @@ function last(cli: ReturnType<typeof cac>) {
 }
 
 /**
- * The plugins whose commands to offer: the built-in ones and any module named
- * with --plugin. One that fails to load offers none (its error shows when it is used).
+ * The plugins whose commands and run flags to offer: the built-in ones, any named with
+ * --plugin (a path or a package) and the modules of the --config file. One
+ * that fails to load offers none (its error shows when it is used).
  */
 async function commandPlugins(argv: readonly string[]): Promise<Plugin[]> {
-  const paths = argv.flatMap((a, i) => (a === '--plugin' ? [argv[i + 1] ?? ''] : a.startsWith('--plugin=') ? [a.slice(9)] : [])).filter(isPluginPath);
+  const flag = (name: string) => argv.flatMap((a, i) => (a === name ? [argv[i + 1] ?? ''] : a.startsWith(`${name}=`) ? [a.slice(name.length + 1)] : []));
+  const named = flag('--plugin').filter((spec) => spec && !Object.hasOwn(builtinPlugins, spec));
+  const modules = flag('--config').flatMap((file) => namedPlugins(file).filter((n) => n.spec !== n.name).map((n) => n.spec));
   const plugins: Plugin[] = [];
-  for (const spec of [...Object.keys(builtinPlugins), ...paths]) {
+  for (const spec of [...Object.keys(builtinPlugins), ...named, ...modules]) {
     try {
       plugins.push(await loadPlugin(spec));
     } catch {

@@ -1,54 +1,122 @@
 // Finds a plugin by what the user typed after --plugin: a built-in name
-// ('browser-grid') or a module path ('./my-plugin.js'), whose default export
-// is the plugin. Either way it is checked (registerPlugin) before use.
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+// ('browser-grid'), a module path ('./my-plugin.js', './my-plugin.ts', or a
+// plugin folder), or an npm package installed in the project coord runs in
+// ('coord-plugin-cron', resolved from the working directory, not from coord's
+// own folder). The module's default export is the plugin; either way it is
+// checked (registerPlugin) before use. TypeScript runs natively on Deno; the
+// compiled CLI on Node transpiles it through ts-hooks.ts.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { resolve as resolveModule } from 'import-meta-resolve';
 import { didYouMean } from '../core/did-you-mean.ts';
-import { moduleUrl } from '../core/platform.ts';
+import { cwd, isDeno, moduleUrl } from '../core/platform.ts';
 import type { Plugin } from '../core/plugin.ts';
 import { registerPlugin } from '../core/runtime.ts';
 import { builtinPlugins } from '../plugins/index.ts';
 import { UsageError } from './errors.ts';
 
 export function isPluginPath(spec: string): boolean {
-  return /^(\.{1,2}[\\/]|[\\/]|file:)/.test(spec) || /\.(m?js|ts)$/.test(spec);
+  return /^(\.{1,2}[\\/]|[\\/]|file:)/.test(spec) || /\.(m?js|m?ts)$/.test(spec) || spec === '.' || spec === '..';
 }
 
-export async function loadPlugin(spec: string): Promise<Plugin> {
-  const plugin = isPluginPath(spec) ? await importPlugin(spec) : await builtin(spec);
+/** Loads and checks a plugin. `base` is the folder relative paths and package names are resolved from (default: the working directory). */
+export async function loadPlugin(spec: string, base = cwd()): Promise<Plugin> {
+  const plugin = isPluginPath(spec) ? await importPlugin(spec, moduleUrl(spec, base)) : await byName(spec, base);
   registerPlugin(plugin);
   return plugin;
 }
 
-export async function loadPlugins(specs: readonly string[]): Promise<Plugin[]> {
+export async function loadPlugins(specs: readonly string[], base = cwd()): Promise<Plugin[]> {
   const plugins: Plugin[] = [];
-  for (const spec of specs) plugins.push(await loadPlugin(spec));
+  for (const spec of specs) plugins.push(await loadPlugin(spec, base));
   return plugins;
 }
 
-async function builtin(name: string): Promise<Plugin> {
+/** A built-in plugin, else an npm package of that name installed where coord runs. */
+async function byName(name: string, base: string): Promise<Plugin> {
   const load = Object.hasOwn(builtinPlugins, name) ? builtinPlugins[name] : undefined;
-  if (!load) {
-    const names = Object.keys(builtinPlugins);
-    const close = didYouMean(name, names);
-    const known = names.length ? `built in: ${names.join(', ')}` : 'no plugins are built in';
-    throw new UsageError(`unknown plugin "${name}"${close ? `: did you mean "${close}"?` : ''} (${known}; or give a module path such as ./my-plugin.js)`);
-  }
-  return load();
+  if (load) return load();
+  const url = packageUrl(name, base);
+  if (url) return importPlugin(name, url);
+  const names = Object.keys(builtinPlugins);
+  const close = didYouMean(name, names);
+  const known = names.length ? `built in: ${names.join(', ')}` : 'no plugins are built in';
+  throw new UsageError(
+    `unknown plugin "${name}"${close ? `: did you mean "${close}"?` : ''} (${known}; no npm package of that name is installed in ${base}; or give a module path such as ./my-plugin.js)`,
+  );
 }
 
-async function importPlugin(path: string): Promise<Plugin> {
-  const url = moduleUrl(path);
-  if (!existsSync(fileURLToPath(url))) throw new UsageError(`cannot load plugin ${path}: no such file`);
+/** The entry of an installed npm package, resolved as `import` would from a module in `base`; undefined when it is not installed. */
+function packageUrl(name: string, base: string): string | undefined {
+  if (!/^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*(\/[\w./-]+)?$/i.test(name)) return undefined;
+  try {
+    return resolveModule(name, pathToFileURL(join(base, 'noop.js')).href);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'ERR_MODULE_NOT_FOUND') return undefined;
+    throw new UsageError(`cannot load plugin ${name}: ${firstLine(err)}`);
+  }
+}
+
+/**
+ * A plugin folder's entry: its package.json `exports` (as the package would
+ * import itself) or `main`, else index.ts, index.mts, index.js or index.mjs.
+ */
+function folderEntry(spec: string, dir: string): string {
+  const manifest = join(dir, 'package.json');
+  if (existsSync(manifest)) {
+    const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string; exports?: unknown; main?: string };
+    if (pkg.name && pkg.exports !== undefined) return resolveModule(pkg.name, pathToFileURL(manifest).href);
+    if (pkg.main) return pathToFileURL(join(dir, pkg.main)).href;
+  }
+  for (const file of ['index.ts', 'index.mts', 'index.js', 'index.mjs']) if (existsSync(join(dir, file))) return pathToFileURL(join(dir, file)).href;
+  throw new UsageError(`cannot load plugin ${spec}: the folder has no index.ts, index.js or package.json with exports or main`);
+}
+
+async function importPlugin(spec: string, url: string): Promise<Plugin> {
+  const path = fileURLToPath(url);
+  if (!existsSync(path)) throw new UsageError(`cannot load plugin ${spec}: no such file`);
+  if (statSync(path).isDirectory()) url = folderEntry(spec, path);
   let module: { default?: unknown };
   try {
-    module = (await import(url)) as { default?: unknown };
+    module = await importModule(url);
   } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_UNKNOWN_FILE_EXTENSION') {
-      throw new UsageError(`cannot load plugin ${path}: Node runs .ts only with a TypeScript loader; build it to .js, or run coord on Deno`);
-    }
-    throw new UsageError(`cannot load plugin ${path}: ${(err as Error).message.split('\n')[0]}`);
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`cannot load plugin ${spec}: ${firstLine(err)}`);
   }
-  if (module.default === undefined) throw new UsageError(`cannot load plugin ${path}: the module has no default export (export default plugin)`);
+  if (module.default === undefined) throw new UsageError(`cannot load plugin ${spec}: the module has no default export (export default plugin)`);
   return module.default as Plugin;
+}
+
+let tsHooks: Promise<void> | undefined;
+
+/** import(url); on Node without a TypeScript loader, a .ts module is imported again through ts-hooks.ts. */
+async function importModule(url: string): Promise<{ default?: unknown }> {
+  try {
+    return (await import(url)) as { default?: unknown };
+  } catch (err) {
+    if (isDeno || !/\.m?ts$/.test(url) || (err as { code?: string }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw err;
+  }
+  tsHooks ??= (async () => {
+    const self = import.meta.url;
+    const hooks = new URL(`./ts-hooks${self.slice(self.lastIndexOf('.'))}`, self).href;
+    const { typescriptUrl } = (await import(hooks)) as typeof import('./ts-hooks.ts');
+    if (!typescriptUrl()) {
+      throw new UsageError(
+        `cannot load plugin ${fileURLToPath(url)}: Node needs the typescript package to load .ts plugins: npm install --save-dev typescript in your project, build the plugin to .js, or run coord on Deno`,
+      );
+    }
+    const { register } = await import('node:module');
+    register(hooks);
+  })();
+  await tsHooks;
+  // A new URL: the failed import above stays failed under its own.
+  return (await import(`${url}?coord-ts`)) as { default?: unknown };
+}
+
+function firstLine(err: unknown): string {
+  const e = err as Error;
+  const kind = e instanceof Error && e.name !== 'Error' && e.name !== 'TypeError' ? `${e.name}: ` : '';
+  return `${kind}${(e?.message ?? String(err)).split('\n')[0]!.trim()}`;
 }

@@ -1,7 +1,8 @@
 // Options shared by the commands that name a deployment, and how their values
 // become config flags (the last layer of loadConfig).
 import type { Command } from 'cac';
-import { parseSetFlag, type ConfigFlag } from '../core/config.ts';
+import { parseSetFlag, schemaAt, type ConfigFlag } from '../core/config.ts';
+import type { Plugin } from '../core/plugin.ts';
 
 /** Command-line flags → config paths. */
 const CONFIG_OPTIONS = [
@@ -38,6 +39,30 @@ export function text(value: unknown): string | undefined {
   if (value === undefined || value === null || value === false) return undefined;
   if (Array.isArray(value)) return text(value.at(-1));
   return String(value);
+}
+
+/** Adds the run flags plugins declare (config.flags); one flag shared by two plugins is added once. */
+export function withPluginFlags(command: Command, plugins: readonly Plugin[]): Command {
+  const added = new Set<string>();
+  for (const plugin of plugins) {
+    for (const [flag, path] of Object.entries(plugin.config.flags ?? {})) {
+      if (added.has(flag)) continue;
+      added.add(flag);
+      const description = schemaAt(plugin.config.schema, path.split('.'))?.description;
+      command.option(`--${flag} <value>`, `${plugin.name}: ${typeof description === 'string' ? description : path} (= --set ${plugin.name}.${path}=…)`);
+    }
+  }
+  return command;
+}
+
+/** The values of the plugins' run flags as config flags; they come before --set, which can override them. */
+export function pluginFlags(options: Readonly<Record<string, unknown>>, plugins: readonly Plugin[]): ConfigFlag[] {
+  return plugins.flatMap((plugin) =>
+    Object.entries(plugin.config.flags ?? {}).flatMap(([flag, path]) => {
+      const value = text(options[camel(flag)]);
+      return value === undefined ? [] : [{ path: `${plugin.name}.${path}`, value, flag: `--${flag}` }];
+    }),
+  );
 }
 
 /** A repeatable option's values as text. */

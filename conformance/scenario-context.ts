@@ -5,10 +5,10 @@
 import type { Backend } from '../core/backend.ts';
 import { createAjv } from '../core/ajv.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
-import { keyBuilders } from '../core/contract.ts';
 import { silentLogger, type Logger } from '../core/logger.ts';
 import { PluginError, type GlobalConfig, type Plugin, type RoleContext } from '../core/plugin.ts';
-import { loadScriptDir, scriptRunner } from '../core/scripts.ts';
+import { roleContext } from '../core/role-context.ts';
+import { loadScriptDir } from '../core/scripts.ts';
 
 export interface ScenarioContextOptions {
   plugin: Plugin;
@@ -27,23 +27,24 @@ export interface ScenarioContextOptions {
 
 export function scenarioContext(opts: ScenarioContextOptions): RoleContext {
   const { plugin, backend, keyPrefix } = opts;
-  const contract = plugin.contract;
-  const definitions = plugin.scripts ? loadScriptDir(plugin.scripts, contract) : [];
+  // Parsed here rather than by registerPlugin: a scenario may run on a plugin
+  // that is not runnable yet (no roles), as the suite's own fixtures are.
+  const scripts = plugin.scripts ? loadScriptDir(plugin.scripts, plugin.contract) : [];
   const global: GlobalConfig = {
     redis: { adapter: backend.name, keyPrefix },
     log: { level: 'error', format: 'json' },
   };
-  return {
+  return roleContext({
+    plugin,
+    scripts,
     config: pluginConfig(plugin, opts.config),
     global: deepFreeze(global),
     backend,
-    keys: keyBuilders(contract, keyPrefix),
-    scripts: scriptRunner(backend, contract, definitions, keyPrefix),
     logger: opts.logger ?? silentLogger,
     clock: opts.clock ?? systemClock,
     signal: opts.signal,
     roles: opts.roles ?? Object.keys(plugin.roles),
-  };
+  });
 }
 
 /** The plugin's config section: the values given over its schema's defaults, validated and frozen. */

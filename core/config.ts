@@ -61,7 +61,7 @@ const GLOBAL_ENV: readonly [name: string, path: string][] = [
   ['COORD_LOG_FORMAT', 'log.format'],
 ];
 
-const TOP_LEVEL = ['redis', 'log', 'roles', 'plugins'] as const;
+const TOP_LEVEL = ['redis', 'log', 'roles', 'plugins', 'modules'] as const;
 
 type Data = Record<string, unknown>;
 
@@ -130,6 +130,7 @@ export function configSchema(plugins: readonly Plugin[]): JsonSchema {
     type: 'object',
     additionalProperties: false,
     properties: {
+      $schema: { type: 'string', description: 'the JSON Schema of this file, for editors (coord config --schema)' },
       redis: {
         type: 'object',
         additionalProperties: false,
@@ -150,6 +151,12 @@ export function configSchema(plugins: readonly Plugin[]): JsonSchema {
         },
       },
       roles: { type: 'array', items: roles.length ? { enum: roles } : { type: 'string' }, uniqueItems: true, default: [] },
+      // Read by the CLI before the config is loaded (which plugins to import); checked here, not returned.
+      modules: {
+        type: 'object',
+        description: 'plugins that are not built in, by name: a module path (relative to this file) or an npm package',
+        additionalProperties: { type: 'string', minLength: 1 },
+      },
       plugins: {
         type: 'object',
         additionalProperties: false,
@@ -253,7 +260,7 @@ function textCoercer(schema: JsonSchema): (path: string[], value: string | strin
 }
 
 /** The sub-schema at a path, following `properties` and `items`. */
-function schemaAt(schema: JsonSchema, path: readonly string[]): JsonSchema | undefined {
+export function schemaAt(schema: JsonSchema, path: readonly string[]): JsonSchema | undefined {
   let node: JsonSchema | undefined = schema;
   for (const name of path) {
     if (!node) return undefined;

@@ -73,6 +73,12 @@ export interface Plugin<C = any, K extends Record<string, KeySpec> = any> {
     schema: JsonSchema;
     /** Environment variables read as config: ENV_NAME → path in the section ('maxConcurrentSessions'). */
     env?: Readonly<Record<string, string>>;
+    /**
+     * Flags `coord run` takes for this plugin: flag name → path in the section,
+     * e.g. { worker: 'worker' } makes `--worker FILE` mean `--set obniz.worker=FILE`.
+     * The help text is the schema's description of that path.
+     */
+    flags?: Readonly<Record<string, string>>;
     /** Cross-field checks ajv cannot express; return one message per problem ('path: what is wrong'). */
     check?: (config: C) => string[];
   };

@@ -7,7 +7,7 @@ import { createBackend } from '../adapters/index.ts';
 import { createAjv } from './ajv.ts';
 import type { Backend } from './backend.ts';
 import { systemClock, type Clock } from './clock.ts';
-import type { CoordConfig } from './config.ts';
+import { schemaAt, type CoordConfig } from './config.ts';
 import { defineContract, type JsonSchema } from './contract.ts';
 import { processContainer, tokens } from './di.ts';
 import { silentLogger, type Logger } from './logger.ts';
@@ -93,6 +93,9 @@ export function registerPlugin(candidate: unknown): RegisteredPlugin {
   return Object.freeze({ plugin: p, scripts: Object.freeze(scripts) });
 }
 
+/** Flags of `coord run` itself, which a plugin's config.flags cannot take. */
+const RESERVED_RUN_FLAGS = ['plugin', 'role', 'config', 'set', 'redis', 'adapter', 'prefix', 'log-level', 'log-format', 'help', 'version'];
+
 function checkConfig(p: Plugin, fail: (what: string) => never): void {
   if (!isObject(p.config) || !isObject(p.config.schema)) fail('config.schema is missing: a JSON Schema of the plugin\'s config section, with defaults');
   const schema = p.config.schema;
@@ -103,9 +106,12 @@ function checkConfig(p: Plugin, fail: (what: string) => never): void {
     fail(`config.schema does not compile: ${message(err)}`);
   }
   for (const [env, path] of Object.entries(p.config.env ?? {})) {
-    let node: JsonSchema | undefined = schema;
-    for (const part of path.split('.')) node = (node?.properties as Record<string, JsonSchema> | undefined)?.[part];
-    if (!node) fail(`config.env maps ${env} to "${path}", which is not a property of config.schema`);
+    if (!schemaAt(schema, path.split('.'))) fail(`config.env maps ${env} to "${path}", which is not a property of config.schema`);
+  }
+  for (const [flag, path] of Object.entries(p.config.flags ?? {})) {
+    if (!/^[a-z][a-z0-9-]*$/.test(flag)) fail(`config.flags has "${flag}": a flag name is lower case letters, digits and dashes, without the leading --`);
+    if (RESERVED_RUN_FLAGS.includes(flag)) fail(`config.flags has "${flag}", which coord run already takes (${RESERVED_RUN_FLAGS.join(', ')})`);
+    if (!schemaAt(schema, path.split('.'))) fail(`config.flags maps --${flag} to "${path}", which is not a property of config.schema`);
   }
   if (p.config.check !== undefined && typeof p.config.check !== 'function') fail('config.check must be a function (config) => string[]');
 }

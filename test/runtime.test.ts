@@ -105,6 +105,21 @@ t.test('registerPlugin: each bad plugin gets its own named error', async (t) => 
       { ...ok, config: { ...ok.config, env: { LABEL: 'lable' } } },
       'plugin recorder: config.env maps LABEL to "lable", which is not a property of config.schema',
     ],
+    [
+      'flag names a missing option',
+      { ...ok, config: { ...ok.config, flags: { label: 'lable' } } },
+      'plugin recorder: config.flags maps --label to "lable", which is not a property of config.schema',
+    ],
+    [
+      'flag takes a flag of coord run',
+      { ...ok, config: { ...ok.config, flags: { redis: 'label' } } },
+      'plugin recorder: config.flags has "redis", which coord run already takes (plugin, role, config, set, redis, adapter, prefix, log-level, log-format, help, version)',
+    ],
+    [
+      'flag name with dashes in front',
+      { ...ok, config: { ...ok.config, flags: { '--label': 'label' } } },
+      'plugin recorder: config.flags has "--label": a flag name is lower case letters, digits and dashes, without the leading --',
+    ],
     ['no roles', { ...ok, roles: {} }, 'plugin recorder: declares no roles: expected roles: { name: (ctx) => Role }'],
     ['role not a function', { ...ok, roles: { a: {} } }, 'plugin recorder: role a is not a function (ctx) => Role'],
     ['bad role name', { ...ok, roles: { 'a b': () => ({}) } }, 'plugin recorder: role name "a b" is not valid: expected letters, digits, _ and -'],

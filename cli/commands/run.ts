@@ -1,4 +1,5 @@
-// `coord run --plugin P [--role R]…`: starts roles in this process and runs
+// `coord run --plugin P [--role R]…` or `coord run --config deploy.yaml`
+// (the plugins, roles and options the file names): starts roles in this process and runs
 // until SIGINT or SIGTERM, which stop them in reverse order and exit 0. A
 // second signal while stopping exits 1 at once.
 import { loadConfig } from '../../core/config.ts';
@@ -8,31 +9,28 @@ import { startProcess } from '../../core/runtime.ts';
 import { builtinPlugins } from '../../plugins/index.ts';
 import { UsageError } from '../errors.ts';
 import type { Io } from '../io.ts';
+import { deploymentPlugins, moduleNames } from '../deployment.ts';
 import { loadPlugins } from '../load-plugin.ts';
-import { configFlags, list, text } from '../options.ts';
+import { configFlags, list, pluginFlags, text } from '../options.ts';
 
 export async function runCommand(options: Readonly<Record<string, unknown>>, io: Io): Promise<number> {
   const specs = list(options.plugin);
-  if (!specs.length) throw new UsageError('run needs --plugin NAME (see coord plugins)');
-  const plugins = await loadPlugins(specs);
+  const file = text(options.config);
+  // No --plugin: the plugins the config file names (a deployment file).
+  const plugins = specs.length ? await loadPlugins(specs) : file ? await deploymentPlugins(file) : [];
+  if (!plugins.length) throw new UsageError(file ? `run needs --plugin NAME, or a plugins: section in ${file}` : 'run needs --plugin NAME (see coord plugins)');
   const config = loadConfig({
     plugins,
-    knownPlugins: Object.keys(builtinPlugins),
-    file: text(options.config),
+    knownPlugins: [...Object.keys(builtinPlugins), ...moduleNames(file)],
+    file,
     env: environment(),
-    flags: configFlags(options),
+    flags: [...pluginFlags(options, plugins), ...configFlags(options)],
   });
   const logger = createLogger(config.log);
   const handle = await startProcess({ plugins, config, logger });
 
-  const roles = handle.roles.map((r) => `${r.plugin}/${r.role}`);
-  logger.info('ready', { roles, redis: handle.backend.displayUrl, keyPrefix: config.redis.keyPrefix });
-  if (stdoutIsTTY()) {
-    const prefix = config.redis.keyPrefix ? `, key prefix ${config.redis.keyPrefix}` : '';
-    io.out(`ready: ${roles.join(', ')} on ${handle.backend.displayUrl}${prefix}. Ctrl-C stops.`);
-  }
-
-  return new Promise<number>((resolve) => {
+  // Signals are handled before `ready` is said: whoever stops the process on seeing it must not kill it.
+  const stopped = new Promise<number>((resolve) => {
     let received = 0;
     onStopSignals((signal) => {
       received += 1;
@@ -44,4 +42,12 @@ export async function runCommand(options: Readonly<Record<string, unknown>>, io:
       void handle.stop(signal).then(() => resolve(0));
     });
   });
+
+  const roles = handle.roles.map((r) => `${r.plugin}/${r.role}`);
+  logger.info('ready', { roles, redis: handle.backend.displayUrl, keyPrefix: config.redis.keyPrefix });
+  if (stdoutIsTTY()) {
+    const prefix = config.redis.keyPrefix ? `, key prefix ${config.redis.keyPrefix}` : '';
+    io.out(`ready: ${roles.join(', ')} on ${handle.backend.displayUrl}${prefix}. Ctrl-C stops.`);
+  }
+  return stopped;
 }

@@ -87,6 +87,14 @@ export const configEnv = {
   OBNIZ_WEBHOOK_PORT: 'webhookPort',
 } as const;
 
+/** `coord run --plugin obniz --worker ./w.mjs --devices devices.yaml --instance-name slave-1`. */
+export const configFlags = {
+  worker: 'worker',
+  devices: 'devices',
+  'instance-name': 'instanceName',
+  'app-token': 'appToken',
+} as const;
+
 /** Cross-field rules; each broken rule is one message. */
 export function checkConfig(c: ObnizConfig): string[] {
   const problems: string[] = [];

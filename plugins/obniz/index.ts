@@ -3,7 +3,7 @@
 import { findUp } from '../../core/paths.ts';
 import type { Plugin } from '../../core/plugin.ts';
 import { commands } from './commands.ts';
-import { checkConfig, configEnv, configSchema, type ObnizConfig } from './config.ts';
+import { checkConfig, configEnv, configFlags, configSchema, type ObnizConfig } from './config.ts';
 import { contract, type ObnizKeys } from './contract.ts';
 import { managerRole } from './roles/manager.ts';
 import { masterRole } from './roles/master.ts';
@@ -17,7 +17,7 @@ const plugin: Plugin<ObnizConfig, ObnizKeys> = {
   description: 'One worker per obniz device, spread and re-spread over slave processes by managers (obniz-app-sdk compatible)',
   contract,
   scripts: findUp(import.meta.url, 'lua/obniz'),
-  config: { schema: configSchema, env: configEnv, check: checkConfig },
+  config: { schema: configSchema, env: configEnv, flags: configFlags, check: checkConfig },
   roles: { master: masterRole, manager: managerRole, slave: slaveRole },
   defaultRoles: ['master'],
   scenarios,

@@ -7,7 +7,8 @@ import type { Plugin } from '../../core/plugin.ts';
 import { contractSuite } from '../../conformance/contract-suite.ts';
 import { startCluster, startRedis } from './redis.ts';
 
-export async function contractOnAllAdapters(t: Test, plugin: Plugin): Promise<void> {
+// Returns the single server's URL so a caller can run more checks against it.
+export async function contractOnAllAdapters(t: Test, plugin: Plugin): Promise<{ redisUrl: string }> {
   const redis = await startRedis();
   const cluster = await startCluster();
   t.teardown(async () => {
@@ -24,4 +25,5 @@ export async function contractOnAllAdapters(t: Test, plugin: Plugin): Promise<vo
   for (const target of targets) {
     await t.test(target.name, (t) => contractSuite(t, { plugin, name: target.name, make: () => createBackend({ url: target.url, adapter: target.adapter }) }));
   }
+  return { redisUrl: redis.url };
 }
