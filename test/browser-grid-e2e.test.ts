@@ -145,3 +145,17 @@ t.test('a playwright-distributed worker record (endpoint, ms heartbeat) is adopt
   await b.close();
   t.equal(await backend.send(['HGET', '{mixed}:cluster:lifetime_connections', 'chromium:pd-1']), '1', 'its counters are kept the seed\'s way');
 });
+
+t.test('adoptForeignWorkers: false: a foreign worker record is left alone', async (t) => {
+  const { createBackend } = await import('../adapters/index.ts');
+  const backend = await createBackend({ url: redis.url });
+  t.teardown(() => backend.close());
+  const key = '{alone}:worker:chromium:pd-2';
+  await backend.send(['HSET', key, 'id', 'pd-2', 'browserType', 'chromium', 'endpoint', 'ws://127.0.0.1:1/x', 'status', 'available', 'lastHeartbeat', Date.now()]);
+  const port = await freePort();
+  await grid('{alone}:', { port, heartbeatInterval: 0.2, adoptForeignWorkers: false }, ['proxy']);
+  await new Promise((r) => setTimeout(r, 1000)); // five heartbeats: adoption would have run twice
+  t.equal(await backend.send(['ZSCORE', '{alone}:index:workers:chromium', 'chromium:pd-2']), null, 'not indexed');
+  const status = (await (await fetch(`http://127.0.0.1:${port}/status`)).json()) as { workers: unknown[] };
+  t.equal(status.workers.length, 0, 'not listed');
+});

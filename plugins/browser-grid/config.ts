@@ -24,6 +24,7 @@ export interface BrowserGridConfig {
   queueTimeout: number;
   dialAttempts: number;
   reaperInProxy: boolean;
+  adoptForeignWorkers: boolean;
   keepaliveInterval: number;
 }
 
@@ -56,6 +57,11 @@ export const configSchema = {
     queueTimeout: seconds(30, 'Longest a client waits in the queue before a 503.'),
     dialAttempts: { type: 'integer', minimum: 1, maximum: 10, default: 3, description: 'Workers tried when dialing the chosen one fails.' },
     reaperInProxy: { type: 'boolean', default: true, description: 'Run the reaper inside each proxy (when no reaper role runs in the process).' },
+    adoptForeignWorkers: {
+      type: 'boolean',
+      default: true,
+      description: 'Index workers registered by playwright-distributed (a SCAN of the keyspace every 2 heartbeats per proxy); turn off on a large shared Redis with no such workers.',
+    },
     keepaliveInterval: { type: 'number', minimum: 0, default: 30, description: 'Ping idle clients this often; one silent for a whole interval after a ping is disconnected (0: off).' },
   },
 } as const;

@@ -193,7 +193,7 @@ export function proxyRole(ctx: Ctx): Role {
         await release(ref, connectionId, false);
         pendingReleases.shift();
       }
-      if (++beats % ADOPT_EVERY === 1) {
+      if (config.adoptForeignWorkers && ++beats % ADOPT_EVERY === 1) {
         const adopted = await adoptWorkers(ctx);
         if (adopted.length) logger.info('adopted workers registered by another implementation', { workers: adopted });
       }
