@@ -11,11 +11,19 @@
 // `KEYS[i] slot = entry` binds a slot name to a contract entry (`KEYS[i] entry`
 // when they are the same). Callers pass keys and args by slot name; the
 // registry builds the key names from the contract and orders everything.
+//
+// Shared Lua: Redis has no modules, so a header line `-- @include name` makes
+// the registry inline lib/name.lua (beside the scripts) after the header, once
+// per script however often it is asked for, its own includes first. Libraries
+// are not scripts: no KEYS/ARGV header, no KEYS[i]/ARGV[i] in their code (their
+// functions take what they need as parameters), never registered. The SHA is
+// that of the final text; a Lua error from a run names the script and the file
+// line each `user_script:N` it mentions came from.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Arg, Backend, Reply, ScriptSource } from './backend.ts';
+import { ReplyError, type Arg, type Backend, type Reply, type ScriptSource } from './backend.ts';
 import { fillPattern, patternHead, type ContractSpec, type KeySpec } from './contract.ts';
 
 export class ScriptError extends Error {
@@ -39,7 +47,17 @@ interface ArgSlot {
 export interface ScriptDefinition extends ScriptSource {
   readonly keys: readonly KeySlot[];
   readonly args: readonly ArgSlot[];
+  /** Libraries inlined into `lua`, in the order they stand there. */
+  readonly includes: readonly string[];
+  /** Where each line of `lua` comes from ('relocateAll.lua:12', 'lib/heartbeat.lua:3'); index 0 is line 1. */
+  readonly origins: readonly string[];
 }
+
+/** Texts of a plugin's Lua libraries by name (lib/<name>.lua without .lua). */
+export type LuaLibraries = Readonly<Record<string, string>>;
+
+/** The folder, beside the scripts, that holds the libraries. */
+export const LIBRARY_DIR = 'lib';
 
 /** Key params for one slot: params of its pattern, a key already built with ctx.keys, or a list for a variadic slot. */
 export type KeyInput = Record<string, string | number> | string;
@@ -61,23 +79,49 @@ export interface ScriptRunner {
 
 const KEYS_LINE = /^--\s*KEYS\[(\d+)(\.\.)?\]\s+([A-Za-z_]\w*)(?:\s*=\s*([A-Za-z_]\w*))?/;
 const ARGV_LINE = /^--\s*ARGV\[(\d+)(\.\.)?\]\s+([A-Za-z_]\w*)(?:\s+@head\s+([A-Za-z_]\w*))?/;
+const INCLUDE_ANY = /^\s*--\s*@include\b/;
+const INCLUDE_LINE = /^--\s*@include\s+([A-Za-z_]\w*)(?:\s|$)/;
 const FORBIDDEN = /redis\.p?call\s*\(\s*['"](keys|scan)['"]/i;
+const SLOT_READ = /\b(KEYS|ARGV)\s*\[/;
+const INCLUDE_SYNTAX = 'expected "-- @include name" for a file lib/name.lua (the name without .lua)';
 
-/** Parses one script's header and checks it against the contract. */
-export function parseScript(name: string, lua: string, contract: ContractSpec): ScriptDefinition {
-  const where = `script ${name}`;
-  const keys: KeySlot[] = [];
-  const args: ArgSlot[] = [];
-  for (const line of lua.split('\n')) {
+interface Header {
+  /** Index of the first line of code. */
+  end: number;
+  keys: KeySlot[];
+  args: ArgSlot[];
+  includes: string[];
+}
+
+/** Reads the comment block at the top of a script or library; the header ends at the first line of code. */
+function readHeader(where: string, lines: readonly string[]): Header {
+  const header: Header = { end: lines.length, keys: [], args: [], includes: [] };
+  for (const [i, line] of lines.entries()) {
     if (!line.startsWith('--')) {
       if (line.trim() === '') continue;
-      break; // the header ends at the first line of code
+      header.end = i;
+      break;
     }
     const k = KEYS_LINE.exec(line);
-    if (k) keys.push({ index: Number(k[1]), variadic: !!k[2], slot: k[3]!, entry: k[4] ?? k[3]! });
+    if (k) header.keys.push({ index: Number(k[1]), variadic: !!k[2], slot: k[3]!, entry: k[4] ?? k[3]! });
     const a = ARGV_LINE.exec(line);
-    if (a) args.push({ index: Number(a[1]), variadic: !!a[2], slot: a[3]!, head: a[4] });
+    if (a) header.args.push({ index: Number(a[1]), variadic: !!a[2], slot: a[3]!, head: a[4] });
+    if (INCLUDE_ANY.test(line)) {
+      const inc = INCLUDE_LINE.exec(line);
+      if (!inc) throw new ScriptError(`${where}: line ${i + 1} "${line.trim()}": ${INCLUDE_SYNTAX}`);
+      header.includes.push(inc[1]!);
+    }
   }
+  const late = lines.findIndex((line, i) => i >= header.end && INCLUDE_ANY.test(line));
+  if (late >= 0) throw new ScriptError(`${where}: line ${late + 1} has an @include below the first line of code; includes go in the header at the top`);
+  return header;
+}
+
+/** Parses one script's header, checks it against the contract and inlines its libraries. */
+export function parseScript(name: string, lua: string, contract: ContractSpec, libraries: LuaLibraries = {}): ScriptDefinition {
+  const where = `script ${name}`;
+  const lines = lua.split('\n');
+  const { end, keys, args, includes } = readHeader(where, lines);
   checkSlots(where, 'KEYS', keys);
   checkSlots(where, 'ARGV', args);
   for (const key of keys) {
@@ -90,8 +134,65 @@ export function parseScript(name: string, lua: string, contract: ContractSpec): 
     if (!spec.derivable) throw new ScriptError(`${where}: ARGV[${arg.index}] @head ${arg.head}: the contract does not declare that key derivable`);
   }
   if (FORBIDDEN.test(lua)) throw new ScriptError(`${where}: calls KEYS or SCAN; keep an index key instead`);
-  const sha = createHash('sha1').update(lua).digest('hex');
-  return { name, lua, sha, keys, args };
+
+  const order = includeOrder(where, includes, libraries);
+  const out: string[] = [];
+  const origins: string[] = [];
+  const add = (text: string, origin: string) => {
+    out.push(text);
+    origins.push(origin);
+  };
+  lines.slice(0, end).forEach((line, i) => add(line, `${name}.lua:${i + 1}`));
+  for (const lib of order) {
+    const file = libraryFile(lib);
+    add(`-- ${file}, inlined by coord for @include ${lib}`, `the first line coord wrote around ${file}`);
+    libraryLines(libraries[lib]!).forEach((line, i) => add(line, `${file}:${i + 1}`));
+    add(`-- end of ${file}`, `the last line coord wrote around ${file}`);
+  }
+  lines.slice(end).forEach((line, i) => add(line, `${name}.lua:${end + i + 1}`));
+  const text = out.join('\n'); // without includes: the file as it is
+  const sha = createHash('sha1').update(text).digest('hex');
+  return { name, lua: text, sha, keys, args, includes: order, origins };
+}
+
+const libraryFile = (lib: string) => `${LIBRARY_DIR}/${lib}.lua`;
+
+function libraryLines(text: string): string[] {
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return lines;
+}
+
+/** The libraries a script needs, each once, every library after the ones it includes. */
+function includeOrder(where: string, includes: readonly string[], libraries: LuaLibraries): string[] {
+  const order: string[] = [];
+  const visit = (lib: string, chain: readonly string[]) => {
+    if (order.includes(lib)) return;
+    if (chain.includes(lib)) throw new ScriptError(`${where}: @include cycle ${[...chain, lib].map(libraryFile).join(' → ')}: a library cannot include itself, even through others`);
+    const text = Object.hasOwn(libraries, lib) ? libraries[lib] : undefined;
+    const by = chain.length === 0 ? 'its header' : libraryFile(chain.at(-1)!);
+    if (text === undefined) {
+      const have = Object.keys(libraries).sort().join(', ') || 'none';
+      throw new ScriptError(`${where}: ${by} includes "${lib}", but there is no ${libraryFile(lib)} beside the scripts (libraries: ${have})`);
+    }
+    for (const dep of checkLibrary(`${where}: ${libraryFile(lib)}`, text)) visit(dep, [...chain, lib]);
+    order.push(lib);
+  };
+  for (const lib of includes) visit(lib, []);
+  return order;
+}
+
+/** A library is plain functions: no slots of its own, no KEYS[i]/ARGV[i], no KEYS/SCAN. Returns its includes. */
+function checkLibrary(where: string, text: string): string[] {
+  const lines = libraryLines(text);
+  const header = readHeader(where, lines);
+  const slot = [...header.keys.map((k) => `KEYS[${k.index}]`), ...header.args.map((a) => `ARGV[${a.index}]`)][0];
+  if (slot) throw new ScriptError(`${where}: its header declares ${slot}, but a library is not a script: scripts declare KEYS and ARGV, library functions take them as parameters`);
+  const code = lines.map((line) => line.replace(/--.*$/, ''));
+  const read = code.findIndex((line) => SLOT_READ.test(line));
+  if (read >= 0) throw new ScriptError(`${where}: line ${read + 1} reads ${SLOT_READ.exec(code[read]!)![1]}; a library's functions take keys and arguments as parameters`);
+  if (FORBIDDEN.test(text)) throw new ScriptError(`${where}: calls KEYS or SCAN; keep an index key instead`);
+  return header.includes;
 }
 
 function checkSlots(where: string, what: string, slots: { index: number; slot: string; variadic: boolean }[]): void {
@@ -106,13 +207,24 @@ function checkSlots(where: string, what: string, slots: { index: number; slot: s
   }
 }
 
-/** Reads every .lua file of a folder. */
+/** Reads every .lua file of a folder as a script, with the libraries of its lib/ folder. */
 export function loadScriptDir(dir: string | URL, contract: ContractSpec): ScriptDefinition[] {
   const path = typeof dir === 'string' ? dir : fileURLToPath(dir);
-  return readdirSync(path)
-    .filter((f) => f.endsWith('.lua'))
+  const libraryDir = join(path, LIBRARY_DIR);
+  const libraries = existsSync(libraryDir) ? readLuaFiles(libraryDir) : {};
+  const scripts = readLuaFiles(path);
+  return Object.keys(scripts)
     .sort()
-    .map((file) => parseScript(basename(file, '.lua'), readFileSync(join(path, file), 'utf8'), contract));
+    .map((name) => parseScript(name, scripts[name]!, contract, libraries));
+}
+
+/** The .lua files of a folder, by name without .lua. */
+function readLuaFiles(path: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const file of readdirSync(path)) {
+    if (file.endsWith('.lua')) files[basename(file, '.lua')] = readFileSync(join(path, file), 'utf8');
+  }
+  return files;
 }
 
 /** A runner for a set of scripts on one backend, under a key prefix. */
@@ -153,9 +265,25 @@ export function scriptRunner(backend: Backend, contract: ContractSpec, definitio
     prepare,
     async run(name, call) {
       const { keys, args } = prepare(name, call);
-      return backend.evalScript(definition(name), keys, args);
+      const def = definition(name);
+      try {
+        return await backend.evalScript(def, keys, args);
+      } catch (error) {
+        throw withSourceLines(def, error);
+      }
     },
   };
+}
+
+const LUA_LINE = /user_script:(\d+)/g;
+
+/** Redis numbers the lines of the final text (user_script:N); this says which file and line that is. */
+function withSourceLines(def: ScriptDefinition, error: unknown): unknown {
+  if (!(error instanceof ReplyError)) return error;
+  const lines = [...new Set([...error.message.matchAll(LUA_LINE)].map((m) => Number(m[1])))];
+  if (lines.length === 0) return error;
+  const places = lines.map((n) => `user_script:${n} is ${def.origins[n - 1] ?? `past the end of ${def.name}.lua`}`);
+  return new ReplyError(`${error.message} (script ${def.name}: ${places.join(', ')})`);
 }
 
 function buildKey(spec: KeySpec, input: KeyInput, keyPrefix: string): string {

@@ -12,36 +12,21 @@
 -- ARGV[5] deadAfterMs
 -- ARGV[6..] devices                    obnizId, install JSON, obnizId, install JSON, …
 -- Returns a flat list: obnizId, 'ok', slave | obnizId, 'err', code
-local workersHead, slaveHead, slaveTail = ARGV[1], ARGV[2], ARGV[3]
-local now, nowText, deadAfter = tonumber(ARGV[4]), ARGV[4], tonumber(ARGV[5])
-
-local function alive(name)
-  local beat = tonumber(redis.call('GET', slaveHead .. name .. slaveTail))
-  if not beat then return false end
-  if beat < 100000000000 then beat = beat * 1000.0 end -- seconds; a float: the embedded Lua has 32-bit integers
-  return beat + deadAfter >= now
-end
+-- @include heartbeat
+-- @include slaves
+-- @include entry
+-- @include results
+local workersHead, nowText = ARGV[1], ARGV[4]
+local alive = slaveAliveCheck(ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]))
 
 local members = redis.call('ZRANGE', KEYS[1], 0, -1)
 table.sort(members)
-local living, counts, total = {}, {}, 0
-for _, name in ipairs(members) do
-  local count = redis.call('HLEN', workersHead .. name)
-  total = total + count
-  if alive(name) then
-    living[#living + 1] = name
-    counts[name] = count
-  end
-end
+local living, counts, total = slaveLoads(members, alive, workersHead)
 
 local out = {}
 local n = (#ARGV - 5) / 2
 if #living == 0 then
-  for i = 0, n - 1 do
-    out[#out + 1] = ARGV[6 + 2 * i]
-    out[#out + 1] = 'err'
-    out[#out + 1] = 'NO_ACCEPTABLE_WORKER'
-  end
+  for i = 0, n - 1 do pushResult(out, ARGV[6 + 2 * i], nil, 'NO_ACCEPTABLE_WORKER') end
   return out
 end
 
@@ -55,36 +40,26 @@ if n * #members > total then
 end
 local function ownerOf(id)
   if owners then return owners[id] end
-  for _, name in ipairs(members) do
-    if redis.call('HEXISTS', workersHead .. name, id) == 1 then return name end
-  end
-  return nil
+  return listHolding(members, workersHead, id)
 end
 
 -- decide every device first, then write with one command per slave list and per set
 local unpack = unpack or table.unpack
-local taken, fields, placed, quoted = {}, {}, {}, {}
-for _, name in ipairs(living) do quoted[name] = cjson.encode(name) end
+local taken, fields, placed = {}, {}, {}
 for i = 0, n - 1 do
   local id, install = ARGV[6 + 2 * i], ARGV[7 + 2 * i]
-  out[#out + 1] = id
   if taken[id] or ownerOf(id) then
-    out[#out + 1] = 'err'
-    out[#out + 1] = 'ALREADY_INSTALLED'
+    pushResult(out, id, nil, 'ALREADY_INSTALLED')
   else
-    local best
-    for _, name in ipairs(living) do
-      if not best or counts[name] < counts[best] then best = name end
-    end
+    local best = leastLoaded(living, counts)
     counts[best] = counts[best] + 1
     taken[id] = true
     placed[#placed + 1] = id
     fields[best] = fields[best] or {}
     local list = fields[best]
     list[#list + 1] = id
-    list[#list + 1] = '{"install":' .. install .. ',"instanceName":' .. quoted[best] .. ',"updatedMillisecond":' .. nowText .. '}'
-    out[#out + 1] = 'ok'
-    out[#out + 1] = best
+    list[#list + 1] = listEntry(install, best, nowText)
+    pushResult(out, id, best)
   end
 end
 for name, list in pairs(fields) do redis.call('HSET', workersHead .. name, unpack(list)) end

@@ -14,15 +14,9 @@
 -- ARGV[6..] obnizIds
 -- Returns a flat list of four per device: obnizId, status ('ok' | 'wait' | 'gone'),
 -- fresh ('1' when new: call onInstall, else '0'), the previous holder ('' when none).
-local slaveHead, slaveTail = ARGV[1], ARGV[2]
-local now, deadAfter, me = tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
-
-local function alive(name)
-  local beat = tonumber(redis.call('GET', slaveHead .. name .. slaveTail))
-  if not beat then return false end
-  if beat < 100000000000 then beat = beat * 1000.0 end -- seconds; a float: the embedded Lua has 32-bit integers
-  return beat + deadAfter >= now
-end
+-- @include heartbeat
+local me = ARGV[5]
+local alive = slaveAliveCheck(ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]))
 
 local out = {}
 for i = 6, #ARGV do

@@ -9,25 +9,10 @@
 -- ARGV[4] nowMs
 -- ARGV[5] deadAfterMs
 -- Returns {'err', 'NO_WORKER'} | {'ok', moved, name, count, name, count, …} (counts after)
-local workersHead, slaveHead, slaveTail = ARGV[1], ARGV[2], ARGV[3]
-local now, nowText, deadAfter = tonumber(ARGV[4]), ARGV[4], tonumber(ARGV[5])
-
-local function alive(name)
-  local beat = tonumber(redis.call('GET', slaveHead .. name .. slaveTail))
-  if not beat then return false end
-  if beat < 100000000000 then beat = beat * 1000.0 end -- seconds; a float: the embedded Lua has 32-bit integers
-  return beat + deadAfter >= now
-end
-
-local function reassigned(value, name)
-  local install = string.match(value, '^{"install":(.*),"instanceName":"[^"\\]*","updatedMillisecond":%d+}$')
-  if not install then
-    local ok, decoded = pcall(cjson.decode, value)
-    if not ok or type(decoded) ~= 'table' or decoded.install == nil then return value end
-    install = cjson.encode(decoded.install)
-  end
-  return '{"install":' .. install .. ',"instanceName":' .. cjson.encode(name) .. ',"updatedMillisecond":' .. nowText .. '}'
-end
+-- @include heartbeat
+-- @include entry
+local workersHead, nowText = ARGV[1], ARGV[4]
+local alive = slaveAliveCheck(ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]))
 
 local slaves, total = {}, 0
 for _, name in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
@@ -62,7 +47,7 @@ for _, giver in ipairs(givers) do
     local taker = takers[t]
     local id = ids[i]
     local from = workersHead .. giver.name
-    redis.call('HSET', workersHead .. taker.name, id, reassigned(redis.call('HGET', from, id), taker.name))
+    redis.call('HSET', workersHead .. taker.name, id, reassignedEntry(redis.call('HGET', from, id), taker.name, nowText))
     redis.call('HDEL', from, id)
     giver.count, taker.count = giver.count - 1, taker.count + 1
     surplus, i, moved = surplus - 1, i + 1, moved + 1

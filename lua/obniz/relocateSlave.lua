@@ -12,26 +12,11 @@
 -- ARGV[5] deadAfterMs
 -- ARGV[6] name
 -- Returns {'alive'} | {'err', 'NO_ACCEPTABLE_WORKER'} | {'ok', obnizId, to, obnizId, to, …}
-local workersHead, slaveHead, slaveTail = ARGV[1], ARGV[2], ARGV[3]
-local now, nowText, deadAfter = tonumber(ARGV[4]), ARGV[4], tonumber(ARGV[5])
-local dead = ARGV[6]
-
-local function alive(name)
-  local beat = tonumber(redis.call('GET', slaveHead .. name .. slaveTail))
-  if not beat then return false end
-  if beat < 100000000000 then beat = beat * 1000.0 end -- seconds; a float: the embedded Lua has 32-bit integers
-  return beat + deadAfter >= now
-end
-
-local function reassigned(value, name)
-  local install = string.match(value, '^{"install":(.*),"instanceName":"[^"\\]*","updatedMillisecond":%d+}$')
-  if not install then
-    local ok, decoded = pcall(cjson.decode, value)
-    if not ok or type(decoded) ~= 'table' or decoded.install == nil then return value end
-    install = cjson.encode(decoded.install)
-  end
-  return '{"install":' .. install .. ',"instanceName":' .. cjson.encode(name) .. ',"updatedMillisecond":' .. nowText .. '}'
-end
+-- @include heartbeat
+-- @include slaves
+-- @include entry
+local workersHead, nowText, dead = ARGV[1], ARGV[4], ARGV[6]
+local alive = slaveAliveCheck(ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]))
 
 if alive(dead) then return {'alive'} end
 
@@ -40,20 +25,11 @@ local out = {'ok'}
 if #ids > 0 then
   local members = redis.call('ZRANGE', KEYS[1], 0, -1)
   table.sort(members)
-  local living, counts = {}, {}
-  for _, name in ipairs(members) do
-    if name ~= dead and alive(name) then
-      living[#living + 1] = name
-      counts[name] = redis.call('HLEN', workersHead .. name)
-    end
-  end
+  local living, counts = slaveLoads(members, alive, workersHead)
   if #living == 0 then return {'err', 'NO_ACCEPTABLE_WORKER'} end
   for _, id in ipairs(ids) do
-    local best
-    for _, name in ipairs(living) do
-      if not best or counts[name] < counts[best] then best = name end
-    end
-    redis.call('HSET', workersHead .. best, id, reassigned(redis.call('HGET', KEYS[2], id), best))
+    local best = leastLoaded(living, counts, dead)
+    redis.call('HSET', workersHead .. best, id, reassignedEntry(redis.call('HGET', KEYS[2], id), best, nowText))
     counts[best] = counts[best] + 1
     out[#out + 1] = id
     out[#out + 1] = best

@@ -12,15 +12,10 @@
 -- ARGV[5] deadAfterMs
 -- ARGV[6..] obnizIds
 -- Returns a flat list: obnizId, 'ok', slave | obnizId, 'err', 'NOT_INSTALLED'
-local workersHead, slaveHead, slaveTail = ARGV[1], ARGV[2], ARGV[3]
-local now, deadAfter = tonumber(ARGV[4]), tonumber(ARGV[5])
-
-local function alive(name)
-  local beat = tonumber(redis.call('GET', slaveHead .. name .. slaveTail))
-  if not beat then return false end
-  if beat < 100000000000 then beat = beat * 1000.0 end -- seconds; a float: the embedded Lua has 32-bit integers
-  return beat + deadAfter >= now
-end
+-- @include heartbeat
+-- @include results
+local workersHead = ARGV[1]
+local alive = slaveAliveCheck(ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]))
 
 local members = redis.call('ZRANGE', KEYS[1], 0, -1)
 local out = {}
@@ -37,13 +32,6 @@ for i = 6, #ARGV do
   elseif holder then
     redis.call('HDEL', KEYS[2], id)
   end
-  out[#out + 1] = id
-  if owner then
-    out[#out + 1] = 'ok'
-    out[#out + 1] = owner
-  else
-    out[#out + 1] = 'err'
-    out[#out + 1] = 'NOT_INSTALLED'
-  end
+  pushResult(out, id, owner, 'NOT_INSTALLED')
 end
 return out

@@ -10,13 +10,13 @@
 -- ARGV[5] ttlMs
 -- ARGV[6] deadAfterMs
 -- Returns the number of other managers alive.
+-- @include heartbeat
 local now = tonumber(ARGV[4])
 local deadAfter = tonumber(ARGV[6])
 local others = 0
 for _, member in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
   if member ~= ARGV[3] then
-    local beat = tonumber(redis.call('GET', ARGV[1] .. member .. ARGV[2]))
-    if beat and beat < 100000000000 then beat = beat * 1000.0 end -- seconds (an SDK manager's first beat); a float: the embedded Lua has 32-bit integers
+    local beat = heartbeatMs(redis.call('GET', ARGV[1] .. member .. ARGV[2]))
     if not beat then
       redis.call('ZREM', KEYS[2], member)
     elseif beat + deadAfter >= now then
