@@ -3,16 +3,17 @@
 // plugin folder), or an npm package installed in the project coord runs in
 // ('coord-plugin-cron', resolved from the working directory, not from coord's
 // own folder). The module's default export is the plugin; either way it is
-// checked (registerPlugin) before use. TypeScript runs natively on Deno; the
-// compiled CLI on Node transpiles it through ts-hooks.ts.
+// checked (registerPlugin) before use. A .ts plugin loads on Node and Deno
+// alike (core/typescript-modules.ts).
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { resolve as resolveModule } from 'import-meta-resolve';
 import { didYouMean } from '../core/did-you-mean.ts';
-import { cwd, isDeno, moduleUrl } from '../core/platform.ts';
+import { cwd, moduleUrl } from '../core/platform.ts';
 import type { Plugin } from '../core/plugin.ts';
 import { registerPlugin } from '../core/runtime.ts';
+import { importModule, ModuleLoadError } from '../core/typescript-modules.ts';
 import { builtinPlugins } from '../plugins/index.ts';
 import { UsageError } from './errors.ts';
 
@@ -55,7 +56,7 @@ function packageUrl(name: string, base: string): string | undefined {
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (code === 'ERR_MODULE_NOT_FOUND') return undefined;
-    throw new UsageError(`cannot load plugin ${name}: ${firstLine(err)}`);
+    throw new UsageError(`cannot load plugin ${name}: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`);
   }
 }
 
@@ -76,47 +77,13 @@ function folderEntry(spec: string, dir: string): string {
 
 async function importPlugin(spec: string, url: string): Promise<Plugin> {
   const path = fileURLToPath(url);
-  if (!existsSync(path)) throw new UsageError(`cannot load plugin ${spec}: no such file`);
-  if (statSync(path).isDirectory()) url = folderEntry(spec, path);
-  let module: { default?: unknown };
+  if (existsSync(path) && statSync(path).isDirectory()) url = folderEntry(spec, path);
+  let module: Record<string, unknown>;
   try {
-    module = await importModule(url);
+    module = await importModule(url, `plugin ${spec}`);
   } catch (err) {
-    if (err instanceof UsageError) throw err;
-    throw new UsageError(`cannot load plugin ${spec}: ${firstLine(err)}`);
+    throw err instanceof ModuleLoadError ? new UsageError(err.message) : err;
   }
   if (module.default === undefined) throw new UsageError(`cannot load plugin ${spec}: the module has no default export (export default plugin)`);
   return module.default as Plugin;
-}
-
-let tsHooks: Promise<void> | undefined;
-
-/** import(url); on Node without a TypeScript loader, a .ts module is imported again through ts-hooks.ts. */
-async function importModule(url: string): Promise<{ default?: unknown }> {
-  try {
-    return (await import(url)) as { default?: unknown };
-  } catch (err) {
-    if (isDeno || !/\.m?ts$/.test(url) || (err as { code?: string }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw err;
-  }
-  tsHooks ??= (async () => {
-    const self = import.meta.url;
-    const hooks = new URL(`./ts-hooks${self.slice(self.lastIndexOf('.'))}`, self).href;
-    const { typescriptUrl } = (await import(hooks)) as typeof import('./ts-hooks.ts');
-    if (!typescriptUrl()) {
-      throw new UsageError(
-        `cannot load plugin ${fileURLToPath(url)}: Node needs the typescript package to load .ts plugins: npm install --save-dev typescript in your project, build the plugin to .js, or run coord on Deno`,
-      );
-    }
-    const { register } = await import('node:module');
-    register(hooks);
-  })();
-  await tsHooks;
-  // A new URL: the failed import above stays failed under its own.
-  return (await import(`${url}?coord-ts`)) as { default?: unknown };
-}
-
-function firstLine(err: unknown): string {
-  const e = err as Error;
-  const kind = e instanceof Error && e.name !== 'Error' && e.name !== 'TypeError' ? `${e.name}: ` : '';
-  return `${kind}${(e?.message ?? String(err)).split('\n')[0]!.trim()}`;
 }

@@ -30,7 +30,7 @@ export class StartError extends Error {
 const NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 const ROLE_NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
 /** Top-level config keys: a plugin of that name would make `--set name.x=…` ambiguous. */
-const RESERVED = ['redis', 'log', 'roles', 'plugins'];
+const RESERVED = ['redis', 'log', 'roles', 'plugins', 'modules'];
 
 /**
  * Checks a plugin object and parses its scripts. Throws PluginError with a

@@ -79,7 +79,7 @@ t.test('registerPlugin: each bad plugin gets its own named error', async (t) => 
   const cases: [string, unknown, string][] = [
     ['not an object', 42, 'not a plugin: expected an object with name, version, coord, contract, config and roles, got number'],
     ['bad name', { ...ok, name: 'My_Plugin' }, 'plugin name "My_Plugin" is not valid: expected lower case letters, digits and dashes, e.g. "browser-grid"'],
-    ['reserved name', { ...ok, name: 'redis' }, 'plugin redis: the name is reserved (redis, log, roles, plugins are config sections)'],
+    ['reserved name', { ...ok, name: 'redis' }, 'plugin redis: the name is reserved (redis, log, roles, plugins, modules are config sections)'],
     ['version not semver', { ...ok, version: '1.x' }, 'plugin recorder: version "1.x" is not a semver version such as 1.2.3'],
     ['coord not a range', { ...ok, coord: 'soon' }, 'plugin recorder: coord "soon" is not a semver range such as ^0.1.0'],
     ['coord range not met', { ...ok, coord: '^2.0.0' }, 'plugin recorder: needs coord ^2.0.0, but this is coord 0.1.0'],
@@ -126,6 +126,7 @@ t.test('registerPlugin: each bad plugin gets its own named error', async (t) => 
     ['unknown default role', { ...ok, defaultRoles: ['a', 'z'] }, 'plugin recorder: defaultRoles names "z", which is not one of its roles (a, b, c)'],
     ['bad command', { ...ok, commands: [{ name: 'x' }] }, 'plugin recorder: commands[0] needs a name, a description and a run(options, args) function'],
     ['bad scenario', { ...ok, scenarios: [{ name: 's' }] }, 'plugin recorder: scenarios[0] needs a name and a run(ctx) function'],
+    ['named after the modules section', { ...ok, name: 'modules' }, 'plugin modules: the name is reserved (redis, log, roles, plugins, modules are config sections)'],
   ];
   for (const [what, candidate, message] of cases) t.equal(pluginError(candidate), message, what);
 });

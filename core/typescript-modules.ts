@@ -1,0 +1,90 @@
+// Imports a module the user names (a plugin, a worker, a scenario): .js/.mjs
+// as they are; .ts natively on Deno and under a Node TypeScript loader (tap),
+// and on plain Node 20 through typescript-hooks.ts, registered the first time a
+// .ts import fails. Whatever goes wrong is one ModuleLoadError line: which
+// module, and why.
+import { existsSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { isAbsolute } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isDeno, moduleUrl } from './platform.ts';
+import { loadTypescript, typescriptUrl } from './typescript-hooks.ts';
+
+/** A module that does not load: `cannot load <label>: <why>`. */
+export class ModuleLoadError extends Error {
+  override readonly name = 'ModuleLoadError';
+}
+
+const TS = /\.m?ts$/;
+let hooksRegistered: Promise<void> | undefined;
+
+/**
+ * Imports `module`: a file path (absolute, or relative to the working
+ * directory), a file: URL, or the name of a package coord can import. `label`
+ * is how an error names it, e.g. `plugin ./my-plugin.ts` (default: `module`).
+ * Throws ModuleLoadError.
+ */
+export async function importModule(module: string, label = module): Promise<Record<string, unknown>> {
+  const fail = (why: string) => new ModuleLoadError(`cannot load ${label}: ${why}`);
+  const isPath = module.startsWith('file:') || isAbsolute(module) || /^\.{1,2}[\\/]/.test(module) || /\.(m?js|cjs|m?ts)$/.test(module);
+  const url = isPath ? moduleUrl(module) : module;
+  const file = isPath ? fileURLToPath(url) : undefined;
+  if (file !== undefined && !existsSync(file)) throw fail('no such file');
+  if (file !== undefined && statSync(file).isDirectory()) throw fail('it is a folder, expected a .ts, .js or .mjs file');
+  try {
+    return (await import(url)) as Record<string, unknown>;
+  } catch (err) {
+    if (isDeno || !file || !TS.test(file) || (err as { code?: string }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw fail(await why(err, file));
+  }
+  hooksRegistered ??= registerHooks();
+  try {
+    await hooksRegistered;
+  } catch (err) {
+    throw fail((err as Error).message);
+  }
+  try {
+    // A new URL: the failed import above stays failed under its own.
+    return (await import(`${url}?coord-ts`)) as Record<string, unknown>;
+  } catch (err) {
+    throw fail(await why(err, file));
+  }
+}
+
+async function registerHooks(): Promise<void> {
+  if (!typescriptUrl()) {
+    throw new Error('Node needs the typescript package to load .ts files: npm install --save-dev typescript in your project, compile the module to .js, or run coord on Deno');
+  }
+  const { register } = await import('node:module');
+  const self = import.meta.url;
+  register(new URL(`./typescript-hooks${self.slice(self.lastIndexOf('.'))}`, self).href); // .js once built, .ts from the sources
+}
+
+/** One line on why an import failed: the error's kind (unless plain Error) and first line, and where a syntax error is. */
+async function why(err: unknown, file: string | undefined): Promise<string> {
+  const e = err as { code?: string; message?: string };
+  const first = (e?.message ?? String(err)).split('\n')[0]!.trim();
+  if (e?.code === 'ERR_MODULE_NOT_FOUND' || e?.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED') return first;
+  const kind = err instanceof Error && err.name !== 'Error' ? `${err.name}: ` : '';
+  const place = err instanceof SyntaxError && file && !first.includes(file) ? await syntaxErrorPlace(err, file) : undefined;
+  return `${kind}${first}${place ? ` (at ${place})` : ''}`;
+}
+
+/**
+ * Where a syntax error is: Node 20 does not say for a dynamic import, so the
+ * file is parsed again with the typescript package when it is installed.
+ */
+async function syntaxErrorPlace(err: SyntaxError, file: string): Promise<string | undefined> {
+  const fromStack = /^file:\/\/(\S+:\d+)$/m.exec(err.stack ?? '')?.[1];
+  if (fromStack) return decodeURIComponent(fromStack);
+  try {
+    const ts = await loadTypescript();
+    if (!ts) return undefined;
+    const out = ts.transpileModule(await readFile(file, 'utf8'), { fileName: file, reportDiagnostics: true, compilerOptions: { allowJs: true } });
+    const problem = out.diagnostics?.find((d) => d.start !== undefined && d.file);
+    if (!problem) return undefined;
+    const { line, character } = problem.file!.getLineAndCharacterOfPosition(problem.start!);
+    return `${file}:${line + 1}:${character + 1}`;
+  } catch {
+    return undefined;
+  }
+}
