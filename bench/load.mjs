@@ -4,16 +4,30 @@
 //  2. the same worker with metrics recorded vs not recorded (goal ≤ 5% drop);
 //  3. two worker processes vs one, on real Redis.
 // Requests are counted by the server, so every tool is measured the same way.
-// Run: npx tsc -p . && node bench/load.mjs
+// On a shared machine a run's throughput moves by tens of percent with what
+// else runs, so the runs of a comparison are interleaved (the order turned
+// round every round, so drift weighs on each side alike), each ratio is taken
+// within a round, and the medians are reported. The CPU time this process
+// spends per request (the server has its own) moves much less with the load,
+// so it is reported too; and what metrics cost is also measured apart: the
+// same path (record each request, flush, merge, result) run alone, in CPU µs
+// per request, over coord's CPU µs per request: the drop they cause when the
+// client's CPU is the limit, whatever else runs on the machine.
+// Runs unattended: npx tsc -p . && node bench/load.mjs
 import { fork } from 'node:child_process';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
+import { createBackend } from '../dist/adapters/index.js';
+import { scenarioContext } from '../dist/conformance/scenario-context.js';
 import { loadConfig } from '../dist/core/config.js';
 import { startProcess } from '../dist/core/runtime.js';
 import plugin from '../dist/plugins/load-test/index.js';
+import { readBatches } from '../dist/plugins/load-test/keyspace.js';
+import { MetricsRecorder } from '../dist/plugins/load-test/metrics-recorder.js';
+import { ResultAggregator } from '../dist/plugins/load-test/results.js';
 import { controllerOf } from '../dist/plugins/load-test/roles/orchestrator.js';
 import { coord } from '../dist/test/support/cli.js';
 import { startRedis } from '../dist/test/support/redis.js';
@@ -21,8 +35,13 @@ import { startRedis } from '../dist/test/support/redis.js';
 const here = dirname(fileURLToPath(import.meta.url));
 const CONNECTIONS = 50;
 const SECONDS = 5;
-const ROUNDS = 5;
+/** Rounds of the in-process comparisons (autocannon, metrics on, metrics off). */
+const ROUNDS = 8;
+/** Rounds of the 1-vs-2-workers comparison. */
+const WORKER_ROUNDS = 5;
 const scenario = join(here, 'load-scenario.mjs');
+const load = () => loadavg().map((n) => n.toFixed(2)).join(', ');
+const loadBefore = load();
 
 const server = fork(join(here, 'load-server.mjs'));
 const port = await new Promise((resolve) => server.once('message', (m) => resolve(m.port)));
@@ -33,14 +52,24 @@ const served = () =>
     server.send({ type: 'count' });
   });
 
-/** Requests per second the server saw while `run` ran. */
+/** Requests per second the server saw while `run` ran, and this process's CPU µs per request. */
 async function measure(run) {
   const before = await served();
+  const cpu = process.cpuUsage();
   const started = performance.now();
   await run();
   const seconds = (performance.now() - started) / 1000;
-  return ((await served()) - before) / seconds;
+  const used = process.cpuUsage(cpu);
+  const requests = (await served()) - before;
+  return { rps: requests / seconds, cpuUs: (used.user + used.system) / requests };
 }
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const rps = (list) => median(list.map((r) => r.rps));
+const cpu = (list) => median(list.map((r) => r.cpuUs));
 
 function flags(extra) {
   return [{ path: 'load-test.api', value: false }, { path: 'load-test.connections', value: CONNECTIONS }, { path: 'log.level', value: 'warn' }, ...extra];
@@ -49,28 +78,55 @@ function flags(extra) {
 // One worker and the orchestrator in this process, embedded backend (as `coord load run`).
 const local = await startProcess({ plugins: [plugin], config: loadConfig({ plugins: [plugin], env: {}, flags: flags([{ path: 'roles', value: ['worker', 'orchestrator'] }]) }) });
 const controller = controllerOf(local.signal);
-const coordRun = (metrics, ctl = controller) => async () => {
-  const { finished } = await ctl.start({ scenario, users: CONNECTIONS, spawnRate: 100_000, durationMs: SECONDS * 1000, params: { baseUrl: url }, metrics });
+const coordRun = (metrics, ctl = controller, seconds = SECONDS) => async () => {
+  const { finished } = await ctl.start({ scenario, users: CONNECTIONS, spawnRate: 100_000, durationMs: seconds * 1000, params: { baseUrl: url }, metrics });
   await finished;
 };
-const autocannonRun = () => autocannon({ url, connections: CONNECTIONS, duration: SECONDS });
+const autocannonRun = (seconds = SECONDS) => () => autocannon({ url, connections: CONNECTIONS, duration: seconds });
 
 // Warm-up: the JIT of the server and of both clients (coord's first seconds are much slower).
 for (let i = 0; i < 2; i++) {
-  await measure(() => autocannon({ url, connections: CONNECTIONS, duration: 2 }));
-  await measure(coordRun(true));
-  await measure(coordRun(false));
+  await measure(autocannonRun(2));
+  await measure(coordRun(true, controller, 2));
+  await measure(coordRun(false, controller, 2));
 }
-const rows = { autocannon: [], coordOn: [], coordOff: [] };
+const runs = { autocannon: [], on: [], off: [] };
 for (let round = 0; round < ROUNDS; round++) {
-  // interleaved, so drift on the machine affects each alike
-  rows.autocannon.push(await measure(autocannonRun));
-  rows.coordOn.push(await measure(coordRun(true)));
-  rows.coordOff.push(await measure(coordRun(false)));
+  const order = round % 2 === 0 ? ['autocannon', 'on', 'off'] : ['off', 'on', 'autocannon'];
+  for (const name of order) runs[name].push(await measure(name === 'autocannon' ? autocannonRun() : coordRun(name === 'on')));
 }
 await local.stop('bench');
 
-// 1 vs 2 worker processes on real Redis, the orchestrator in this process.
+/**
+ * CPU µs per request of the metrics path alone, at `perSecond` requests a second: the worker records each request
+ * and writes its batch once a second, the orchestrator reads and merges the batches and makes its result once a second
+ * (as `coord load run` does for its progress line). On the embedded backend, as the runs above.
+ */
+async function metricsCost(perSecond, seconds = 20) {
+  const backend = await createBackend({});
+  const ctx = scenarioContext({ plugin, backend, keyPrefix: '', signal: new AbortController().signal });
+  const recorder = new MetricsRecorder(ctx, 'bench', 1);
+  const aggregator = new ResultAggregator(1, Date.now(), 'users');
+  const cursors = new Map();
+  const latencies = Array.from({ length: 4096 }, () => 0.5 + Math.random() * 20);
+  const cpu = process.cpuUsage();
+  for (let s = 0; s < seconds; s++) {
+    for (let i = 0; i < perSecond; i++) recorder.record('GET /', latencies[i % 4096], undefined, 'http');
+    await recorder.flush();
+    for (const batch of await readBatches(ctx, cursors)) aggregator.add(batch);
+    aggregator.result(Date.now());
+  }
+  const used = process.cpuUsage(cpu);
+  await backend.close();
+  return (used.user + used.system) / (perSecond * seconds);
+}
+await metricsCost(1000, 3); // its JIT
+const metricsCosts = [];
+for (let i = 0; i < 3; i++) metricsCosts.push(await metricsCost(Math.round(rps(runs.on))));
+const metricsPath = median(metricsCosts);
+
+// 1 vs 2 worker processes on real Redis, the orchestrator in this process; the second worker is stopped and
+// started again between rounds, so the two sides alternate too.
 const redis = await startRedis();
 const prefix = '{bench}:';
 const common = ['--redis', redis.url, '--prefix', prefix, '--set', `load-test.connections=${CONNECTIONS}`];
@@ -84,41 +140,63 @@ const startWorker = async (id) => {
   await p.waitFor((l) => l.msg === 'worker registered');
   return p;
 };
+const stopWorker = async (p) => {
+  p.kill('SIGTERM');
+  await p.exited;
+};
 const w1 = await startWorker('w1');
-for (let i = 0; i < 2; i++) await measure(coordRun(true, remoteController));
-const oneWorker = [];
-for (let round = 0; round < ROUNDS; round++) oneWorker.push(await measure(coordRun(true, remoteController)));
-const w2 = await startWorker('w2');
-for (let i = 0; i < 2; i++) await measure(coordRun(true, remoteController)); // warms the second worker
-const twoWorkers = [];
-for (let round = 0; round < ROUNDS; round++) twoWorkers.push(await measure(coordRun(true, remoteController)));
+let w2 = await startWorker('w2');
+for (let i = 0; i < 2; i++) await measure(coordRun(true, remoteController, 2)); // warms both workers
+const workerRuns = { one: [], two: [] };
+for (let round = 0; round < WORKER_ROUNDS; round++) {
+  for (const name of round % 2 === 0 ? ['two', 'one'] : ['one', 'two']) {
+    if (name === 'one' && w2) {
+      await stopWorker(w2);
+      w2 = undefined;
+    }
+    if (name === 'two' && !w2) {
+      w2 = await startWorker('w2');
+      await measure(coordRun(true, remoteController, 1)); // its JIT
+    }
+    workerRuns[name].push(await measure(coordRun(true, remoteController)));
+  }
+}
 await remote.stop('bench');
-for (const w of [w1, w2]) w.kill('SIGTERM');
-await Promise.all([w1.exited, w2.exited]);
+await stopWorker(w1);
+if (w2) await stopWorker(w2);
 await redis.stop();
 server.kill();
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const m = Object.fromEntries(Object.entries({ ...rows, oneWorker, twoWorkers }).map(([k, v]) => [k, median(v)]));
+/** Median over the rounds of a/b, each round's two runs side by side. */
+const pairedRatio = (a, b, of = 'rps') => median(a.map((r, i) => r[of] / b[i][of]));
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
-const ratio = (a, b) => (a / b).toFixed(2);
+const onVsAc = pairedRatio(runs.on, runs.autocannon);
+const onVsOff = pairedRatio(runs.on, runs.off);
+const cpuOnVsOff = pairedRatio(runs.on, runs.off, 'cpuUs');
+const twoVsOne = pairedRatio(workerRuns.two, workerRuns.one);
+const list = (xs, of = 'rps') => xs.map((r) => fmt(r[of])).join(', ');
 const table = `# load-test throughput
 
-\`node bench/load.mjs\` — ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}).
+\`node bench/load.mjs\` — ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}).
+Load average (1, 5, 15 min) before the bench: ${loadBefore}; after: ${load()}.
 One local HTTP server (Node, its own process) answers \`ok\`; requests are counted by the server.
 ${CONNECTIONS} connections (autocannon) = ${CONNECTIONS} users on undici with ${CONNECTIONS} connections (coord), ${SECONDS} s per run,
-median of ${ROUNDS} interleaved runs after warm-up runs. The server and the load generators share the machine's cores.
+${ROUNDS} rounds after warm-up runs, the runs of a round in turned-round order; a ratio is the median of the rounds' ratios.
+The server and the load generators share the machine's cores. CPU µs/request: this process's CPU time
+(the load generator, and coord's orchestrator, embedded Redis and worker) over the requests the server saw.
 
-| comparison | requests/s | ratio | goal |
-|---|---:|---:|---|
-| autocannon, ${CONNECTIONS} connections | ${fmt(m.autocannon)} | 1.00 | |
-| coord, one worker (in process, embedded backend), metrics on | ${fmt(m.coordOn)} | ${ratio(m.coordOn, m.autocannon)}× autocannon | ≥ 1.0× |
-| coord, one worker, metrics off | ${fmt(m.coordOff)} | metrics on = ${ratio(m.coordOn, m.coordOff)}× off (${((1 - m.coordOn / m.coordOff) * 100).toFixed(1)}% drop) | ≤ 5% drop |
-| coord, 1 worker process on Redis | ${fmt(m.oneWorker)} | 1.00 | |
-| coord, 2 worker processes on Redis | ${fmt(m.twoWorkers)} | ${ratio(m.twoWorkers, m.oneWorker)}× one worker | |
+| comparison | requests/s (median) | CPU µs/request | ratio (median of rounds) | goal |
+|---|---:|---:|---|---|
+| autocannon, ${CONNECTIONS} connections | ${fmt(rps(runs.autocannon))} | ${fmt(cpu(runs.autocannon))} | 1.00 | |
+| coord, one worker (in process, embedded backend), metrics on | ${fmt(rps(runs.on))} | ${fmt(cpu(runs.on))} | ${onVsAc.toFixed(2)}× autocannon | ≥ 1.0× |
+| coord, one worker, metrics off | ${fmt(rps(runs.off))} | ${fmt(cpu(runs.off))} | metrics on = ${onVsOff.toFixed(3)}× off (${((1 - onVsOff) * 100).toFixed(1)}% drop); CPU per request ${cpuOnVsOff.toFixed(3)}× | ≤ 5% drop |
+| metrics alone (record, flush, merge, result) at ${fmt(rps(runs.on))} requests/s | | ${metricsPath.toFixed(2)} | ${((metricsPath / cpu(runs.on)) * 100).toFixed(1)}% of coord's CPU per request: the drop when the client's CPU is the limit | ≤ 5% drop |
+| coord, 1 worker process on Redis | ${fmt(rps(workerRuns.one))} | | 1.00 | |
+| coord, 2 worker processes on Redis | ${fmt(rps(workerRuns.two))} | | ${twoVsOne.toFixed(2)}× one worker | |
 
-Runs (requests/s): autocannon ${rows.autocannon.map(fmt).join(', ')}; metrics on ${rows.coordOn.map(fmt).join(', ')}; off ${rows.coordOff.map(fmt).join(', ')};
-1 worker ${oneWorker.map(fmt).join(', ')}; 2 workers ${twoWorkers.map(fmt).join(', ')}.
+Runs (requests/s, in round order): autocannon ${list(runs.autocannon)}; metrics on ${list(runs.on)}; off ${list(runs.off)};
+1 worker ${list(workerRuns.one)}; 2 workers ${list(workerRuns.two)}.
+CPU µs/request: autocannon ${list(runs.autocannon, 'cpuUs')}; metrics on ${list(runs.on, 'cpuUs')}; off ${list(runs.off, 'cpuUs')}.
 `;
 writeFileSync(join(here, 'results/load.md'), table);
 console.log(table);

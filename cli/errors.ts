@@ -2,13 +2,11 @@
 // for what the user can fix in the command line or config (nothing was
 // started), 1 for what went wrong while working. COORD_DEBUG=1 adds the stack.
 import { ConfigError } from '../core/config.ts';
-import { PluginError } from '../core/plugin.ts';
+import { PluginError, UsageError } from '../core/plugin.ts';
 import { UrlError } from '../core/url.ts';
 
-/** A command line that cannot be run: unknown command or plugin, missing option. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
+// Core owns it, so that plugin commands can throw it without importing the CLI.
+export { UsageError };
 
 export function exitCodeOf(error: unknown): number {
   if (error instanceof UsageError || error instanceof ConfigError || error instanceof UrlError || error instanceof PluginError) return 2;

@@ -2,6 +2,7 @@
 // schema and roles. The runtime (runtime.ts) checks it when it is registered
 // and starts its roles; the conformance suite runs its scenarios.
 import type { Backend } from './backend.ts';
+import type { ConfigInput } from './config.ts';
 import type { ContractSpec, JsonSchema, KeyBuilders, KeySpec } from './contract.ts';
 import type { Logger } from './logger.ts';
 import type { Clock } from './clock.ts';
@@ -96,6 +97,15 @@ export class PluginError extends Error {
   override readonly name = 'PluginError';
 }
 
+/**
+ * A command line that cannot be run: unknown command or plugin, a missing or
+ * bad option. A plugin command throws it for bad input; the CLI prints its
+ * message as one line and exits 2.
+ */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
 /** A CLI command a plugin adds, e.g. `coord grid status`. */
 export interface PluginCommand {
   /** The words after `coord`, e.g. 'grid status'. */
@@ -114,6 +124,13 @@ export interface CommandTools {
    * scripts and backend. Close it when done.
    */
   connect(): Promise<RoleContext & { close(): Promise<void> }>;
+  /**
+   * The same deployment as loadConfig (core/config.ts) takes it, all but the
+   * plugins: the --config file, the environment, and the flags --redis,
+   * --prefix, --set… in the order they apply. For a command that starts roles
+   * of its own (startProcess); connect() is enough for the rest.
+   */
+  readonly configInput: Readonly<Omit<ConfigInput, 'plugins'>>;
   /** Writes a line to stdout. */
   print(line: string): void;
 }

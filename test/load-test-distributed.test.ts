@@ -5,7 +5,9 @@
 // resources shared by 50 users on 2 workers are never held twice at once; a
 // worker killed -9 is dropped, its users reassigned, and the test still ends.
 import t from 'tap';
-import { resolve } from 'node:path';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { createBackend } from '../adapters/index.ts';
 import { keyBuilders } from '../core/contract.ts';
 import { contract } from '../plugins/load-test/contract.ts';
@@ -124,16 +126,28 @@ t.test('1000 resources, 50 users, 2 workers: no resource is ever held by two use
   t.equal(result.errors.length, 0, 'no errors');
 });
 
-t.test('coord load run --redis runs a test on the workers registered there', async (t) => {
-  const before = (await target.stats()).total;
-  const r = coordSync(['load', 'run', '--scenario', fixture('paced.mjs'), '--users', '4', '--spawn-rate', '100', '--duration', '1500ms',
-    '--param', `baseUrl=${target.url}`, '--out', 'json', ...common]);
-  t.equal(r.status, 0, r.stderr.slice(-300));
-  const result = JSON.parse(r.stdout);
-  t.equal(result.total.count, (await target.stats()).total - before, 'requests counted = served');
-  t.equal(result.peakUsers, 4);
-  const log = (await backend.send(['XRANGE', keys.timeline(), '-', '+'])) as [string, string[]][];
-  t.ok(log.some(([, f]) => f.includes('start') && f.includes(String(result.epoch))), 'the test ran on this deployment');
+t.test('coord load run --redis, or a config file that names the Redis, runs a test on the workers registered there', async (t) => {
+  const file = join(mkdtempSync(join(tmpdir(), 'coord-load-')), 'deploy.yaml');
+  writeFileSync(file, `redis:\n  url: ${redis.url}\n  keyPrefix: '${prefix}'\n`);
+  for (const [how, deployment] of [['--redis', common], ['--config', ['--config', file]]] as const) {
+    const before = (await target.stats()).total;
+    const r = coordSync(['load', 'run', '--scenario', fixture('paced.mjs'), '--users', '4', '--spawn-rate', '100', '--duration', '1500ms',
+      '--param', `baseUrl=${target.url}`, '--out', 'json', ...deployment]);
+    t.equal(r.status, 0, r.stderr.slice(-300));
+    const result = JSON.parse(r.stdout);
+    t.equal(result.total.count, (await target.stats()).total - before, `${how}: requests counted = served`);
+    t.equal(result.peakUsers, 4);
+    const log = (await backend.send(['XRANGE', keys.timeline(), '-', '+'])) as [string, string[]][];
+    t.ok(log.some(([, f]) => f.includes('start') && f.includes(String(result.epoch))), `${how}: the test ran on this deployment`);
+    const senders = new Set<string>();
+    for (const metricId of (await backend.send(['SMEMBERS', keys.metrics()])) as string[]) {
+      for (const [, f] of (await backend.send(['XRANGE', keys.metric({ metricId }), '-', '+'])) as [string, string[]][]) {
+        const field = (name: string) => f[f.indexOf(name) + 1];
+        if (field('epoch') === String(result.epoch)) senders.add(field('worker')!);
+      }
+    }
+    t.same([...senders].sort(), ['wA', 'wB'], `${how}: the registered workers sent its metrics`);
+  }
 });
 
 t.test('a worker killed -9 mid-test: dropped, its users reassigned, the test ends cleanly', async (t) => {

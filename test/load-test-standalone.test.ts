@@ -44,35 +44,91 @@ t.test('the example scenario, 20 users for 3 s: requests counted = requests serv
   t.equal(await backend.send(['EXISTS', 'resource:accounts:available']), 0);
 });
 
-t.test('percentiles merged from HDR histograms agree with the server-side timings', async (t) => {
-  const target = await startTarget({ own: true }); // its own process: its timings are not slowed by ours
-  t.teardown(() => target.close());
-  const scenario = resolve(root, 'test/fixtures/load-test/timed.mjs');
-  const pairs: [string, number][] = ((globalThis as { latencies?: [string, number][] }).latencies = []);
-  const { finished } = await controller.start({ scenario, users: 10, spawnRate: 100, durationMs: 3000, params: { baseUrl: target.url } });
-  const result = await finished;
-  const served = await target.stats();
-  const items = result.metrics.find((m) => m.name === 'GET /items/:id')!;
-  const raw = pairs.map(([, ms]) => ms);
-  t.equal(items.count, served.timings['GET /items/:id']!.length, `${items.count} requests counted = served`);
-  t.equal(raw.length, items.count, 'every request went through the histograms');
+// What the client's time adds to the server's on loopback: the connection, parsing, the wake-ups of both sides.
+// A bare undici client against the same server on this shared 2-core VM adds 1.3 ms per request at the median
+// and puts its percentiles 1.5–4 ms above the server's (load average 4–7); coord's client measures the same.
+// So each client percentile must lie above the server's by no more than the HDR's precision plus this:
+const LOOPBACK_ALLOWANCE_MS = 5;
+// When other processes hold the CPU, a run measures the scheduler (tens of ms on a few percent of requests):
+// the bound is held to the first of up to this many runs that meets it; each run's figures are in the comments.
+const RUNS = 3;
 
-  // The merge loses nothing: each merged percentile is the exact one within the HDR's 3 significant digits.
-  const lines: string[] = [];
-  for (const p of [50, 90, 95, 99] as const) {
-    const merged = items[`p${p}`];
-    const exact = exactPercentile(raw, p);
-    const server = exactPercentile(served.timings['GET /items/:id']!, p);
-    lines.push(`p${p} merged ${merged.toFixed(2)}, exact ${exact.toFixed(2)}, server ${server.toFixed(2)} ms`);
-    t.ok(Math.abs(merged - exact) <= exact * HISTOGRAM_PRECISION + 0.001, `p${p}: merged ${merged.toFixed(3)} ms = exact ${exact.toFixed(3)} ms within 0.1%`);
+interface PercentileRow {
+  p: number;
+  client: number;
+  server: number;
+  /** The HDR's precision at that value, in ms. */
+  precision: number;
+}
+
+/** One timed test against a server of its own; asserts what holds on any machine and returns the percentiles. */
+async function timedRun(t: Tap.Test): Promise<PercentileRow[]> {
+  const target = await startTarget({ own: true }); // its own process: its timings are not slowed by ours
+  try {
+    const scenario = resolve(root, 'test/fixtures/load-test/timed.mjs');
+    const sent: [rid: string, ms: number, delay: number][] = ((globalThis as { latencies?: [string, number, number][] }).latencies = []);
+    const params = { baseUrl: target.url, minDelayMs: 10, maxDelayMs: 300 };
+    const { finished } = await controller.start({ scenario, users: 20, spawnRate: 200, durationMs: 4000, params });
+    const result = await finished;
+    const served = await target.stats();
+    const items = result.metrics.find((m) => m.name === 'GET /items/:id')!;
+    const server = served.timings['GET /items/:id']!;
+    t.equal(items.count, server.length, `${items.count} requests counted = served`);
+    t.ok(items.count >= 200, `enough requests for a p99: ${items.count}`);
+    t.equal(sent.length, items.count, 'every request went through the histograms');
+    t.equal(items.errors, 0, 'no errors');
+
+    // The server delayed each response by the amount the request asked for: its times follow the known spread of delays.
+    const delays = sent.map(([, , delay]) => delay);
+    for (const p of [10, 50, 90]) {
+      const [asked, took] = [exactPercentile(delays, p), exactPercentile(server, p)];
+      t.ok(took >= asked - 1, `p${p}: the server took ${took.toFixed(1)} ms for delays of ${asked} ms`);
+    }
+    t.ok(exactPercentile(server, 90) - exactPercentile(server, 10) > 150, 'a spread of hundreds of ms');
+
+    // Request by request the client's time contains the server's, so each client percentile is at least the server's.
+    const extra = sent.map(([rid, ms]) => ms - served.byRequest[rid]!);
+    t.equal(extra.filter((d) => Number.isNaN(d)).length, 0, 'the server timed every request the client sent');
+    t.equal(extra.filter((d) => d < -0.05).length, 0, 'no request took the client less time than the server');
+
+    const exactMean = sent.reduce((sum, [, ms]) => sum + ms, 0) / sent.length;
+    t.ok(Math.abs(items.mean - exactMean) <= 0.01, `the mean ${items.mean} ms is the exact one, ${exactMean.toFixed(3)} ms`);
+
+    const rows: PercentileRow[] = [];
+    for (const p of [50, 90, 95, 99] as const) {
+      const client = items[`p${p}`];
+      const exactClient = exactPercentile(sent.map(([, ms]) => ms), p);
+      const exactServer = exactPercentile(server, p);
+      // The merge loses nothing: the merged percentile is the exact one of all requests within the HDR's 3 significant digits.
+      t.ok(Math.abs(client - exactClient) <= exactClient * HISTOGRAM_PRECISION + 0.001, `p${p}: merged ${client.toFixed(3)} ms = exact ${exactClient.toFixed(3)} ms within 0.1%`);
+      const precision = exactServer * HISTOGRAM_PRECISION;
+      t.ok(client >= exactServer - precision - 0.001, `p${p}: client ${client.toFixed(2)} ms ≥ server ${exactServer.toFixed(2)} ms`);
+      rows.push({ p, client, server: exactServer, precision });
+    }
+    t.comment(
+      `${items.count} requests; ${rows.map((r) => `p${r.p} client ${r.client.toFixed(2)}, server ${r.server.toFixed(2)} ms: +${(r.client - r.server).toFixed(2)}`).join('; ')}; ` +
+        `client − server per request: p50 ${exactPercentile(extra, 50).toFixed(2)} ms, p99 ${exactPercentile(extra, 99).toFixed(2)} ms`,
+    );
+    return rows;
+  } finally {
+    await target.close();
   }
-  // Request by request, the client's time contains the server's; what it adds (loopback, parsing, scheduling on
-  // this shared machine) is reported, not bounded: it is the machine's, not the histograms'.
-  const extra = pairs.map(([rid, ms]) => ms - served.byRequest[rid]!);
-  t.equal(extra.filter((d) => Number.isNaN(d)).length, 0, 'the server timed every request the client sent');
-  t.equal(extra.filter((d) => d < -0.05).length, 0, 'no request took the client less time than the server');
-  lines.push(`client − server per request: p50 ${exactPercentile(extra, 50).toFixed(2)} ms, p99 ${exactPercentile(extra, 99).toFixed(2)} ms`);
-  t.comment(lines.join('; '));
+}
+
+t.test('percentiles merged from HDR histograms agree with the server-side timings', async (t) => {
+  const within = (r: PercentileRow) => r.client - r.server <= r.precision + LOOPBACK_ALLOWANCE_MS;
+  for (let run = 1; run <= RUNS; run++) {
+    const rows = await timedRun(t);
+    if (!rows.every(within) && run < RUNS) {
+      t.comment(`run ${run}: a client percentile lies more than ${LOOPBACK_ALLOWANCE_MS} ms above the server's: the machine is busy, measuring again`);
+      continue;
+    }
+    for (const r of rows) {
+      const over = r.client - r.server;
+      t.ok(within(r), `p${r.p}: client ${r.client.toFixed(2)} ms − server ${r.server.toFixed(2)} ms = ${over.toFixed(2)} ms ≤ ${r.precision.toFixed(2)} (0.1%) + ${LOOPBACK_ALLOWANCE_MS} ms`);
+    }
+    break;
+  }
 });
 
 t.test('a second test runs in a new epoch; a start while one runs is refused', async (t) => {

@@ -1,40 +1,43 @@
-// `coord inspect --plugin P --redis URL [--prefix P]`: holds a running
-// deployment's keyspace to the plugin's contract. Exit 1 when it deviates.
-import { checkSnapshot, formatDeviations } from '../../core/contract-check.ts';
+// `coord inspect --plugin P --redis URL [--prefix P]`, or `coord inspect
+// --config deploy.yaml` (the plugins the file names, as `coord run --config`):
+// holds a running deployment's keyspace to the plugins' contracts, each key
+// to the contract it belongs to. Exit 1 when it deviates.
+import { checkSnapshot, formatDeviations, matchEntry } from '../../core/contract-check.ts';
+import type { ContractSpec } from '../../core/contract.ts';
 import { loadConfig } from '../../core/config.ts';
-import { environment } from '../../core/platform.ts';
 import { connectBackend } from '../../core/runtime.ts';
 import { snapshotKeyspace } from '../../core/snapshot.ts';
-import { builtinPlugins } from '../../plugins/index.ts';
+import { commandConfigInput } from '../command-tools.ts';
+import { deploymentPlugins } from '../deployment.ts';
 import { UsageError } from '../errors.ts';
 import type { Io } from '../io.ts';
-import { loadPlugin } from '../load-plugin.ts';
-import { configFlags, text } from '../options.ts';
+import { loadPlugins } from '../load-plugin.ts';
+import { list, text } from '../options.ts';
 
 export async function inspectCommand(options: Readonly<Record<string, unknown>>, io: Io): Promise<number> {
-  const spec = text(options.plugin);
-  if (!spec) throw new UsageError('inspect needs --plugin NAME (see coord plugins)');
-  const plugin = await loadPlugin(spec);
-  const config = loadConfig({
-    plugins: [plugin],
-    knownPlugins: Object.keys(builtinPlugins),
-    file: text(options.config),
-    env: environment(),
-    flags: configFlags(options),
-  });
+  const specs = list(options.plugin);
+  const file = text(options.config);
+  // No --plugin: the plugins the config file names (a deployment file).
+  const plugins = specs.length ? await loadPlugins(specs) : file ? await deploymentPlugins(file) : [];
+  if (!plugins.length) throw new UsageError(file ? `inspect needs --plugin NAME, or a plugins: section in ${file}` : 'inspect needs --plugin NAME (see coord plugins)');
+  const config = loadConfig({ ...commandConfigInput(options), plugins });
   if (!config.redis.url) throw new UsageError('inspect needs --redis URL: the deployment to check');
   const backend = await connectBackend(config);
   try {
     const keyPrefix = config.redis.keyPrefix;
     const snapshot = await snapshotKeyspace(backend, { keyPrefix });
-    const deviations = checkSnapshot(plugin.contract, snapshot, { keyPrefix });
+    const names = plugins.map((p) => p.contract.plugin).join(', ');
+    // A key no contract declares is checked against none of them: it is reported as unknown to all.
+    const none: ContractSpec = { plugin: names, keys: {} };
+    const contractOf = (key: string) => plugins.find((p) => matchEntry(p.contract, key.slice(keyPrefix.length)) !== undefined)?.contract ?? none;
+    const deviations = snapshot.flatMap((snap) => checkSnapshot(contractOf(snap.key), [snap], { keyPrefix }));
     const where = `${snapshot.length} keys${keyPrefix ? ` under ${keyPrefix}` : ''} on ${backend.displayUrl}`;
     if (deviations.length === 0) {
       io.out(`no deviations in ${where}`);
       return 0;
     }
     io.out(formatDeviations(deviations));
-    io.out(`${deviations.length} deviation(s) from contract ${plugin.contract.plugin} in ${where}`);
+    io.out(`${deviations.length} deviation(s) from contract${plugins.length > 1 ? 's' : ''} ${names} in ${where}`);
     return 1;
   } finally {
     await backend.close();

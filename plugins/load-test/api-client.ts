@@ -1,6 +1,6 @@
 // How `coord load start|stop|users|status` reach the orchestrator's API.
+import { text } from '../../core/option-values.ts';
 import { environment } from '../../core/platform.ts';
-import { text } from '../../cli/options.ts';
 import { InputError } from './parse.ts';
 
 export async function apiCall(options: Readonly<Record<string, unknown>>, method: string, path: string, body?: unknown): Promise<unknown> {

@@ -1,9 +1,8 @@
 // The load test's CLI: `coord load run` runs a whole test in this process
 // (load-run.ts); start, stop, users and status drive a running orchestrator
 // through its HTTP API.
-import type { CommandTools, PluginCommand } from '../../core/plugin.ts';
-import { UsageError } from '../../cli/errors.ts';
-import { text } from '../../cli/options.ts';
+import { text } from '../../core/option-values.ts';
+import { UsageError, type CommandTools, type PluginCommand } from '../../core/plugin.ts';
 import { apiCall } from './api-client.ts';
 import { InputError, parseCount } from './parse.ts';
 import { summaryTable } from './report.ts';

@@ -160,6 +160,7 @@ export const contract = defineContract({
         count,
         errors: count,
         dropped: { ...count, description: 'arrival-rate iterations that found no free user in time' },
+        sum: { type: 'number', minimum: 0, description: 'sum of the latencies in ms (the exact mean is the sum over the count)' },
         hist: { type: 'string', description: 'HDR histogram of latencies in µs, compressed base64 (hdr-histogram-js / HdrHistogram V2 encoding)' },
         error_kinds: { type: 'object', additionalProperties: count, description: 'error message → count in this batch' },
       },

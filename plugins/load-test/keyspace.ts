@@ -152,6 +152,7 @@ function toBatch(metric: string, fields: string[]): Batch {
     errors: Number(f.errors ?? 0),
     dropped: Number(f.dropped ?? 0),
     hist: f.hist ?? '',
+    sum: Number(f.sum ?? 0),
     errorKinds,
   };
 }

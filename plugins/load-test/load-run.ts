@@ -5,13 +5,12 @@
 // results go to stdout (table, json or csv), optionally an HTML report too.
 // Exit code: 0, or 99 when a threshold failed (as k6), 2 for bad input.
 import { writeFileSync } from 'node:fs';
-import { loadConfig } from '../../core/config.ts';
+import { loadConfig, type CoordConfig } from '../../core/config.ts';
 import { createLogger } from '../../core/log.ts';
-import { environment, onStopSignals, stderrIsTTY, writeStderr } from '../../core/platform.ts';
+import { list, text } from '../../core/option-values.ts';
+import { onStopSignals, stderrIsTTY, writeStderr } from '../../core/platform.ts';
 import type { CommandTools } from '../../core/plugin.ts';
 import { startProcess, type ProcessHandle } from '../../core/runtime.ts';
-import { configFlags, list, text } from '../../cli/options.ts';
-import { builtinPlugins } from '../index.ts';
 import plugin from './index.ts';
 import { InputError, parseCount, parseDuration, parseRate } from './parse.ts';
 import { progressLine, resultCsv, resultHtml, resultJson, summaryTable } from './report.ts';
@@ -75,24 +74,22 @@ export function parseParams(value: unknown): Record<string, unknown> {
 
 export async function loadRun(options: Readonly<Record<string, unknown>>, tools: CommandTools): Promise<number> {
   const input = await parseRunInput(options);
-  const distributed = text(options.redis) !== undefined || environment().REDIS_URL !== undefined || environment().COORD_REDIS_URL !== undefined;
-  const flags = configFlags(options);
-  const base = { plugins: [plugin], knownPlugins: Object.keys(builtinPlugins), file: text(options.config), env: environment() };
-  const config = loadConfig({
-    ...base,
-    flags: [
-      { path: 'log.level', value: 'warn' },
-      ...flags,
-      { path: 'roles', value: distributed ? ['orchestrator'] : ['orchestrator', 'worker'] },
-      { path: 'load-test.api', value: false },
-    ],
+  const { configInput } = tools;
+  const loaded = loadConfig({
+    ...configInput,
+    plugins: [plugin],
+    flags: [{ path: 'log.level', value: 'warn' }, ...(configInput.flags ?? []), { path: 'load-test.api', value: false }],
   });
+  // A Redis named anywhere (--redis, the environment, the config file): the workers are the ones registered there.
+  const distributed = loaded.redis.url !== undefined;
+  const withRoles = (roles: string[]): Readonly<CoordConfig> => Object.freeze({ ...loaded, roles });
+  const config = withRoles(distributed ? ['orchestrator'] : ['orchestrator', 'worker']);
   const logger = createLogger({ ...config.log, stderr: true });
   const main = await startProcess({ plugins: [plugin], config, logger });
   const extra: ProcessHandle[] = [];
   try {
     if (!distributed) {
-      const workerConfig = loadConfig({ ...base, flags: [{ path: 'log.level', value: 'warn' }, ...flags, { path: 'roles', value: ['worker'] }] });
+      const workerConfig = withRoles(['worker']);
       for (let i = 1; i < input.workers; i++) extra.push(await startProcess({ plugins: [plugin], config: workerConfig, logger, backend: main.backend }));
     }
     const controller = controllerOf(main.signal)!;

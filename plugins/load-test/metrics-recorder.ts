@@ -16,6 +16,8 @@ interface Pending {
   count: number;
   errors: number;
   dropped: number;
+  /** Sum of the latencies in ms (the orchestrator's mean: cheaper and more exact than the histogram's). */
+  sum: number;
   histogram: Histogram;
   kinds: Map<string, number>;
 }
@@ -45,6 +47,7 @@ export class MetricsRecorder {
     if (!this.enabled) return;
     const p = this.entry(metric, kind);
     p.count += 1;
+    p.sum += ms;
     recordMs(p.histogram, ms);
     if (error !== undefined) {
       p.errors += 1;
@@ -60,7 +63,7 @@ export class MetricsRecorder {
 
   private entry(metric: string, kind: MetricKind): Pending {
     let p = this.pending.get(metric);
-    if (!p) this.pending.set(metric, (p = { kind, count: 0, errors: 0, dropped: 0, histogram: newHistogram(), kinds: new Map() }));
+    if (!p) this.pending.set(metric, (p = { kind, count: 0, errors: 0, dropped: 0, sum: 0, histogram: newHistogram(), kinds: new Map() }));
     return p;
   }
 
@@ -75,7 +78,7 @@ export class MetricsRecorder {
     for (const [name, p] of batches) {
       const fields: (string | number)[] = ['worker', this.workerId, 'epoch', this.epoch, 'ts', ts, 'kind', p.kind, 'count', p.count, 'errors', p.errors];
       if (p.dropped) fields.push('dropped', p.dropped);
-      fields.push('hist', encodeHistogram(p.histogram));
+      fields.push('sum', Number(p.sum.toFixed(3)), 'hist', encodeHistogram(p.histogram));
       if (p.kinds.size) fields.push('error_kinds', JSON.stringify(Object.fromEntries(p.kinds)));
       commands.push(['XADD', keys.metric({ metricId: name }), 'MAXLEN', '~', config.metricStreamMaxLen, '*', ...fields]);
     }

@@ -1,6 +1,10 @@
 // What a test produced, as the orchestrator merges it from the workers'
 // batches: one summary per metric, their total, errors by kind, and a series
-// per second for the charts.
+// per second for the charts. result() runs on every status (each second while
+// `coord load run` shows progress, on each poll of the page) in a process that
+// may host a worker, whose latencies it would delay: it costs the same at the
+// tenth minute as at the first (the series' seconds are summarized once, the
+// total is added up as batches come, the mean is a sum over a count).
 import { decodeHistogram, newHistogram, percentileMs, type Histogram } from './histogram.ts';
 
 export interface MetricSummary {
@@ -58,18 +62,29 @@ export interface Batch {
   errors: number;
   dropped: number;
   hist: string;
+  /** Sum of the batch's latencies in ms. */
+  sum: number;
   errorKinds: Record<string, number>;
 }
 
-interface Second {
+interface Merged {
   count: number;
   errors: number;
+  /** Sum of the latencies in ms: the exact mean, where the histogram's would iterate over all its buckets. */
+  sum: number;
   histogram: Histogram;
+}
+
+interface Second extends Merged {
+  /** Its point of the series, until a batch changes it. */
+  point?: Pick<SeriesPoint, 'p50' | 'p95' | 'p99'>;
 }
 
 /** Merges batches of one test. Histograms add exactly; nothing is sampled. */
 export class ResultAggregator {
-  private readonly perMetric = new Map<string, { kind: 'http' | 'custom'; count: number; errors: number; histogram: Histogram }>();
+  private readonly perMetric = new Map<string, Merged & { kind: 'http' | 'custom' }>();
+  /** All requests (the http metrics together). */
+  private readonly total: Merged = merged();
   private readonly errorKinds = new Map<string, number>();
   private readonly seconds = new Map<number, Second>();
   private readonly usersAt = new Map<number, number>();
@@ -88,22 +103,20 @@ export class ResultAggregator {
     if (batch.epoch !== this.epoch) return;
     const histogram = batch.count > 0 ? decodeHistogram(batch.hist) : undefined;
     let metric = this.perMetric.get(batch.metric);
-    if (!metric) this.perMetric.set(batch.metric, (metric = { kind: batch.kind, count: 0, errors: 0, histogram: newHistogram() }));
-    metric.count += batch.count;
-    metric.errors += batch.errors;
+    if (!metric) this.perMetric.set(batch.metric, (metric = { kind: batch.kind, ...merged() }));
+    mergeInto(metric, batch, histogram);
     this.dropped += batch.dropped;
-    if (histogram) metric.histogram.add(histogram);
     for (const [message, n] of Object.entries(batch.errorKinds)) {
       const key = `${batch.metric}\u0000${message}`;
       this.errorKinds.set(key, (this.errorKinds.get(key) ?? 0) + n);
     }
-    if (batch.kind !== 'http') return; // the per-second series are of requests
+    if (batch.kind !== 'http') return; // the total and the per-second series are of requests
+    mergeInto(this.total, batch, histogram);
     const t = Math.max(0, Math.floor(batch.ts - this.startedAt / 1000));
     let second = this.seconds.get(t);
-    if (!second) this.seconds.set(t, (second = { count: 0, errors: 0, histogram: newHistogram() }));
-    second.count += batch.count;
-    second.errors += batch.errors;
-    if (histogram) second.histogram.add(histogram);
+    if (!second) this.seconds.set(t, (second = merged()));
+    mergeInto(second, batch, histogram);
+    second.point = undefined;
   }
 
   /** Records the number of running users at a moment (ms). */
@@ -116,31 +129,15 @@ export class ResultAggregator {
     const durationS = Math.max(0.001, ((endedAt ?? nowMs) - this.startedAt) / 1000);
     const metrics = [...this.perMetric.entries()]
       .sort(([a], [b]) => a.localeCompare(b))
-      .map(([name, m]) => summarize(name, m.kind, m.count, m.errors, m.histogram, durationS));
-    const all = newHistogram();
-    let count = 0;
-    let errors = 0;
-    for (const m of this.perMetric.values()) {
-      if (m.kind !== 'http') continue; // the total is of requests
-      if (m.histogram.totalCount) all.add(m.histogram);
-      count += m.count;
-      errors += m.errors;
-    }
+      .map(([name, m]) => summarize(name, m.kind, m, durationS));
     const last = Math.max(-1, ...this.seconds.keys(), ...this.usersAt.keys());
     const series: SeriesPoint[] = [];
     let users = 0;
     for (let t = 0; t <= last; t++) {
       users = this.usersAt.get(t) ?? users;
       const s = this.seconds.get(t);
-      series.push({
-        t,
-        users,
-        rps: s?.count ?? 0,
-        errors: s?.errors ?? 0,
-        p50: s ? percentileMs(s.histogram, 50) : 0,
-        p95: s ? percentileMs(s.histogram, 95) : 0,
-        p99: s ? percentileMs(s.histogram, 99) : 0,
-      });
+      if (s) s.point ??= { p50: percentileMs(s.histogram, 50), p95: percentileMs(s.histogram, 95), p99: percentileMs(s.histogram, 99) };
+      series.push({ t, users, rps: s?.count ?? 0, errors: s?.errors ?? 0, ...(s?.point ?? { p50: 0, p95: 0, p99: 0 }) });
     }
     return {
       epoch: this.epoch,
@@ -151,7 +148,7 @@ export class ResultAggregator {
       mode: this.mode,
       peakUsers: this.peakUsers,
       metrics,
-      total: summarize('total', 'total', count, errors, all, durationS),
+      total: summarize('total', 'total', this.total, durationS),
       errors: [...this.errorKinds.entries()]
         .map(([key, n]) => ({ metric: key.split('\u0000')[0]!, message: key.split('\u0000')[1]!, count: n }))
         .sort((a, b) => b.count - a.count),
@@ -162,14 +159,26 @@ export class ResultAggregator {
   }
 }
 
-function summarize(name: string, kind: MetricSummary['kind'], count: number, errors: number, h: Histogram, durationS: number): MetricSummary {
+function merged(): Merged {
+  return { count: 0, errors: 0, sum: 0, histogram: newHistogram() };
+}
+
+function mergeInto(into: Merged, batch: Batch, histogram: Histogram | undefined): void {
+  into.count += batch.count;
+  into.errors += batch.errors;
+  into.sum += batch.sum;
+  if (histogram) into.histogram.add(histogram);
+}
+
+function summarize(name: string, kind: MetricSummary['kind'], m: Merged, durationS: number): MetricSummary {
+  const h = m.histogram;
   return {
     name,
     kind,
-    count,
-    errors,
-    rps: round(count / durationS, 2),
-    mean: round(h.totalCount ? h.mean / 1000 : 0, 3),
+    count: m.count,
+    errors: m.errors,
+    rps: round(m.count / durationS, 2),
+    mean: round(h.totalCount ? m.sum / h.totalCount : 0, 3),
     p50: percentileMs(h, 50),
     p90: percentileMs(h, 90),
     p95: percentileMs(h, 95),
