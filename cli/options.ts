@@ -2,7 +2,10 @@
 // become config flags (the last layer of loadConfig).
 import type { Command } from 'cac';
 import { parseSetFlag, schemaAt, type ConfigFlag } from '../core/config.ts';
+import { list, text } from '../core/option-values.ts';
 import type { Plugin } from '../core/plugin.ts';
+
+export { list, text };
 
 /** Command-line flags → config paths. */
 const CONFIG_OPTIONS = [
@@ -34,13 +37,6 @@ export function configFlags(options: Readonly<Record<string, unknown>>): ConfigF
   return flags;
 }
 
-/** One option value as text (mri turns "12" into 12; a repeated option keeps the last). */
-export function text(value: unknown): string | undefined {
-  if (value === undefined || value === null || value === false) return undefined;
-  if (Array.isArray(value)) return text(value.at(-1));
-  return String(value);
-}
-
 /** Adds the run flags plugins declare (config.flags); one flag shared by two plugins is added once. */
 export function withPluginFlags(command: Command, plugins: readonly Plugin[]): Command {
   const added = new Set<string>();
@@ -63,12 +59,6 @@ export function pluginFlags(options: Readonly<Record<string, unknown>>, plugins:
       return value === undefined ? [] : [{ path: `${plugin.name}.${path}`, value, flag: `--${flag}` }];
     }),
   );
-}
-
-/** A repeatable option's values as text. */
-export function list(value: unknown): string[] {
-  if (value === undefined || value === null || value === false) return [];
-  return [value].flat().map(String);
 }
 
 function camel(name: string): string {

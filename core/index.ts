@@ -8,6 +8,7 @@ export * from './contract-check.ts';
 export * from './contract-doc.ts';
 export * from './log.ts';
 export * from './logger.ts';
+export * from './option-values.ts';
 export * from './paths.ts';
 export * from './plugin.ts';
 export * from './role-context.ts';
