@@ -3,7 +3,8 @@
 // refusing the session (DFAILURE), a driver too slow to start (DTIMEOUT +
 // STARTFAIL), a node too slow (NTIMEOUT), an orchestrator that never
 // schedules (OTIMEOUT), a client that leaves while queued (CLEFT). Each
-// leaves nothing held: the session is terminated and its slot is back.
+// leaves nothing held: the session is terminated and its slot is back. A
+// session that ends cleanly hands its chromedriver on to the next one.
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,6 +63,31 @@ t.test('STIMEOUT: a session idle for sessionTermination seconds is ended, its sl
   t.same((await g.codes(id)).slice(-2), ['STIMEOUT', 'HALT']);
   t.equal((await w3c(g.base, 'GET', `/session/${id}/title`)).status, 404, 'the client gets invalid session id');
   t.ok(await g.slotFree(), 'the slot is back');
+});
+
+t.test('chromedrivers whose sessions were deleted cleanly serve the next sessions; a failed one is not reused', async (t) => {
+  const g = await grid({});
+  const driverPid = async (id: string) => {
+    const dalive = ((await g.backend.send(['XRANGE', `session:${id}:log`, '-', '+'])) as [string, string[]][]).find(([, f]) => f.includes('DALIVE'))![1];
+    return Number(/pid (\d+)/.exec(dalive[dalive.indexOf('meta') + 1]!)?.[1]);
+  };
+  const pids: number[] = [];
+  let last = '';
+  for (let i = 0; i < 4; i++) {
+    last = (await w3c(g.base, 'POST', '/session', newSessionBody())).body.value!.sessionId!;
+    pids.push(await driverPid(last));
+    t.equal((await w3c(g.base, 'GET', `/session/${last}/title`)).status, 200, `session ${i + 1} works`);
+    if (i < 3) t.equal((await w3c(g.base, 'DELETE', `/session/${last}`)).status, 200);
+  }
+  // the warm driver and the one started to replace it, handed back and forth: no third chromedriver
+  t.equal(new Set(pids).size, 2, `four sessions, two chromedrivers (${pids.join(', ')})`);
+  // the last session's chromedriver dies under it: the session fails, and that driver is not offered again
+  process.kill(pids[3]!, 'SIGKILL');
+  await new Promise((r) => setTimeout(r, 1000));
+  t.same((await g.codes(last)).slice(-2), ['DFAILURE', 'HALT']);
+  const next = (await w3c(g.base, 'POST', '/session', newSessionBody())).body.value!.sessionId!;
+  t.not(await driverPid(next), pids[3], 'the next session gets a live chromedriver');
+  t.equal((await w3c(g.base, 'DELETE', `/session/${next}`)).status, 200);
 });
 
 t.test('DFAILURE: the driver killed mid-session ends it; the client gets invalid session id', async (t) => {

@@ -10,7 +10,8 @@ import { scenarioContext } from '../conformance/scenario-context.ts';
 import plugin from '../plugins/webdriver/index.ts';
 import type { Ctx } from '../plugins/webdriver/context.ts';
 import { readLog } from '../plugins/webdriver/session-log.ts';
-import { allocateSlot, markAlive, queueSession, reclaimSlots, registerOrchestrator, scheduleSession } from '../plugins/webdriver/steps.ts';
+import { contract } from '../plugins/webdriver/contract.ts';
+import { allocateSlot, forgetOrchestrator, markAlive, purgeSession, queueSession, reclaimSlots, registerOrchestrator, scheduleSession } from '../plugins/webdriver/steps.ts';
 import { terminateSession } from '../plugins/webdriver/terminate.ts';
 import { readTimeouts } from '../plugins/webdriver/timeouts.ts';
 import { startRedis } from './support/redis.ts';
@@ -26,6 +27,7 @@ t.teardown(async () => {
 let now = 1_800_000_000_000;
 const clock: Clock = { now: () => now, sleep: async () => {} };
 let run = 0;
+const ctx0 = () => scenarioContext({ plugin, backend, keyPrefix: '', signal: new AbortController().signal, clock }) as Ctx;
 const grid = (config: Record<string, unknown> = {}): Ctx =>
   scenarioContext({ plugin, backend, keyPrefix: `{wd${++run}}:`, signal: new AbortController().signal, clock, config }) as Ctx;
 
@@ -181,15 +183,64 @@ t.test('purge and forget: every key of a session, an orchestrator whose retain e
   await registerOrchestrator(ctx, offer(1));
   await alive(ctx, sid(7));
   await terminateSession(ctx, sid(7), { component: 'node', code: 'CLOSED' });
-  await ctx.scripts.run('purgeSession', { keys: { terminated: {} }, args: { sessionId: sid(7) } });
+  await queue(ctx, sid(8));
+  await terminateSession(ctx, sid(8), { component: 'manager', code: 'QTIMEOUT' }); // leaves session:ID:ready behind
+  const keysOf = async (n: number) => {
+    const found: string[] = [];
+    for await (const key of backend.scan(`${ctx.global.redis.keyPrefix}session:${sid(n)}:*`)) found.push(key);
+    return found.length;
+  };
+  const before = [await keysOf(7), await keysOf(8)];
+  t.ok(before[1]! >= 6, `the queued session has ${before[1]} keys, session:ID:ready among them`);
+  t.equal(await purgeSession(ctx, sid(7)), before[0], 'every key of the served session is deleted');
+  t.equal(await purgeSession(ctx, sid(8)), before[1], 'every key of the queued one too');
   const left: string[] = [];
   for await (const key of backend.scan(`${ctx.global.redis.keyPrefix}session:*`)) left.push(key);
   t.same(left, [], 'no session key is left');
   t.same(await backend.send(['SMEMBERS', ctx.keys.sessionsTerminated()]), []);
-  t.equal(await ctx.scripts.run('forgetOrchestrator', { keys: { orchestrators: {} }, args: { orchestratorId: O } }), 0, 'retained: kept');
+  t.equal(await forgetOrchestrator(ctx, O), false, 'retained: kept');
   await backend.send(['DEL', ctx.keys.orchestratorRetain(o)]);
-  t.equal(await ctx.scripts.run('forgetOrchestrator', { keys: { orchestrators: {} }, args: { orchestratorId: O } }), 1);
+  t.equal(await forgetOrchestrator(ctx, O), true);
   const rest: string[] = [];
   for await (const key of backend.scan(`${ctx.global.redis.keyPrefix}orchestrator*`)) rest.push(key);
   t.same(rest, [], 'no orchestrator key is left');
+});
+
+t.test('session:ID:ready: the manager is woken by the node, or by the end of a session not yet served', async (t) => {
+  const ctx = grid();
+  await registerOrchestrator(ctx, offer(2));
+  const ready = (n: number) => list(ctx.keys.sessionReady({ sessionId: sid(n) }));
+  await queue(ctx, sid(9));
+  await terminateSession(ctx, sid(9), { component: 'manager', code: 'CLEFT' });
+  t.same(await ready(9), ['ended'], 'a session ended while queued wakes its manager');
+  await alive(ctx, sid(10));
+  t.same(await ready(10), [], 'nothing pushed for a session on its way');
+  await backend.send(['RPUSH', ctx.keys.sessionReady({ sessionId: sid(11) }), '127.0.0.1:41000']);
+  await alive(ctx, sid(11));
+  t.same(await ready(11), [], 'NALIVE consumes the node\'s announcement');
+  await terminateSession(ctx, sid(11), { component: 'node', code: 'CLOSED' });
+  t.same(await ready(11), [], 'a session that was served wakes no one when it ends');
+});
+
+t.test('no script spells a key: every key it touches comes in KEYS or from a contract head and tail', async (t) => {
+  const scripts = ctx0().scripts;
+  const tails = Object.values(contract.keys)
+    .map((k) => k.pattern)
+    .filter((p) => p.includes('}'))
+    .map((p) => p.slice(p.lastIndexOf('}') + 1))
+    .filter((tail) => tail.length > 1);
+  for (const name of scripts.names) {
+    const lua = scripts.definition(name).lua;
+    const code = lua.split('\n').filter((line) => !line.startsWith('--')).join('\n');
+    // ':slots.held', or 'slots.held' appended after a ':' (field names such as 'pending' are no key tails)
+    const spelled = tails.filter((tail) => [tail, ...(/[.:]/.test(tail.slice(1)) ? [tail.slice(1)] : [])].some((text) => code.includes(`'${text}'`) || code.includes(`"${text}"`)));
+    t.same(spelled, [], `${name}: no key tail written out`);
+  }
+  // purge and forget name every key of a session and of an orchestrator
+  const entriesOf = (name: string) => new Set(scripts.definition(name).keys.map((k) => k.entry));
+  const under = (head: string) => Object.entries(contract.keys).filter(([, k]) => k.pattern.startsWith(head)).map(([entry]) => entry);
+  const purged = entriesOf('purgeSession');
+  t.same(under('session:{sessionId}').filter((e) => !purged.has(e)), [], 'purgeSession deletes every session key');
+  const forgotten = entriesOf('forgetOrchestrator');
+  t.same(under('orchestrator:{orchestratorId}').filter((e) => !forgotten.has(e)), [], 'forgetOrchestrator deletes every orchestrator key');
 });

@@ -1,5 +1,6 @@
 -- markAlive: the node answers and the client is served (NALIVE): aliveAt,
--- counted, time spent pending, and the startup histogram (queuedAt → aliveAt).
+-- counted, time spent pending, and the startup histogram (queuedAt → aliveAt);
+-- the node's announcement on session:ID:ready has served its purpose.
 -- KEYS[1] active = sessionsActive
 -- KEYS[2] status = sessionStatus
 -- KEYS[3] log = sessionLog
@@ -9,6 +10,7 @@
 -- KEYS[7] sum = startupSum
 -- KEYS[8] buckets = startupBuckets
 -- KEYS[9] counts = logCounts          metrics:sessions:log:info
+-- KEYS[10] ready = sessionReady       the node's announcement, consumed here
 -- ARGV[1] sessionId
 -- ARGV[2] now                         RFC 3339
 -- ARGV[3] pendingSeconds              pendingAt → now
@@ -19,6 +21,7 @@
 -- Returns 1, or 0 when the session is no longer active.
 if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[2], 'aliveAt', ARGV[2])
+redis.call('DEL', KEYS[10])
 redis.call('HINCRBY', KEYS[4], 'alive', 1)
 redis.call('HINCRBYFLOAT', KEYS[5], 'pending', ARGV[3])
 redis.call('INCR', KEYS[6])

@@ -10,11 +10,14 @@
 -- KEYS[4] held = slotsHeld
 -- KEYS[5] active = sessionsActive
 -- KEYS[6] reclaimedTotal = slotsReclaimedTotal
--- ARGV[1] sessionHead @head sessionNodeHeartbeat
--- ARGV[2..] suspects                  slots found unheld by the previous pass
+-- ARGV[1] nodeHead @head sessionNodeHeartbeat
+-- ARGV[2] nodeTail                    what follows the session ID in a heartbeat.node key
+-- ARGV[3] managerHead @head sessionManagerHeartbeat
+-- ARGV[4] managerTail                 what follows the session ID in a heartbeat.manager key
+-- ARGV[5..] suspects                  slots found unheld by the previous pass
 -- Returns {orphaned slots, suspects for the next pass, dead session IDs}.
 local suspects = {}
-for i = 2, #ARGV do suspects[ARGV[i]] = true end
+for i = 5, #ARGV do suspects[ARGV[i]] = true end
 local free = {}
 for _, slot in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do free[slot] = true end
 for _, slot in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do free[slot] = true end
@@ -35,8 +38,8 @@ for _, slot in ipairs(redis.call('SMEMBERS', KEYS[1])) do
       redis.call('RPUSH', KEYS[3], slot)
       redis.call('HINCRBY', KEYS[6], 'orphaned', 1)
       orphaned[#orphaned + 1] = slot
-    elseif redis.call('EXISTS', ARGV[1] .. sid .. ':heartbeat.node') == 0
-        and redis.call('EXISTS', ARGV[1] .. sid .. ':heartbeat.manager') == 0 then
+    elseif redis.call('EXISTS', ARGV[1] .. sid .. ARGV[2]) == 0
+        and redis.call('EXISTS', ARGV[3] .. sid .. ARGV[4]) == 0 then
       dead[#dead + 1] = sid
     end
   end

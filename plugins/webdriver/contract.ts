@@ -184,6 +184,16 @@ export const contract = defineContract({
       derivable: true,
       fields: { host: { type: 'string' }, userAgent: { type: 'string' }, lastSeen: rfc3339 },
     },
+    sessionReady: {
+      pattern: 'session:{sessionId}:ready',
+      type: 'list',
+      extension: true,
+      description: 'Wakes the manager waiting for the session\'s node (a blocking pop, not a poll): the node pushes where it serves once its upstream is published; a session that ends before it is served gets "ended". The manager consumes it.',
+      ttl: 'none',
+      writers: ['node', 'manager', 'orchestrator', 'gc'],
+      derivable: true,
+      item: { type: 'string', pattern: '^(ended|.+:[0-9]+)$', description: 'host:port of the node, or ended' },
+    },
     sessionStorage: {
       pattern: 'session:{sessionId}:storage',
       type: 'string',
@@ -242,6 +252,8 @@ export const contract = defineContract({
       description: 'Slots given back by ended sessions, waiting to be recycled into slots.available.',
       ttl: 'none',
       writers: ['node', 'manager', 'orchestrator', 'gc'],
+      // terminateSession finds the orchestrator in the slot ID, so it builds this key in Lua
+      derivable: true,
       item: slotId,
     },
     slotsAvailable: {
@@ -283,6 +295,8 @@ export const contract = defineContract({
       description: 'Which session holds each allocated slot: lets the slot reclaim find dead sessions and orphaned slots without a scan.',
       ttl: 'none',
       writers: ['manager', 'node', 'orchestrator', 'gc'],
+      // terminateSession finds the orchestrator in the slot ID, so it builds this key in Lua
+      derivable: true,
       dynamicFields: { pattern: '{slot}', value: uuid, params: { slot: '[A-Za-z0-9_.-]+:[0-9]+' } },
     },
     managers: {

@@ -1,8 +1,13 @@
 // Warm drivers: an orchestrator with inline nodes keeps a few chromedrivers
 // started ahead of sessions, so a new session does not wait for one to boot.
 // A node takes one if there is one (else starts its own); the pool refills
-// in the background. A warm driver that exits while idle is dropped.
+// in the background. A driver whose session ended cleanly comes back (one
+// spare beyond the pool's size), so back-to-back sessions reuse it instead of
+// booting another. A warm driver that exits while idle is dropped.
 import { startDriver, type Driver, type DriverOptions } from './driver.ts';
+
+/** Sessions one chromedriver serves before it is replaced, so whatever it might leak stays bounded. */
+export const DRIVER_MAX_SESSIONS = 50;
 
 export interface WarmDriver {
   driver: Driver;
@@ -14,6 +19,8 @@ export class DriverPool {
   private warm: WarmDriver[] = [];
   private filling?: Promise<void>;
   private closed = false;
+  /** Sessions each driver has served. */
+  private readonly served = new WeakMap<Driver, number>();
 
   constructor(
     private readonly size: number,
@@ -41,13 +48,30 @@ export class DriverPool {
           return;
         }
         if (this.closed) return void (await driver.stop());
-        const entry = { driver, readyAt: Date.now() };
-        this.warm.push(entry);
-        void driver.exited.then(() => {
-          this.warm = this.warm.filter((w) => w !== entry);
-        });
+        this.keep(driver);
       }
     })().finally(() => (this.filling = undefined));
+  }
+
+  /**
+   * A driver whose session ended cleanly (its session deleted) is offered
+   * back. True when the pool keeps it; false when it does not want it (full,
+   * closed, the driver has served its share or is gone), and the caller stops it.
+   */
+  give(driver: Driver): boolean {
+    const served = (this.served.get(driver) ?? 0) + 1;
+    this.served.set(driver, served);
+    if (this.closed || this.size === 0 || this.warm.length > this.size || served >= DRIVER_MAX_SESSIONS || !driver.running) return false;
+    this.keep(driver);
+    return true;
+  }
+
+  private keep(driver: Driver): void {
+    const entry = { driver, readyAt: Date.now() };
+    this.warm.push(entry);
+    void driver.exited.then(() => {
+      this.warm = this.warm.filter((w) => w !== entry);
+    });
   }
 
   async close(): Promise<void> {

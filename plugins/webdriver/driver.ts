@@ -21,6 +21,8 @@ export interface Driver {
   readonly pid: number;
   /** Resolves when the process exits (for whatever reason), with a description. */
   readonly exited: Promise<string>;
+  /** False once the process has exited. */
+  readonly running: boolean;
   stop(): Promise<void>;
 }
 
@@ -105,5 +107,13 @@ async function startOnce(options: DriverOptions, deadline: number): Promise<Driv
     }
     await new Promise((r) => setTimeout(r, 20));
   }
-  return { port, pid: child.pid!, exited, stop };
+  return {
+    port,
+    pid: child.pid!,
+    exited,
+    stop,
+    get running() {
+      return !gone;
+    },
+  };
 }

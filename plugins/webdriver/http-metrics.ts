@@ -14,10 +14,13 @@ export class HttpMetrics {
   constructor(private readonly ctx: Ctx) {}
 
   count(method: string, status: number, bytesIn: number, bytesOut: number): void {
-    const m = /^[A-Z]+$/.test(method) ? method : 'OTHER';
-    const byStatus = this.requests.get(m) ?? new Map<number, number>();
+    let byStatus = this.requests.get(method);
+    if (!byStatus) {
+      const m = /^[A-Z]+$/.test(method) ? method : 'OTHER';
+      byStatus = this.requests.get(m) ?? new Map<number, number>();
+      this.requests.set(m, byStatus);
+    }
     byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
-    this.requests.set(m, byStatus);
     this.bytesIn += bytesIn;
     this.bytesOut += bytesOut;
   }

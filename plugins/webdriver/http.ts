@@ -1,7 +1,8 @@
 // Small HTTP pieces the proxy, manager, node and API share: reading a body
 // with a limit, answering JSON and W3C errors, listening, and one request to
 // another process of the grid.
-import { Agent, request, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { Agent } from 'undici';
 import { errorBody, W3CError, type ErrorCode } from './w3c.ts';
 
 /** Largest request body accepted (a New Session request or a command). */
@@ -10,19 +11,21 @@ export const BODY_LIMIT = 16 * 1024 * 1024;
 /** A body that stops arriving for this long is incomplete (a truncated request). */
 export const BODY_IDLE_MS = 10_000;
 
+const EMPTY = Buffer.alloc(0);
+
 /** Reads the whole body; rejects with W3CError when it is too large, stalls, or the client goes away mid-body. */
 export function readBody(req: IncomingMessage, limit = BODY_LIMIT, idleMs = BODY_IDLE_MS): Promise<Buffer> {
+  // most commands (GET …/title) carry no body: no listeners, no timer
+  if (req.headers['transfer-encoding'] === undefined && (req.headers['content-length'] === undefined || req.headers['content-length'] === '0')) return Promise.resolve(EMPTY);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let timer = setTimeout(stalled, idleMs);
-    function stalled() {
+    const timer = setTimeout(() => {
       reject(new W3CError('invalid argument', `the request body stopped after ${size} of ${req.headers['content-length'] ?? '?'} bytes (truncated request)`));
-    }
+    }, idleMs);
     req.once('close', () => clearTimeout(timer));
     req.on('data', (chunk: Buffer) => {
-      clearTimeout(timer);
-      timer = setTimeout(stalled, idleMs);
+      timer.refresh();
       size += chunk.length;
       if (size > limit) {
         reject(new W3CError('invalid argument', `request body larger than ${limit} bytes`));
@@ -33,7 +36,7 @@ export function readBody(req: IncomingMessage, limit = BODY_LIMIT, idleMs = BODY
     });
     req.on('end', () => {
       clearTimeout(timer);
-      resolve(Buffer.concat(chunks));
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
     });
     req.on('aborted', () => reject(new W3CError('invalid argument', 'the request body ended before its announced length (truncated request)')));
     req.on('error', () => reject(new W3CError('invalid argument', 'the request body could not be read (truncated request)')));
@@ -85,8 +88,14 @@ export function closeServer(server: Server): Promise<void> {
   });
 }
 
-/** One keep-alive agent per process for the grid's own hops (proxy → manager / node, node → driver). */
-export const keepAlive = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 });
+/**
+ * The grid's own hops (proxy → manager / node, node → driver), on undici's
+ * dispatch interface: a pool of keep-alive connections per target, and no
+ * stream objects per request (most of what a hop costs in CPU). No timeouts
+ * unless a caller asks: a command may rightly take minutes (a page load, an
+ * async script), and a POST /session waits out the queue.
+ */
+const hops = new Agent({ keepAliveTimeout: 4_000, headersTimeout: 0, bodyTimeout: 0, connections: null, pipelining: 1 });
 
 export interface Hop {
   status: number;
@@ -94,9 +103,14 @@ export interface Hop {
   body: Buffer;
 }
 
-/** One request to another process of the grid, body buffered both ways. `signal` aborts it. */
+/** http://host:port, with IPv6 addresses bracketed. */
+export function originOf(target: { host: string; port: number }): string {
+  return `http://${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`;
+}
+
+/** One request to another process of the grid, body buffered both ways. `signal` aborts it; `timeoutMs` bounds the wait for each part of the answer. */
 export function hop(
-  target: { host: string; port: number },
+  target: { host: string; port: number; origin?: string },
   method: string,
   path: string,
   headers: Record<string, string | string[] | undefined>,
@@ -105,24 +119,59 @@ export function hop(
   timeoutMs = 0,
 ): Promise<Hop> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: target.host, port: target.port, method, path, headers, agent: keepAlive, signal, timeout: timeoutMs || undefined }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(new Error(`no answer from ${target.host}:${target.port} within ${timeoutMs} ms`)));
-    req.on('error', reject);
-    req.end(body);
+    let status = 502;
+    let answerHeaders: IncomingHttpHeaders = {};
+    const chunks: Buffer[] = [];
+    let onAbort: (() => void) | undefined;
+    const settled = () => {
+      if (onAbort) signal!.removeEventListener('abort', onAbort);
+    };
+    hops.dispatch(
+      {
+        origin: target.origin ?? originOf(target),
+        path,
+        method: method as 'GET',
+        headers: headers as Record<string, string | string[]>,
+        body: body?.length ? body : undefined,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      },
+      {
+        onRequestStart(controller) {
+          if (!signal) return;
+          if (signal.aborted) return controller.abort(signal.reason);
+          onAbort = () => controller.abort(signal.reason);
+          signal.addEventListener('abort', onAbort, { once: true });
+        },
+        onResponseStart(_controller, statusCode, responseHeaders) {
+          status = statusCode;
+          answerHeaders = responseHeaders as IncomingHttpHeaders;
+        },
+        onResponseData(_controller, chunk) {
+          chunks.push(chunk);
+        },
+        onResponseEnd() {
+          settled();
+          resolve({ status, headers: answerHeaders, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) });
+        },
+        onResponseError(_controller, error) {
+          settled();
+          const code = (error as { code?: string }).code;
+          reject(code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' ? new Error(`no answer from ${target.host}:${target.port} within ${timeoutMs} ms`) : error);
+        },
+      },
+    );
   });
 }
 
+/** Headers that describe one connection, not the request: never passed on (undici refuses most of them anyway). */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer', 'content-length', 'authorization', 'expect']);
+
 /** Request headers worth passing on to the next hop (no hop-by-hop ones). */
-export function forwardHeaders(headers: IncomingHttpHeaders, extra: Record<string, string> = {}): Record<string, string | string[] | undefined> {
+export function forwardHeaders(headers: IncomingHttpHeaders, extra?: Record<string, string>): Record<string, string | string[] | undefined> {
   const out: Record<string, string | string[] | undefined> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer', 'content-length', 'authorization'].includes(name)) continue;
-    out[name] = value;
+  for (const name in headers) {
+    if (!HOP_BY_HOP.has(name)) out[name] = headers[name];
   }
-  return { ...out, ...extra };
+  return extra ? Object.assign(out, extra) : out;
 }

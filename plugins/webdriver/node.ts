@@ -28,6 +28,8 @@ export interface NodeOptions {
   timeouts: Timeouts;
   /** A driver the orchestrator started ahead of time, if it has one. */
   takeWarmDriver?: () => WarmDriver | undefined;
+  /** Offers the driver back once its session was deleted cleanly; true when taken (the node then leaves it running). */
+  giveBackDriver?: (driver: Driver) => boolean;
 }
 
 /** The host other machines reach a server on: the advertised one, else the bound one (a wildcard address means this machine's name). */
@@ -47,6 +49,10 @@ export class SessionNode {
   private readonly server = createServer((req, res) => void this.onRequest(req, res));
   private driver?: Driver;
   private driverSessionId = '';
+  /** The driver's session was deleted cleanly: the driver could serve another session. */
+  private driverFree = false;
+  /** Where commands go, and the headers most of them take, built once the driver is up. */
+  private driverTarget?: { host: string; port: number; origin: string; headers: Record<string, string> };
   private driverWebSocket = '';
   private chromePid = 0;
   private lastSeen = 0;
@@ -57,6 +63,9 @@ export class SessionNode {
   private ending?: Promise<void>;
   private timers: ReturnType<typeof setInterval>[] = [];
   private readonly sockets = new Set<Socket>();
+  /** Requests on the endpoint whose answer is not written yet, and who waits for there to be none. */
+  private answering = 0;
+  private allAnswered?: () => void;
 
   constructor(
     private readonly ctx: Ctx,
@@ -83,18 +92,21 @@ export class SessionNode {
   async start(): Promise<void> {
     const { ctx, id } = this;
     const { config } = ctx;
-    await this.log('BOOT', `orchestrator ${this.options.orchestratorId}, pid ${process.pid}`);
-    const port = await listen(this.server, config.orchestrator.nodeHost, 0, `node of session ${id}`);
-    await this.beat();
-    this.timers.push(setInterval(() => void this.beat(), config.heartbeat.interval * 1000));
-
+    // steps that do not depend on each other overlap: each Redis round trip is time the client waits
+    const [, port] = await Promise.all([
+      this.log('BOOT', `orchestrator ${this.options.orchestratorId}, pid ${process.pid}`),
+      listen(this.server, config.orchestrator.nodeHost, 0, `node of session ${id}`),
+    ]);
     const warm = this.options.takeWarmDriver?.();
     const started = Date.now();
+    await Promise.all([
+      this.beat(),
+      this.log('DSTART', warm ? `${config.orchestrator.driverBinary}: a warm driver, started ${started - warm.readyAt} ms ahead` : config.orchestrator.driverBinary),
+    ]);
+    this.timers.push(setInterval(() => void this.beat(), config.heartbeat.interval * 1000));
     if (warm) {
       this.driver = warm.driver;
-      await this.log('DSTART', `${config.orchestrator.driverBinary}: a warm driver, started ${started - warm.readyAt} ms ahead`);
     } else {
-      await this.log('DSTART', config.orchestrator.driverBinary);
       try {
         this.driver = await startDriver({
           binary: config.orchestrator.driverBinary,
@@ -109,38 +121,40 @@ export class SessionNode {
       }
     }
     if (this.ending) return this.abandon(); // the session ended while the driver started
-    await this.log('DALIVE', `port ${this.driver.port}, pid ${this.driver.pid}, ${Date.now() - started} ms`);
-    void this.driver.exited.then((why) => {
-      if (!this.ending) void this.end('DFAILURE', why);
+    const driver = this.driver;
+    void driver.exited.then((why) => {
+      if (!this.ending && this.driver === driver) void this.end('DFAILURE', why);
     });
 
     try {
-      const caps = await this.requestedCapabilities();
+      const [, caps] = await Promise.all([this.log('DALIVE', `port ${driver.port}, pid ${driver.pid}, ${Date.now() - started} ms`), this.requestedCapabilities()]);
       const created = await hop({ host: '127.0.0.1', port: this.driver.port }, 'POST', '/session', driverHeaders(this.driver.port), Buffer.from(JSON.stringify({ capabilities: { alwaysMatch: caps, firstMatch: [{}] } })), ctx.signal, this.options.timeouts.nodeStartup * 1000);
       const answer = JSON.parse(created.body.toString() || '{}') as { value?: { sessionId?: string; capabilities?: Capabilities; error?: string; message?: string } };
       if (created.status !== 200 || !answer.value?.sessionId) {
         throw new Error(`the driver refused the session: ${answer.value?.error ?? created.status}: ${(answer.value?.message ?? '').split('\n')[0]}`);
       }
       this.driverSessionId = answer.value.sessionId;
+      this.driverTarget = { host: '127.0.0.1', port: this.driver.port, origin: `http://127.0.0.1:${this.driver.port}`, headers: driverHeaders(this.driver.port) };
       if (this.ending) return this.abandon();
       const actual = answer.value.capabilities ?? {};
       this.driverWebSocket = typeof actual.webSocketUrl === 'string' ? actual.webSocketUrl : '';
       this.chromePid = Number(actual['goog:processID']) || 0;
-      await ctx.backend.send(['HSET', ctx.keys.sessionCapabilities({ sessionId: id }), 'actual', JSON.stringify(actual)]);
-      await this.log('LSINIT', `driver session ${this.driverSessionId}`);
-      // last: the manager serves the client once it sees this
-      await ctx.backend.send([
-        'HSET', ctx.keys.sessionUpstream({ sessionId: id }),
-        'host', advertisedHost(config.orchestrator.nodeHost, config.orchestrator.advertiseHost),
-        'port', port,
-        'driverSessionID', this.driverSessionId,
+      await Promise.all([
+        ctx.backend.send(['HSET', ctx.keys.sessionCapabilities({ sessionId: id }), 'actual', JSON.stringify(actual)]),
+        this.log('LSINIT', `driver session ${this.driverSessionId}`),
+      ]);
+      this.lastSeen = Date.now();
+      localNodes.set(this.id, this);
+      // last: the manager serves the client once it sees this; the push wakes it (it waits in a blocking pop)
+      const host = advertisedHost(config.orchestrator.nodeHost, config.orchestrator.advertiseHost);
+      await ctx.backend.multi([
+        ['HSET', ctx.keys.sessionUpstream({ sessionId: id }), 'host', host, 'port', port, 'driverSessionID', this.driverSessionId],
+        ['RPUSH', ctx.keys.sessionReady({ sessionId: id }), `${host}:${port}`],
       ]);
     } catch (error) {
       await this.end('DFAILURE', (error as Error).message);
       throw error;
     }
-    this.lastSeen = Date.now();
-    localNodes.set(this.id, this);
     this.timers.push(setInterval(() => this.checkIdle(), Math.min(1000, this.options.timeouts.sessionTermination * 250)));
   }
 
@@ -216,9 +230,29 @@ export class SessionNode {
     } catch (error) {
       return sendError(res, error as never);
     }
+    this.answering += 1;
+    let done = false;
+    const answered = () => {
+      if (done) return;
+      done = true;
+      if (--this.answering === 0) this.allAnswered?.();
+    };
+    res.once('finish', answered).once('close', answered);
     const answer = await this.serve(req.method ?? 'GET', url, req.headers['content-type'], body);
-    if (res.destroyed) return;
+    if (res.destroyed) return answered();
     res.writeHead(answer.status, { 'content-type': answer.contentType, 'content-length': answer.body.length, 'cache-control': 'no-cache' }).end(answer.body);
+  }
+
+  /** Resolves once every request on the endpoint has its answer written (the DELETE that ended the session among them), or after `ms`. */
+  private answersWritten(ms: number): Promise<void> {
+    if (this.answering === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.allAnswered = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 
   /**
@@ -235,19 +269,23 @@ export class SessionNode {
     this.lastSeen = Date.now();
     const closing = method === 'DELETE' && (url === prefix || url === prefix + '/');
     const driverId = this.driverSessionId;
-    if (body.includes(this.id)) body = Buffer.from(body.toString().replaceAll(this.id, driverId));
+    const driver = this.driverTarget!;
+    // only bodies that carry the id are rewritten (as text); the rest pass as they are
+    if (body.length && body.includes(this.id)) body = Buffer.from(body.toString().replaceAll(this.id, driverId));
     let answer;
     try {
-      answer = await hop({ host: '127.0.0.1', port: this.driver!.port }, method, `/session/${driverId}${url.slice(prefix.length)}`, driverHeaders(this.driver!.port, contentType), body);
+      const headers = contentType === undefined || contentType === JSON_TYPE ? driver.headers : driverHeaders(driver.port, contentType);
+      answer = await hop(driver, method, `/session/${driverId}${url.slice(prefix.length)}`, headers, body);
     } catch (error) {
       if (!this.ending) void this.end('DFAILURE', `driver unreachable: ${(error as Error).message}`);
       return failure('unknown error', `the driver of session ${this.id} did not answer: ${(error as Error).message}`);
     }
     let out = answer.body;
     if (out.includes(driverId)) out = Buffer.from(out.toString().replaceAll(driverId, this.id));
-    const reply = { status: answer.status, contentType: String(answer.headers['content-type'] ?? 'application/json; charset=utf-8'), body: out };
+    const reply = { status: answer.status, contentType: String(answer.headers['content-type'] ?? JSON_TYPE), body: out };
     if (closing) {
       this.driverSessionId = ''; // the driver has ended it already
+      this.driverFree = answer.status === 200;
       void this.end('CLOSED', 'DELETE /session by the client');
       await this.released;
     }
@@ -262,7 +300,7 @@ export class SessionNode {
     this.lastSeen = Date.now();
     const target = new URL(this.driverWebSocket);
     this.bidiOpen += 1; // an open BiDi connection is activity: the session is not idle
-    await relayUpgrade(req, socket, head, { host: '127.0.0.1', port: this.driver!.port, path: target.pathname });
+    await relayUpgrade(req, socket, head, { host: '127.0.0.1', port: this.driverTarget!.port, path: target.pathname });
     this.bidiOpen -= 1;
     this.lastSeen = Date.now();
   }
@@ -278,8 +316,9 @@ export class SessionNode {
       localNodes.delete(id);
       for (const timer of this.timers) clearInterval(timer);
       if (this.driverSessionId && this.driver) {
-        await hop({ host: '127.0.0.1', port: this.driver.port }, 'DELETE', `/session/${this.driverSessionId}`, driverHeaders(this.driver.port), undefined, undefined, 10_000).catch(() => {});
+        const deleted = await hop({ host: '127.0.0.1', port: this.driver.port }, 'DELETE', `/session/${this.driverSessionId}`, driverHeaders(this.driver.port), undefined, undefined, 10_000).catch(() => undefined);
         this.driverSessionId = '';
+        this.driverFree = deleted?.status === 200;
       }
       try {
         if (code) await terminateSession(ctx, id, { component: 'node', code, meta });
@@ -289,8 +328,13 @@ export class SessionNode {
         ctx.logger.warn('node could not record its end', { sessionId: id, error: (error as Error).message });
       }
       this.release();
-      await this.driver?.stop();
+      const driver = this.driver;
+      this.driver = undefined;
       if (this.chromePid) killQuietly(this.chromePid);
+      // a driver whose session was deleted cleanly may serve the next session; any other is stopped
+      const reused = !!driver && this.driverFree && code !== 'DFAILURE' && driver.running && !!this.options.giveBackDriver?.(driver);
+      if (!reused) await driver?.stop();
+      await this.answersWritten(ANSWER_GRACE_MS);
       for (const socket of this.sockets) socket.destroy(); // BiDi relays too: the server no longer tracks upgraded sockets
       await closeServer(this.server);
       ctx.logger.info('node ended', { sessionId: id, code: code ?? 'none', meta });
@@ -313,13 +357,18 @@ export interface NodeAnswer {
  */
 export const localNodes = new Map<string, SessionNode>();
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** How long an ending node lets answers in flight (the client's DELETE above all) reach their clients before it closes its endpoint. */
+const ANSWER_GRACE_MS = 2000;
+
 function failure(error: ErrorCode, message: string): NodeAnswer {
-  return { status: errorStatus[error], contentType: 'application/json; charset=utf-8', body: Buffer.from(errorBody(error, message)) };
+  return { status: errorStatus[error], contentType: JSON_TYPE, body: Buffer.from(errorBody(error, message)) };
 }
 
 /** chromedriver only answers requests whose Host is local. */
 function driverHeaders(port: number, contentType?: string): Record<string, string> {
-  return { host: `127.0.0.1:${port}`, 'content-type': contentType ?? 'application/json; charset=utf-8', accept: 'application/json' };
+  return { host: `127.0.0.1:${port}`, 'content-type': contentType ?? JSON_TYPE, accept: 'application/json' };
 }
 
 function killQuietly(pid: number): void {

@@ -6,7 +6,7 @@ import type { WebDriverConfig } from './config.ts';
 import type { Ctx } from './context.ts';
 import type { WebDriverKeys } from './contract.ts';
 import { appendLog } from './session-log.ts';
-import { allocateSlot, markAlive, queueSession, reclaimSlots, registerOrchestrator, scheduleSession } from './steps.ts';
+import { allocateSlot, markAlive, purgeSession, queueSession, reclaimSlots, registerOrchestrator, scheduleSession } from './steps.ts';
 import { terminateSession } from './terminate.ts';
 import { rfc3339 } from './time.ts';
 import { readTimeouts } from './timeouts.ts';
@@ -31,9 +31,13 @@ async function session(ctx: Ctx, sessionId: string, upTo: 'queued' | 'allocated'
   await ctx.backend.send(['LREM', ctx.keys.pending({ orchestratorId }), 0, sessionId]);
   for (const code of ['BOOT', 'DSTART', 'DALIVE'] as const) await appendLog(ctx, sessionId, 'node', code);
   await ctx.backend.send(['SET', ctx.keys.sessionNodeHeartbeat(s), rfc3339(ctx.clock.now()), 'EX', 60]);
-  await ctx.backend.send(['HSET', ctx.keys.sessionUpstream(s), 'host', '127.0.0.1', 'port', 41234, 'driverSessionID', 'abc123']);
   await ctx.backend.send(['HSET', ctx.keys.sessionCapabilities(s), 'actual', JSON.stringify({ browserName: 'chrome', browserVersion: '156.0.8078.108' })]);
   await appendLog(ctx, sessionId, 'node', 'LSINIT', 'driver session abc123');
+  await ctx.backend.multi([
+    ['HSET', ctx.keys.sessionUpstream(s), 'host', '127.0.0.1', 'port', 41234, 'driverSessionID', 'abc123'],
+    ['RPUSH', ctx.keys.sessionReady(s), '127.0.0.1:41234'],
+  ]);
+  await ctx.backend.send(['LPOP', ctx.keys.sessionReady(s)]); // the waiting manager takes it
   await markAlive(ctx, sessionId, 'node 127.0.0.1:41234');
   await ctx.backend.send(['HSET', ctx.keys.sessionDownstream(s), 'lastSeen', rfc3339(ctx.clock.now())]);
 }
@@ -46,7 +50,7 @@ export const scenarios: Scenario<WebDriverConfig, WebDriverKeys>[] = [
     expects: [
       'orchestrators', 'sessionsActive', 'sessionsTerminated', 'timeouts', 'managerHost', 'storageHost', 'apiHost',
       'sessionNodeHeartbeat', 'sessionManagerHeartbeat', 'sessionSlot', 'sessionOrchestrator', 'sessionLog', 'sessionStatus',
-      'sessionCapabilities', 'sessionMetadata', 'sessionUpstream', 'sessionDownstream', 'sessionStorage',
+      'sessionCapabilities', 'sessionMetadata', 'sessionUpstream', 'sessionDownstream', 'sessionReady', 'sessionStorage',
       'orchestrator', 'orchestratorHeartbeat', 'orchestratorRetain', 'orchestratorPlatformName', 'orchestratorBrowsers',
       'slotsReclaimed', 'slotsAvailable', 'slots', 'backlog', 'pending', 'slotsHeld', 'managers',
       'httpRequests', 'httpBytes', 'sessionsTotal', 'sessionsDuration', 'startupCount', 'startupSum', 'startupBuckets',
@@ -95,7 +99,7 @@ export const scenarios: Scenario<WebDriverConfig, WebDriverKeys>[] = [
       await c.backend.send(['DEL', c.keys.sessionNodeHeartbeat({ sessionId: ids(7) }), c.keys.sessionManagerHeartbeat({ sessionId: ids(7) })]);
       const pass = await reclaimSlots(c, ORCH_B, []);
       for (const sessionId of pass.dead) await terminateSession(c, sessionId, { component: 'orchestrator', code: 'TERM', meta: 'no heartbeat', reason: 'dead' });
-      await c.scripts.run('purgeSession', { keys: { terminated: {} }, args: { sessionId: ids(99) } });
+      await purgeSession(c, ids(99));
     },
   },
 ];

@@ -2,6 +2,7 @@
 // give them. Roles, scenarios and tests call these, so a script's call shape
 // is written once.
 import { LOG_MAX_LENGTH, type Ctx } from './context.ts';
+import { keyTail } from './key-tails.ts';
 import { rfc3339, secondsSince } from './time.ts';
 
 /** Upper bounds (seconds) of the startup histogram's buckets. */
@@ -62,13 +63,19 @@ export async function scheduleSession(ctx: Ctx, sessionId: string, orchestratorI
   })) as 0 | 1 | 2;
 }
 
-/** NALIVE: aliveAt, counts, the startup histogram. False when the session has ended. */
-export async function markAlive(ctx: Ctx, sessionId: string, meta: string): Promise<boolean> {
+/** When the session was queued and scheduled, as session:ID:status holds them. */
+export interface Stamps {
+  queuedAt: string | null;
+  pendingAt: string | null;
+}
+
+/** NALIVE: aliveAt, counts, the startup histogram. False when the session has ended. `stamps`, when the caller has read them already, saves a round trip. */
+export async function markAlive(ctx: Ctx, sessionId: string, meta: string, stamps?: Stamps): Promise<boolean> {
   const s = { sessionId };
+  const { queuedAt, pendingAt } = stamps ?? (await readStamps(ctx, sessionId));
   const now = ctx.clock.now();
-  const [queuedAt, pendingAt] = (await ctx.backend.send(['HMGET', ctx.keys.sessionStatus(s), 'queuedAt', 'pendingAt'])) as (string | null)[];
   const reply = await ctx.scripts.run('markAlive', {
-    keys: { active: {}, status: s, log: s, total: {}, duration: {}, count: {}, sum: {}, buckets: {}, counts: { level: 'info' } },
+    keys: { active: {}, status: s, log: s, total: {}, duration: {}, count: {}, sum: {}, buckets: {}, counts: { level: 'info' }, ready: s },
     args: {
       sessionId,
       now: rfc3339(now),
@@ -80,6 +87,11 @@ export async function markAlive(ctx: Ctx, sessionId: string, meta: string): Prom
     },
   });
   return reply === 1;
+}
+
+export async function readStamps(ctx: Ctx, sessionId: string): Promise<Stamps> {
+  const [queuedAt, pendingAt] = (await ctx.backend.send(['HMGET', ctx.keys.sessionStatus({ sessionId }), 'queuedAt', 'pendingAt'])) as (string | null)[];
+  return { queuedAt: queuedAt ?? null, pendingAt: pendingAt ?? null };
 }
 
 export interface OrchestratorOffer {
@@ -121,7 +133,40 @@ export async function reclaimSlots(ctx: Ctx, orchestratorId: string, suspects: r
   const o = { orchestratorId };
   const [orphaned, next, dead] = (await ctx.scripts.run('reclaimSlots', {
     keys: { slots: o, available: o, reclaimed: o, held: o, active: {}, reclaimedTotal: {} },
-    args: { suspects: [...suspects] },
+    args: { nodeTail: keyTail('sessionNodeHeartbeat'), managerTail: keyTail('sessionManagerHeartbeat'), suspects: [...suspects] },
   })) as [string[], string[], string[]];
   return { orphaned, suspects: next, dead };
+}
+
+/** gc: a terminated session and every key it had. Returns how many keys were deleted. */
+export async function purgeSession(ctx: Ctx, sessionId: string): Promise<number> {
+  const s = { sessionId };
+  return (await ctx.scripts.run('purgeSession', {
+    keys: {
+      terminated: {},
+      nodeHeartbeat: s,
+      managerHeartbeat: s,
+      slot: s,
+      orchestrator: s,
+      log: s,
+      status: s,
+      capabilities: s,
+      metadata: s,
+      upstream: s,
+      downstream: s,
+      ready: s,
+      storage: s,
+    },
+    args: { sessionId },
+  })) as number;
+}
+
+/** gc: an orchestrator whose retain key has expired, with all its keys. False while it is still retained. */
+export async function forgetOrchestrator(ctx: Ctx, orchestratorId: string): Promise<boolean> {
+  const o = { orchestratorId };
+  const reply = await ctx.scripts.run('forgetOrchestrator', {
+    keys: { orchestrators: {}, retain: o, orchestrator: o, heartbeat: o, platform: o, browsers: o, reclaimed: o, available: o, slots: o, held: o, backlog: o, pending: o },
+    args: { orchestratorId },
+  });
+  return reply === 1;
 }

@@ -3,6 +3,7 @@
 // sessions.active → sessions.terminated, terminatedAt), logging why.
 import { codes, type Code, type Component } from './codes.ts';
 import { LOG_MAX_LENGTH, type Ctx } from './context.ts';
+import { keyTail } from './key-tails.ts';
 import { rfc3339, secondsSince } from './time.ts';
 
 export interface Termination {
@@ -19,6 +20,9 @@ export interface Terminated {
   /** The slot given back, or ''. */
   slot: string;
 }
+
+const heldTail = keyTail('slotsHeld');
+const reclaimedTail = keyTail('slotsReclaimed');
 
 export async function terminateSession(ctx: Ctx, sessionId: string, why: Termination): Promise<Terminated> {
   const now = ctx.clock.now();
@@ -37,8 +41,11 @@ export async function terminateSession(ctx: Ctx, sessionId: string, why: Termina
       duration: {},
       counts: { level },
       reclaimedTotal: {},
+      ready: { sessionId },
     },
     args: {
+      heldTail,
+      reclaimedTail,
       sessionId,
       now: rfc3339(now),
       state,

@@ -4,6 +4,7 @@
 // without deregistering, and forgets orchestrators whose retain key has expired.
 import type { Role } from '../../../core/plugin.ts';
 import { MANAGER_HOST_TTL, type Ctx } from '../context.ts';
+import { forgetOrchestrator, purgeSession } from '../steps.ts';
 import { terminateSession } from '../terminate.ts';
 
 export interface GcResult {
@@ -13,7 +14,7 @@ export interface GcResult {
 }
 
 export async function gcOnce(ctx: Ctx): Promise<GcResult> {
-  const { backend, keys, scripts, clock, config } = ctx;
+  const { backend, keys, clock, config } = ctx;
   const result: GcResult = { purged: [], terminated: [], forgotten: [] };
 
   const active = (await backend.send(['SMEMBERS', keys.sessionsActive()])) as string[];
@@ -35,7 +36,7 @@ export async function gcOnce(ctx: Ctx): Promise<GcResult> {
     for (const [i, sessionId] of terminated.entries()) {
       const at = Date.parse(stamps[i] ?? '');
       if (Number.isFinite(at) && at > before) continue;
-      await scripts.run('purgeSession', { keys: { terminated: {} }, args: { sessionId } });
+      await purgeSession(ctx, sessionId);
       result.purged.push(sessionId);
     }
   }
@@ -44,7 +45,7 @@ export async function gcOnce(ctx: Ctx): Promise<GcResult> {
   await backend.send(['ZREMRANGEBYSCORE', keys.managers(), '-inf', `(${clock.now() - MANAGER_HOST_TTL * 1000}`]);
 
   for (const orchestratorId of (await backend.send(['SMEMBERS', keys.orchestrators()])) as string[]) {
-    if ((await scripts.run('forgetOrchestrator', { keys: { orchestrators: {} }, args: { orchestratorId } })) === 1) result.forgotten.push(orchestratorId);
+    if (await forgetOrchestrator(ctx, orchestratorId)) result.forgotten.push(orchestratorId);
   }
   return result;
 }

@@ -2,9 +2,10 @@
 // session (QUEUED), matches orchestrators by the W3C rules, waits for a slot
 // from the matching orchestrators' slots.available lists (BLPOP, queue timeout),
 // allocates it (NALLOC), waits for scheduling (PENDING) and for the node
-// (NALIVE), then answers with the W3C new-session body. Every failure is
-// `session not created` (or `invalid argument`), logged with its code, and
-// leaves nothing held. A client that leaves while waiting is logged CLEFT.
+// (NALIVE), then answers with the W3C new-session body. Every wait is a
+// blocking pop, none a poll. Every failure is `session not created` (or
+// `invalid argument`), logged with its code, and leaves nothing held. A client
+// that leaves while waiting is logged CLEFT.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { BlockingConnection } from '../../../core/backend.ts';
@@ -23,6 +24,12 @@ import { capabilitySets, firstMatch, metadataOf, W3CError, type Capabilities, ty
 
 /** The queue wait is split into blocks this long, so new orchestrators join the match and the heartbeat stays fresh. */
 const QUEUE_BLOCK_SECONDS = 5;
+
+/** The wait for the node is split into blocks this long: a node that announced itself but did not answer /status yet is asked again. */
+const NODE_BLOCK_SECONDS = 1;
+
+/** Idle blocking connections kept for the next New Session requests (opening one costs a connection and its handshake). */
+const IDLE_BLOCKING = 4;
 
 /** A session creation that failed: its log code and the W3C error the client gets. */
 class Refusal extends Error {
@@ -48,6 +55,15 @@ export function managerRole(ctx: Ctx): Role {
   });
   let port = 0;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
+  let stopping = false;
+  const idleBlocking: BlockingConnection[] = [];
+
+  const takeBlocking = async (): Promise<BlockingConnection> => idleBlocking.pop() ?? (await backend.blocking());
+  /** A connection whose last call finished is kept for the next request; one that was cut off (client left, error) is closed. */
+  const giveBlocking = async (conn: BlockingConnection, reusable: boolean): Promise<void> => {
+    if (reusable && !stopping && idleBlocking.length < IDLE_BLOCKING) idleBlocking.push(conn);
+    else await conn.close().catch(() => {});
+  };
 
   async function announce(): Promise<void> {
     const host = `${advertisedHost(config.manager.host, config.manager.advertiseHost)}:${port}`;
@@ -99,12 +115,17 @@ export function managerRole(ctx: Ctx): Role {
       () => void backend.send(['SET', keys.sessionManagerHeartbeat(s), rfc3339(clock.now()), 'EX', Math.ceil(config.heartbeat.managerTtl)]).catch(() => {}),
       config.heartbeat.interval * 1000,
     );
-    const conn = await backend.blocking();
-    const onLeft = () => void conn.close().catch(() => {});
+    const conn = await takeBlocking();
+    let reusable = true;
+    const onLeft = () => {
+      reusable = false;
+      void conn.close().catch(() => {});
+    };
     left.addEventListener('abort', onLeft, { once: true });
     try {
       return await runFlow(sessionId, started, body, req, conn, left);
     } catch (error) {
+      if (!(error instanceof Refusal)) reusable = false; // it may have failed mid-call
       if (left.aborted) {
         await terminateSession(ctx, sessionId, { component: 'manager', code: 'CLEFT', meta: 'the client closed the connection while waiting' }).catch(() => {});
         logger.info('client left while waiting', { sessionId });
@@ -115,13 +136,12 @@ export function managerRole(ctx: Ctx): Role {
     } finally {
       clearInterval(beat);
       left.removeEventListener('abort', onLeft);
-      await conn.close().catch(() => {});
+      await giveBlocking(conn, reusable && !left.aborted);
     }
   }
 
   async function runFlow(sessionId: string, started: number, body: unknown, req: IncomingMessage, conn: BlockingConnection, left: AbortSignal): Promise<object> {
     const s = { sessionId };
-    const timeouts = await readTimeouts(ctx);
     const refuse = async (code: Code, error: W3CError): Promise<never> => {
       await terminateSession(ctx, sessionId, { component: 'manager', code, meta: error.message });
       throw new Refusal(code, error);
@@ -135,7 +155,8 @@ export function managerRole(ctx: Ctx): Role {
       return refuse('INVALIDCAP', error as W3CError);
     }
     const pick = async () => firstMatch(sets, await liveOffers());
-    let match = await pick();
+    const [timeouts, firstPick] = await Promise.all([readTimeouts(ctx), pick()]);
+    let match = firstPick;
     if (!match) {
       return refuse('QUNAVAILABLE', new W3CError('session not created', `no orchestrator can satisfy the capabilities ${JSON.stringify(sets)} (offered: ${describeOffers(await liveOffers())})`));
     }
@@ -162,30 +183,39 @@ export function managerRole(ctx: Ctx): Role {
     if (!scheduled) return refuse('OTIMEOUT', new W3CError('session not created', `orchestrator ${orchestratorId} did not schedule the node within ${timeouts.scheduling} s`));
     await appendLog(ctx, sessionId, 'manager', 'PENDING', `scheduled by ${scheduled}`);
 
-    // node startup: its upstream appears and its /status answers
+    // node startup: the node pushes its host:port onto session:ID:ready once it serves, and a session that
+    // ends first gets 'ended' there, so the manager waits in a blocking pop rather than polling; then the
+    // node's /status must answer
     const nodeDeadline = clock.now() + timeouts.nodeStartup * 1000;
     let upstream: { host: string; port: number } | undefined;
+    let actualJson: string | null = null;
+    let stamps: (string | null)[] = [];
     while (!upstream) {
+      const remaining = (nodeDeadline - clock.now()) / 1000;
+      if (remaining <= 0) return refuse('NTIMEOUT', new W3CError('session not created', `the node did not become responsive within ${timeouts.nodeStartup} s`));
+      await conn.send(['BLPOP', keys.sessionReady(s), Math.min(remaining, NODE_BLOCK_SECONDS).toFixed(3)]);
       if (left.aborted) throw new Error('client left');
-      const [active, fields] = (await backend.pipeline([
+      // everything NALIVE and the answer need, in one round trip
+      const [active, fields, actual, status] = (await backend.pipeline([
         ['SISMEMBER', keys.sessionsActive(), sessionId],
         ['HMGET', keys.sessionUpstream(s), 'host', 'port'],
-      ])) as [number, (string | null)[]];
+        ['HGET', keys.sessionCapabilities(s), 'actual'],
+        ['HMGET', keys.sessionStatus(s), 'queuedAt', 'pendingAt'],
+      ])) as [number, (string | null)[], string | null, (string | null)[]];
       if (active === 0) throw new Refusal('NTIMEOUT', new W3CError('session not created', await whyEnded(sessionId)));
-      if (fields[0] && fields[1]) {
-        const target = { host: fields[0], port: Number(fields[1]) };
-        const status = await hop(target, 'GET', '/status', {}, undefined, undefined, 2000).catch(() => undefined);
-        if (status?.status === 200 && (JSON.parse(status.body.toString()) as { value?: { ready?: boolean } }).value?.ready) upstream = target;
-      }
-      if (!upstream) {
-        if (clock.now() > nodeDeadline) return refuse('NTIMEOUT', new W3CError('session not created', `the node did not become responsive within ${timeouts.nodeStartup} s`));
-        await clock.sleep(25);
+      if (!fields[0] || !fields[1]) continue;
+      const target = { host: fields[0], port: Number(fields[1]) };
+      const answer = await hop(target, 'GET', '/status', {}, undefined, undefined, 2000).catch(() => undefined);
+      if (answer?.status === 200 && (JSON.parse(answer.body.toString()) as { value?: { ready?: boolean } }).value?.ready) {
+        upstream = target;
+        actualJson = actual;
+        stamps = status;
       }
     }
 
-    const alive = await markAlive(ctx, sessionId, `node ${upstream.host}:${upstream.port}`);
+    const alive = await markAlive(ctx, sessionId, `node ${upstream.host}:${upstream.port}`, { queuedAt: stamps[0] ?? null, pendingAt: stamps[1] ?? null });
     if (!alive) throw new Refusal('NTIMEOUT', new W3CError('session not created', await whyEnded(sessionId)));
-    const actual = JSON.parse(((await backend.send(['HGET', keys.sessionCapabilities(s), 'actual'])) as string | null) ?? '{}') as Capabilities;
+    const actual = JSON.parse(actualJson ?? '{}') as Capabilities;
     if (typeof actual.webSocketUrl === 'string') actual.webSocketUrl = `ws://${req.headers['x-forwarded-host'] ?? req.headers.host}/session/${sessionId}/se/bidi`;
     logger.info('session created', { sessionId, orchestratorId, slot, ms: clock.now() - started });
     return { value: { sessionId, capabilities: actual } };
@@ -229,6 +259,8 @@ export function managerRole(ctx: Ctx): Role {
       clearInterval(heartbeat);
       server.close(); // no new connections while in-flight work drains
       await Promise.allSettled([...inFlight]);
+      stopping = true;
+      await Promise.all(idleBlocking.splice(0).map((conn) => conn.close().catch(() => {})));
       await backend.pipeline([['DEL', keys.managerHost({ managerId })], ['ZREM', keys.managers(), managerId]]).catch(() => {});
       await closeServer(server);
     },

@@ -51,13 +51,13 @@ export function orchestratorRole(ctx: Ctx): Role {
   async function handle(sessionId: string, recovered: boolean): Promise<void> {
     const s = { sessionId };
     const removeFromPending = () => backend.send(['LREM', keys.pending(o), 0, sessionId]);
-    const aliveAt = (await backend.send(['HGET', keys.sessionStatus(s), 'aliveAt'])) as string | null;
     if (recovered && config.orchestrator.nodeMode === 'process' && (await backend.send(['EXISTS', keys.sessionNodeHeartbeat(s)])) === 1) {
       // its node process outlived the previous orchestrator process and carries on
       await removeFromPending();
       return;
     }
-    if (aliveAt) {
+    // only a session found in pending after a restart can have been served already (fresh from the backlog it cannot)
+    if (recovered && (await backend.send(['HGET', keys.sessionStatus(s), 'aliveAt']))) {
       // only after a restart: the session was served by a node of the previous process
       if (config.orchestrator.nodeMode === 'inline') {
         await terminateSession(ctx, sessionId, { component: 'orchestrator', code: 'TERM', meta: 'its node ended with the previous orchestrator process', reason: 'dead' });
@@ -65,9 +65,11 @@ export function orchestratorRole(ctx: Ctx): Role {
       await removeFromPending();
       return;
     }
-    const scheduled = await scheduleSession(ctx, sessionId, id, `${config.orchestrator.nodeMode} node on ${id}${recovered ? ' (recovered from pending after a restart)' : ''}`);
+    const [scheduled, timeouts] = await Promise.all([
+      scheduleSession(ctx, sessionId, id, `${config.orchestrator.nodeMode} node on ${id}${recovered ? ' (recovered from pending after a restart)' : ''}`),
+      readTimeouts(ctx),
+    ]);
     if (scheduled === 0) return; // ended meanwhile; the script took it out of pending
-    const timeouts = await readTimeouts(ctx);
     try {
       if (config.orchestrator.nodeMode === 'inline') await startInline(sessionId, timeouts);
       else await startProcess(sessionId, timeouts.nodeStartup);
@@ -80,7 +82,7 @@ export function orchestratorRole(ctx: Ctx): Role {
 
   async function startInline(sessionId: string, timeouts: Awaited<ReturnType<typeof readTimeouts>>): Promise<void> {
     driverTimeout = timeouts.driverStartup;
-    const node = new SessionNode(ctx, { sessionId, orchestratorId: id, timeouts, takeWarmDriver: () => pool.take() });
+    const node = new SessionNode(ctx, { sessionId, orchestratorId: id, timeouts, takeWarmDriver: () => pool.take(), giveBackDriver: (driver) => pool.give(driver) });
     nodes.set(sessionId, { end: (reason) => node.end('TERM', reason) });
     void node.finished.then(() => nodes.delete(sessionId));
     try {

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import type { Role } from '../../../core/plugin.ts';
 import { MANAGER_HOST_TTL, type Ctx } from '../context.ts';
-import { closeServer, forwardHeaders, hop, listen, readBody, sendError, type Hop } from '../http.ts';
+import { closeServer, forwardHeaders, hop, listen, originOf, readBody, sendError, type Hop } from '../http.ts';
 import { HttpMetrics } from '../http-metrics.ts';
 import { localNodes } from '../node.ts';
 import { refuseUpgrade, relayUpgrade } from '../relay.ts';
@@ -21,10 +21,17 @@ const ROUTE_SWEEP_MS = 60_000;
 /** Selenium 3 clients still add this prefix. */
 const LEGACY_PREFIX = '/wd/hub';
 const SESSION_PATH = /^\/session\/([^/?]+)(\/[^?]*)?(\?.*)?$/;
+const NO_HEADERS = {};
 
 interface Route {
   host: string;
   port: number;
+  /** http://host:port, built once per route rather than per request. */
+  origin: string;
+}
+
+function route(host: string, port: number): Route {
+  return { host, port, origin: originOf({ host, port }) };
 }
 
 export function proxyRole(ctx: Ctx): Role {
@@ -65,7 +72,7 @@ export function proxyRole(ctx: Ctx): Role {
 
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let path = req.url ?? '/';
-    if (path.startsWith(LEGACY_PREFIX + '/') || path === LEGACY_PREFIX) path = path.slice(LEGACY_PREFIX.length) || '/';
+    if (path.startsWith(LEGACY_PREFIX) && (path.length === LEGACY_PREFIX.length || path[LEGACY_PREFIX.length] === '/')) path = path.slice(LEGACY_PREFIX.length) || '/';
     if (!authorized(req)) return fail(req, res, new W3CError('unauthorized', 'missing or wrong token: send Authorization: Bearer TOKEN, or use http://user:TOKEN@host:port'));
     let body: Buffer;
     try {
@@ -119,7 +126,7 @@ export function proxyRole(ctx: Ctx): Role {
       const hosts = ids.length ? ((await backend.pipeline(ids.map((managerId) => ['GET', keys.managerHost({ managerId })]))) as (string | null)[]) : [];
       const list = hosts.filter((h): h is string => typeof h === 'string').map((h) => {
         const at = h.lastIndexOf(':');
-        return { host: h.slice(0, at), port: Number(h.slice(at + 1)) };
+        return route(h.slice(0, at), Number(h.slice(at + 1)));
       });
       managers = { at: clock.now(), list };
     }
@@ -127,12 +134,13 @@ export function proxyRole(ctx: Ctx): Role {
     return candidates[turn++ % Math.max(1, candidates.length)];
   }
 
-  async function route(sessionId: string): Promise<Route | undefined> {
+  /** Where a session's node listens: cached, so a command costs no Redis round trip. */
+  async function sessionRoute(sessionId: string): Promise<Route | undefined> {
     const cached = routes.get(sessionId);
     if (cached) return cached;
     const [host, port] = (await backend.send(['HMGET', keys.sessionUpstream({ sessionId }), 'host', 'port'])) as (string | null)[];
     if (!host || !port) return undefined;
-    const found = { host, port: Number(port) };
+    const found = route(host, Number(port));
     routes.set(sessionId, found);
     return found;
   }
@@ -151,11 +159,13 @@ export function proxyRole(ctx: Ctx): Role {
       const answer = await local.serve(req.method ?? 'GET', path, req.headers['content-type'], body);
       return reply(req, res, { status: answer.status, headers: {}, body: answer.body }, body.length);
     }
-    const target = await route(sessionId);
+    const target = routes.get(sessionId) ?? (await sessionRoute(sessionId));
     if (!target) return fail(req, res, await ended(sessionId), body.length);
     let answer: Hop;
     try {
-      answer = await hop(target, req.method ?? 'GET', path, forwardHeaders(req.headers), body);
+      // the node reads nothing but the body's type: the client's other headers need not cross another hop
+      const type = req.headers['content-type'];
+      answer = await hop(target, req.method ?? 'GET', path, type ? { 'content-type': type } : NO_HEADERS, body);
     } catch {
       return fail(req, res, await ended(sessionId), body.length);
     }
@@ -172,7 +182,7 @@ export function proxyRole(ctx: Ctx): Role {
     // no token asked here: clients open the BiDi socket without their HTTP headers, and the path carries
     // the session's random ID, which only the client that created it (with the token) knows
     if (!session) return refuseUpgrade(socket, authorized(req) ? 404 : 401, errorBody(authorized(req) ? 'unknown command' : 'unauthorized', `no WebSocket endpoint ${path}`));
-    const target = await route(session[1]!).catch(() => undefined);
+    const target = await sessionRoute(session[1]!).catch(() => undefined);
     if (!target) return refuseUpgrade(socket, 404, errorBody('invalid session id', `session ${session[1]} does not exist or has ended`));
     await relayUpgrade(req, socket, head, { ...target, path });
   }
