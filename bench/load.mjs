@@ -1,6 +1,7 @@
 // load-test's throughput, in one run, against one local server (its own process):
 //  1. one worker's requests per second vs autocannon with the same number of
-//     connections (goal ≥ 1.0×);
+//     connections (goal ≥ 1.0×), and, as the floor of coord's client, undici's
+//     dispatch alone on the same pool (a callback per response, nothing else);
 //  2. the same worker with metrics recorded vs not recorded (goal ≤ 5% drop);
 //  3. two worker processes vs one, on real Redis.
 // Requests are counted by the server, so every tool is measured the same way.
@@ -24,6 +25,7 @@ import { createBackend } from '../dist/adapters/index.js';
 import { scenarioContext } from '../dist/conformance/scenario-context.js';
 import { loadConfig } from '../dist/core/config.js';
 import { startProcess } from '../dist/core/runtime.js';
+import { HttpDispatchers } from '../dist/plugins/load-test/http-client.js';
 import plugin from '../dist/plugins/load-test/index.js';
 import { readBatches } from '../dist/plugins/load-test/keyspace.js';
 import { MetricsRecorder } from '../dist/plugins/load-test/metrics-recorder.js';
@@ -35,7 +37,7 @@ import { startRedis } from '../dist/test/support/redis.js';
 const here = dirname(fileURLToPath(import.meta.url));
 const CONNECTIONS = 50;
 const SECONDS = 5;
-/** Rounds of the in-process comparisons (autocannon, metrics on, metrics off). */
+/** Rounds of the in-process comparisons (autocannon, undici alone, metrics on, metrics off). */
 const ROUNDS = 8;
 /** Rounds of the 1-vs-2-workers comparison. */
 const WORKER_ROUNDS = 5;
@@ -83,17 +85,33 @@ const coordRun = (metrics, ctl = controller, seconds = SECONDS) => async () => {
   await finished;
 };
 const autocannonRun = (seconds = SECONDS) => () => autocannon({ url, connections: CONNECTIONS, duration: seconds });
+/** undici alone: coord's pool and dispatch options, each response's callback sends the next request. */
+const undiciRun = (seconds = SECONDS) => () =>
+  new Promise((resolve) => {
+    const dispatchers = new HttpDispatchers(url, CONNECTIONS);
+    const pool = dispatchers.for(url);
+    const options = { origin: url, path: '/', method: 'GET', blocking: false };
+    const end = performance.now() + seconds * 1000;
+    let running = CONNECTIONS;
+    const next = () => {
+      if (performance.now() < end) pool.dispatch(options, { onConnect() {}, onHeaders: () => true, onData: () => true, onComplete: next, onError: next });
+      else if (--running === 0) dispatchers.close().then(resolve);
+    };
+    for (let i = 0; i < CONNECTIONS; i++) next();
+  });
+const runOf = (name) => (name === 'autocannon' ? autocannonRun() : name === 'undici' ? undiciRun() : coordRun(name === 'on'));
 
 // Warm-up: the JIT of the server and of both clients (coord's first seconds are much slower).
 for (let i = 0; i < 2; i++) {
   await measure(autocannonRun(2));
+  await measure(undiciRun(2));
   await measure(coordRun(true, controller, 2));
   await measure(coordRun(false, controller, 2));
 }
-const runs = { autocannon: [], on: [], off: [] };
+const runs = { autocannon: [], undici: [], on: [], off: [] };
 for (let round = 0; round < ROUNDS; round++) {
-  const order = round % 2 === 0 ? ['autocannon', 'on', 'off'] : ['off', 'on', 'autocannon'];
-  for (const name of order) runs[name].push(await measure(name === 'autocannon' ? autocannonRun() : coordRun(name === 'on')));
+  const order = round % 2 === 0 ? ['autocannon', 'undici', 'on', 'off'] : ['off', 'on', 'undici', 'autocannon'];
+  for (const name of order) runs[name].push(await measure(runOf(name)));
 }
 await local.stop('bench');
 
@@ -171,6 +189,9 @@ server.kill();
 const pairedRatio = (a, b, of = 'rps') => median(a.map((r, i) => r[of] / b[i][of]));
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 const onVsAc = pairedRatio(runs.on, runs.autocannon);
+const undiciVsAc = pairedRatio(runs.undici, runs.autocannon);
+const onVsUndici = pairedRatio(runs.on, runs.undici);
+const cpuOnVsAc = pairedRatio(runs.on, runs.autocannon, 'cpuUs');
 const onVsOff = pairedRatio(runs.on, runs.off);
 const cpuOnVsOff = pairedRatio(runs.on, runs.off, 'cpuUs');
 const twoVsOne = pairedRatio(workerRuns.two, workerRuns.one);
@@ -183,20 +204,24 @@ One local HTTP server (Node, its own process) answers \`ok\`; requests are count
 ${CONNECTIONS} connections (autocannon) = ${CONNECTIONS} users on undici with ${CONNECTIONS} connections (coord), ${SECONDS} s per run,
 ${ROUNDS} rounds after warm-up runs, the runs of a round in turned-round order; a ratio is the median of the rounds' ratios.
 The server and the load generators share the machine's cores. CPU µs/request: this process's CPU time
-(the load generator, and coord's orchestrator, embedded Redis and worker) over the requests the server saw.
+(the load generator, and coord's orchestrator, embedded Redis and worker) over the requests the server saw;
+a coord run includes its test's start and stop (users assigned by Lua scripts, connections opened and closed).
+"Undici's dispatch alone" sends the same requests on coord's pool (${CONNECTIONS} connections, pipelining 1) from a callback per
+response, with no scenario, promise or metrics: what coord's HTTP library costs by itself.
 
 | comparison | requests/s (median) | CPU µs/request | ratio (median of rounds) | goal |
 |---|---:|---:|---|---|
 | autocannon, ${CONNECTIONS} connections | ${fmt(rps(runs.autocannon))} | ${fmt(cpu(runs.autocannon))} | 1.00 | |
-| coord, one worker (in process, embedded backend), metrics on | ${fmt(rps(runs.on))} | ${fmt(cpu(runs.on))} | ${onVsAc.toFixed(2)}× autocannon | ≥ 1.0× |
+| undici's dispatch alone, coord's pool of ${CONNECTIONS} (the floor of coord's client) | ${fmt(rps(runs.undici))} | ${fmt(cpu(runs.undici))} | ${undiciVsAc.toFixed(2)}× autocannon | |
+| coord, one worker (in process, embedded backend), metrics on | ${fmt(rps(runs.on))} | ${fmt(cpu(runs.on))} | ${onVsAc.toFixed(2)}× autocannon (${onVsUndici.toFixed(2)}× undici alone); CPU per request ${cpuOnVsAc.toFixed(2)}× autocannon's | ≥ 1.0× |
 | coord, one worker, metrics off | ${fmt(rps(runs.off))} | ${fmt(cpu(runs.off))} | metrics on = ${onVsOff.toFixed(3)}× off (${((1 - onVsOff) * 100).toFixed(1)}% drop); CPU per request ${cpuOnVsOff.toFixed(3)}× | ≤ 5% drop |
 | metrics alone (record, flush, merge, result) at ${fmt(rps(runs.on))} requests/s | | ${metricsPath.toFixed(2)} | ${((metricsPath / cpu(runs.on)) * 100).toFixed(1)}% of coord's CPU per request: the drop when the client's CPU is the limit | ≤ 5% drop |
 | coord, 1 worker process on Redis | ${fmt(rps(workerRuns.one))} | | 1.00 | |
 | coord, 2 worker processes on Redis | ${fmt(rps(workerRuns.two))} | | ${twoVsOne.toFixed(2)}× one worker | |
 
-Runs (requests/s, in round order): autocannon ${list(runs.autocannon)}; metrics on ${list(runs.on)}; off ${list(runs.off)};
+Runs (requests/s, in round order): autocannon ${list(runs.autocannon)}; undici alone ${list(runs.undici)}; metrics on ${list(runs.on)}; off ${list(runs.off)};
 1 worker ${list(workerRuns.one)}; 2 workers ${list(workerRuns.two)}.
-CPU µs/request: autocannon ${list(runs.autocannon, 'cpuUs')}; metrics on ${list(runs.on, 'cpuUs')}; off ${list(runs.off, 'cpuUs')}.
+CPU µs/request: autocannon ${list(runs.autocannon, 'cpuUs')}; undici alone ${list(runs.undici, 'cpuUs')}; metrics on ${list(runs.on, 'cpuUs')}; off ${list(runs.off, 'cpuUs')}.
 `;
 writeFileSync(join(here, 'results/load.md'), table);
 console.log(table);

@@ -3,8 +3,18 @@
 // set (default "METHOD /path"). A network error or an unexpected status counts
 // as an error of that metric; the request returns instead of throwing, so a
 // step decides what an error means to it.
-import { Agent, type Dispatcher } from 'undici';
+//
+// This is a load generator's hot path: on a fast server a worker's requests
+// per second are its CPU over what one request costs here. So a request is
+// one handler object on undici's dispatch interface (no stream per response,
+// no closures, one Promise: the one returned), its path resolved once per
+// distinct path (http-targets.ts), its abort watched by its user's scope
+// (request-scope.ts) rather than by a listener of its own, and the response
+// headers parsed only when a step reads them.
+import { Agent, Pool, util, type Dispatcher } from 'undici';
+import type { Target, Targets } from './http-targets.ts';
 import type { MetricsRecorder } from './metrics-recorder.ts';
+import { ScopedRequest, type RequestScope } from './request-scope.ts';
 
 export interface RequestOptions {
   headers?: Record<string, string>;
@@ -20,9 +30,11 @@ export interface RequestOptions {
   timeout?: number;
 }
 
+export type ResponseHeaders = Record<string, string | string[] | undefined>;
+
 export interface HttpResponse {
   status: number;
-  headers: Record<string, string | string[] | undefined>;
+  headers: ResponseHeaders;
   body: string;
   /** Milliseconds, as recorded. */
   latency: number;
@@ -34,16 +46,49 @@ export interface HttpResponse {
 
 export interface HttpClientContext {
   recorder: MetricsRecorder;
-  baseUrl?: string;
-  dispatcher: Dispatcher;
-  /** The user's signal (and the step's timeout), read at each request. */
-  signal(): AbortSignal | undefined;
+  /** Paths resolved against the scenario's base URL, each with its dispatcher. */
+  targets: Targets;
+  /** The user's requests in flight under its signal (and its step's timeout), read at each request. */
+  scope(): RequestScope;
   /** The intended start of the iteration in arrival-rate mode (performance.now() ms), taken by its first request. */
   takeIntendedStart(): number | undefined;
 }
 
-export function httpAgent(connections: number): Agent {
-  return new Agent({ connections: connections > 0 ? connections : null, keepAliveTimeout: 10_000, pipelining: 1 });
+/**
+ * A test's connections: undici's Pool for the base URL's origin (nearly every
+ * request goes there: it skips the Agent's lookup and its events), its Agent
+ * for any other origin. Either keeps `connections` per origin (0: no limit),
+ * one request at a time on each (pipelining 1, as autocannon's default), so
+ * requests go out with `blocking: false`: "blocking" only holds back further
+ * requests on the connection until the headers arrive, which pipelining 1
+ * does anyway, and costs undici a second resume per request.
+ */
+export class HttpDispatchers {
+  private readonly agent: Agent;
+  private readonly base: { origin: string; pool: Pool } | undefined;
+
+  constructor(baseUrl: string | undefined, connections: number) {
+    const options = { connections: connections > 0 ? connections : null, keepAliveTimeout: 10_000, pipelining: 1 };
+    this.agent = new Agent(options);
+    const origin = originOf(baseUrl);
+    this.base = origin ? { origin, pool: new Pool(origin, options) } : undefined;
+  }
+
+  for(origin: string): Dispatcher {
+    return origin === this.base?.origin ? this.base.pool : this.agent;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.agent.close(), this.base?.pool.close()]);
+  }
+}
+
+function originOf(url: string | undefined): string | undefined {
+  try {
+    return url === undefined ? undefined : new URL(url).origin;
+  } catch {
+    return undefined; // each request says so (ERR_INVALID_URL)
+  }
 }
 
 export class HttpClient {
@@ -65,97 +110,179 @@ export class HttpClient {
     return this.request('DELETE', path, options);
   }
 
-  async request(method: string, path: string, options: RequestOptions = {}): Promise<HttpResponse> {
-    const url = this.ctx.baseUrl ? new URL(path, this.ctx.baseUrl) : new URL(path);
-    const metric = options.metric ?? `${method} ${url.pathname}`;
-    const headers: Record<string, string> = { ...options.headers };
-    let body = options.body;
-    if (options.json !== undefined) {
-      body = JSON.stringify(options.json);
-      headers['content-type'] ??= 'application/json';
-    }
-    const signals = [this.ctx.signal(), options.timeout ? AbortSignal.timeout(options.timeout) : undefined].filter((s): s is AbortSignal => !!s);
-    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
-    const intended = this.ctx.takeIntendedStart();
-    const sent = performance.now();
-    const start = intended !== undefined ? Math.min(intended, sent) : sent;
-    let status = 0;
-    let text = '';
-    let responseHeaders: HttpResponse['headers'] = {};
-    let error: string | undefined;
-    try {
-      const res = await send(this.ctx.dispatcher, { origin: url.origin, path: url.pathname + url.search, method: method as Dispatcher.HttpMethod, headers, body }, signal);
-      status = res.status;
-      responseHeaders = res.headers;
-      text = res.body;
-      const expected = options.expect === undefined ? status < 400 : [options.expect].flat().includes(status);
-      if (!expected) error = `HTTP ${status}`;
-    } catch (err) {
-      error = errorKind(err, signal);
-    }
-    const latency = performance.now() - start;
-    this.ctx.recorder.record(metric, latency, error, 'http');
-    return {
-      status,
-      headers: responseHeaders,
-      body: text,
-      latency,
-      ok: error === undefined,
-      error,
-      json: <T>() => JSON.parse(text) as T,
-    };
+  request(method: string, path: string, options?: RequestOptions): Promise<HttpResponse> {
+    return new Promise((resolve) => {
+      const { ctx } = this;
+      const target = ctx.targets.resolve(path);
+      const dispatch = dispatchOptions(target, method, options); // may throw (a body JSON cannot show): nothing started yet
+      const intended = ctx.takeIntendedStart();
+      const sent = performance.now();
+      const exchange = new Exchange(
+        ctx.recorder,
+        ctx.scope(),
+        options?.metric ?? target.metric(method),
+        intended !== undefined && intended < sent ? intended : sent,
+        options?.expect,
+        resolve,
+      );
+      if (options?.timeout) exchange.timeout(options.timeout);
+      target.dispatcher.dispatch(dispatch, exchange);
+    });
   }
+}
+
+function dispatchOptions(target: Target, method: string, options: RequestOptions | undefined): Dispatcher.DispatchOptions {
+  if (options === undefined || (options.headers === undefined && options.body === undefined && options.json === undefined)) {
+    return target.plainOptions(method);
+  }
+  const headers: Record<string, string> = { ...options.headers };
+  let body = options.body;
+  if (options.json !== undefined) {
+    body = JSON.stringify(options.json);
+    headers['content-type'] ??= 'application/json';
+  }
+  return { origin: target.origin, path: target.path, method: method as Dispatcher.HttpMethod, headers, body, blocking: false };
 }
 
 /**
- * One request through undici's dispatch interface, the body collected as
- * text: no stream object per response (undici's request() makes one), which
- * is most of a client's cost when the server answers at once.
+ * One request, as undici's handler. It uses the handler methods undici 7's
+ * Client calls itself (onConnect … onComplete; its types mark them deprecated):
+ * the newer ones (onRequestStart …) go through a wrapper that makes a
+ * controller per request and parses every response's headers and trailers
+ * into objects.
  */
-function send(
-  dispatcher: Dispatcher,
-  options: Dispatcher.DispatchOptions,
-  signal: AbortSignal | undefined,
-): Promise<{ status: number; headers: HttpResponse['headers']; body: string }> {
-  return new Promise((resolve, reject) => {
-    let status = 0;
-    let headers: HttpResponse['headers'] = {};
-    const chunks: Buffer[] = [];
-    let onAbort: (() => void) | undefined;
-    const done = () => {
-      if (onAbort) signal!.removeEventListener('abort', onAbort);
-    };
-    dispatcher.dispatch(options, {
-      onRequestStart(controller) {
-        if (!signal) return;
-        if (signal.aborted) return controller.abort(signal.reason);
-        onAbort = () => controller.abort(signal.reason);
-        signal.addEventListener('abort', onAbort, { once: true });
-      },
-      onResponseStart(_controller, statusCode, responseHeaders) {
-        status = statusCode;
-        headers = responseHeaders;
-      },
-      onResponseData(_controller, chunk) {
-        chunks.push(chunk);
-      },
-      onResponseEnd() {
-        done();
-        resolve({ status, headers, body: chunks.length === 1 ? chunks[0]!.toString() : Buffer.concat(chunks).toString() });
-      },
-      onResponseError(_controller, err) {
-        done();
-        reject(err);
-      },
-    });
-  });
+class Exchange extends ScopedRequest implements Dispatcher.DispatchHandler {
+  private status = 0;
+  private rawHeaders: Buffer[] | null = null;
+  private first: Buffer | undefined;
+  private rest: Buffer[] | undefined;
+  private abortRequest: ((err: Error) => void) | undefined;
+  /** Why it was cancelled ('timeout', 'aborted'), and the reason handed to undici. */
+  private cancelled: { kind: string; reason: Error } | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private finished = false;
+
+  constructor(
+    private readonly recorder: MetricsRecorder,
+    private readonly scope: RequestScope,
+    private readonly metric: string,
+    private readonly start: number,
+    private readonly expect: number | number[] | undefined,
+    private readonly resolve: (response: HttpResponse) => void,
+  ) {
+    super();
+    scope.add(this);
+  }
+
+  timeout(ms: number): void {
+    this.timer = setTimeout(() => this.cancel(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), ms);
+    this.timer.unref();
+  }
+
+  override cancel(reason: unknown): void {
+    if (this.finished || this.cancelled) return;
+    const name = (reason as { name?: string } | undefined)?.name;
+    this.cancelled = { kind: name === 'TimeoutError' ? 'timeout' : 'aborted', reason: reason as Error };
+    // Before it has a connection, undici aborts it when it gets one (onConnect).
+    this.abortRequest?.(this.cancelled.reason);
+  }
+
+  onConnect(abort: (err?: Error) => void): void {
+    if (!this.cancelled && this.scope.aborted) this.cancel(this.scope.signal.reason);
+    if (this.cancelled) return abort(this.cancelled.reason);
+    this.abortRequest = abort;
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+    // A 1xx (e.g. 103 Early Hints) comes first; the final status replaces it.
+    this.status = statusCode;
+    this.rawHeaders = rawHeaders;
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.first === undefined) this.first = chunk;
+    else (this.rest ??= [this.first]).push(chunk);
+    return true;
+  }
+
+  onComplete(): void {
+    this.finish(undefined);
+  }
+
+  onError(err: Error): void {
+    this.finish(err);
+  }
+
+  private finish(err: Error | undefined): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.scope.delete(this);
+    if (this.timer) clearTimeout(this.timer);
+    const latency = performance.now() - this.start;
+    let response: Response;
+    if (err) {
+      response = new Response(0, null, undefined, latency, this.cancelled?.kind ?? errorKind(err));
+    } else {
+      const { status, expect } = this;
+      const expected = expect === undefined ? status < 400 : Array.isArray(expect) ? expect.includes(status) : status === expect;
+      const body = this.rest ? Buffer.concat(this.rest) : this.first;
+      response = new Response(status, this.rawHeaders, body, latency, expected ? undefined : `HTTP ${status}`);
+    }
+    this.resolve(response); // first: a throw from record() ends in undici, which hands it to onError: too late to matter
+    this.recorder.record(this.metric, latency, response.error, 'http');
+  }
 }
 
-function errorKind(err: unknown, signal: AbortSignal | undefined): string {
-  if (signal?.aborted) {
-    const reason = signal.reason as { name?: string } | undefined;
-    return reason?.name === 'TimeoutError' ? 'timeout' : 'aborted';
+/** A response whose headers and body are decoded when first read: most steps never look at them. */
+class Response implements HttpResponse {
+  readonly ok: boolean;
+  private parsedHeaders: ResponseHeaders | undefined;
+  private text: string | undefined;
+
+  constructor(
+    readonly status: number,
+    private rawHeaders: Buffer[] | null,
+    private bytes: Buffer | undefined,
+    readonly latency: number,
+    readonly error: string | undefined,
+  ) {
+    this.ok = error === undefined;
   }
+
+  get headers(): ResponseHeaders {
+    if (this.parsedHeaders === undefined) {
+      this.parsedHeaders = this.rawHeaders ? (util.parseHeaders(this.rawHeaders) as ResponseHeaders) : {};
+      this.rawHeaders = null;
+    }
+    return this.parsedHeaders;
+  }
+
+  get body(): string {
+    if (this.text === undefined) {
+      this.text = this.bytes ? this.bytes.toString() : '';
+      this.bytes = undefined;
+    }
+    return this.text;
+  }
+
+  json<T = unknown>(): T {
+    return JSON.parse(this.body) as T;
+  }
+
+  /** What JSON.stringify shows: the fields, headers and body included. */
+  toJSON() {
+    const { status, headers, body, latency, ok, error } = this;
+    return { status, headers, body, latency, ok, error };
+  }
+
+  /** What console.log shows (Node and Deno): the same. */
+  [Symbol.for('nodejs.util.inspect.custom')]() {
+    return this.toJSON();
+  }
+}
+
+function errorKind(err: unknown): string {
   const e = err as { code?: string; cause?: { code?: string }; message?: string };
   return e.code && e.code !== 'UND_ERR' ? e.code : e.cause?.code ?? (e.message ?? String(err)).split('\n')[0]!.slice(0, 120);
 }

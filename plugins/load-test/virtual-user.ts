@@ -4,6 +4,7 @@
 // in two stages: a graceful request lets the current step finish; after the
 // grace period the hard signal aborts whatever is still in flight.
 import { HttpClient } from './http-client.ts';
+import { RequestScope } from './request-scope.ts';
 import type { CheckedScenario, Resource, VirtualUser } from './scenario.ts';
 import type { TestSession } from './worker-session.ts';
 
@@ -16,7 +17,14 @@ export class UserTask {
   private readonly hard = new AbortController();
   private readonly nextDue = new Map<string, number>();
   private readonly held = new Set<Resource>();
-  private stepSignal: AbortSignal | undefined;
+  /** The user's requests in flight, aborted by the hard stop. */
+  private readonly requests: RequestScope;
+  /** A step with a timeout: its requests, aborted by the timeout too. */
+  private stepRequests: RequestScope | undefined;
+  /** No step has pacing: a pick needs no filter, only the steps' total weight. */
+  private readonly unpaced: boolean;
+  private readonly totalWeight: number;
+  private stopRequested = false;
   private intendedStart: number | undefined;
   /** Resolves once onStart has run (or failed). */
   readonly ready: Promise<void>;
@@ -33,11 +41,14 @@ export class UserTask {
     readonly id: number,
   ) {
     this.ready = new Promise((resolve) => (this.markReady = resolve));
+    const steps = session.scenario.steps;
+    this.unpaced = steps.every((s) => !s.everyMs);
+    this.totalWeight = steps.reduce((sum, s) => sum + s.weight, 0);
+    this.requests = new RequestScope(this.hard.signal);
     const http = new HttpClient({
       recorder: session.recorder,
-      baseUrl: session.baseUrl,
-      dispatcher: session.agent,
-      signal: () => this.stepSignal ?? this.hard.signal,
+      targets: session.targets,
+      scope: () => this.stepRequests ?? this.requests,
       takeIntendedStart: () => {
         const t = this.intendedStart;
         this.intendedStart = undefined;
@@ -71,7 +82,7 @@ export class UserTask {
   }
 
   get stopping(): boolean {
-    return this.stopRequest.signal.aborted;
+    return this.stopRequested;
   }
 
   /** Runs onStart, then (closed model) steps until stopped. */
@@ -82,12 +93,22 @@ export class UserTask {
       } finally {
         this.started = true;
         this.markReady();
+        if (!loop) this.session.userIdle(this);
       }
       if (loop) {
-        while (!this.stopping) {
+        while (!this.stopRequested) {
           const step = this.pick();
-          if (step) await this.runStep(step);
-          else await this.waitForPacing();
+          if (!step) await this.waitForPacing();
+          else if (step.everyMs || step.timeoutMs) await this.runStep(step);
+          else {
+            // A step with no pacing and no timeout, run here: one async call and its promise less per iteration.
+            const started = performance.now();
+            try {
+              await step.run(this.user);
+            } catch (err) {
+              this.stepFailed(step, started, err);
+            }
+          }
         }
       } else {
         await new Promise((resolve) => this.stopRequest.signal.addEventListener('abort', resolve, { once: true }));
@@ -108,11 +129,13 @@ export class UserTask {
     } finally {
       this.intendedStart = undefined;
       this.busy = false;
+      if (!this.stopRequested) this.session.userIdle(this);
     }
   }
 
   /** Asks the user to stop; after graceMs, aborts what it still runs. Resolves when it has stopped. */
   async stop(graceMs: number): Promise<void> {
+    this.stopRequested = true;
     this.stopRequest.abort(new Error('user stopping'));
     const timer = setTimeout(() => this.hard.abort(new Error('grace period over')), graceMs);
     try {
@@ -123,8 +146,15 @@ export class UserTask {
   }
 
   private pick(ignorePacing = false): CheckedStep | undefined {
+    if (ignorePacing || this.unpaced) {
+      const { steps } = this.session.scenario;
+      if (steps.length === 1) return steps[0];
+      let r = Math.random() * this.totalWeight;
+      for (const step of steps) if ((r -= step.weight) < 0) return step;
+      return steps.at(-1);
+    }
     const now = performance.now();
-    const eligible = this.session.scenario.steps.filter((s) => ignorePacing || (this.nextDue.get(s.name) ?? 0) <= now);
+    const eligible = this.session.scenario.steps.filter((s) => (this.nextDue.get(s.name) ?? 0) <= now);
     if (!eligible.length) return undefined;
     let r = Math.random() * eligible.reduce((sum, s) => sum + s.weight, 0);
     for (const step of eligible) if ((r -= step.weight) < 0) return step;
@@ -143,16 +173,20 @@ export class UserTask {
       this.nextDue.set(step.name, started + min + Math.random() * (max - min));
     }
     const timeout = step.timeoutMs ? AbortSignal.timeout(step.timeoutMs) : undefined;
-    this.stepSignal = timeout ? AbortSignal.any([this.hard.signal, timeout]) : this.hard.signal;
+    if (timeout) this.stepRequests = new RequestScope(AbortSignal.any([this.hard.signal, timeout]));
     try {
       await step.run(this.user);
     } catch (err) {
-      if (this.hard.signal.aborted) return; // stopped after the grace period: not the step's failure
-      const why = timeout?.aborted ? 'timeout' : errorText(err);
-      this.session.recorder.record(`step:${step.name}`, performance.now() - started, why);
+      this.stepFailed(step, started, err, timeout?.aborted);
     } finally {
-      this.stepSignal = undefined;
+      this.stepRequests?.close();
+      this.stepRequests = undefined;
     }
+  }
+
+  private stepFailed(step: CheckedStep, started: number, err: unknown, timedOut = false): void {
+    if (this.hard.signal.aborted) return; // stopped after the grace period: not the step's failure
+    this.session.recorder.record(`step:${step.name}`, performance.now() - started, timedOut ? 'timeout' : errorText(err));
   }
 
   private async guard(hook: string, run: () => unknown): Promise<void> {

@@ -6,7 +6,8 @@ import type { RoleContext } from '../../core/plugin.ts';
 import { ArrivalScheduler } from './arrival.ts';
 import type { LoadTestConfig } from './config.ts';
 import type { LoadTestKeys } from './contract.ts';
-import { httpAgent } from './http-client.ts';
+import { HttpDispatchers } from './http-client.ts';
+import { Targets } from './http-targets.ts';
 import { MetricsRecorder } from './metrics-recorder.ts';
 import type { StartPayload } from './envelope.ts';
 import type { CheckedScenario, Resource } from './scenario.ts';
@@ -17,11 +18,15 @@ type Ctx = RoleContext<LoadTestConfig, LoadTestKeys>;
 export class TestSession {
   readonly users = new Map<number, UserTask>();
   readonly recorder: MetricsRecorder;
-  readonly agent;
+  readonly dispatchers: HttpDispatchers;
   readonly params: Record<string, unknown>;
   readonly baseUrl?: string;
+  /** The scenario's paths resolved against baseUrl, shared by the users. */
+  readonly targets: Targets;
   readonly clock: Clock;
   private readonly synced = new Set<string>();
+  /** Arrival-rate mode: users that may take an iteration (checked again when taken). */
+  private readonly idle = new Set<UserTask>();
   private readonly scheduler?: ArrivalScheduler;
   private flushTimer: ReturnType<typeof setInterval>;
   private stopped?: Promise<void>;
@@ -38,7 +43,8 @@ export class TestSession {
     this.params = Object.freeze({ ...scenario.params, ...payload.params });
     const base = scenario.source.baseUrl ?? this.params.baseUrl;
     this.baseUrl = typeof base === 'string' ? base : undefined;
-    this.agent = httpAgent(ctx.config.connections);
+    this.dispatchers = new HttpDispatchers(this.baseUrl, ctx.config.connections);
+    this.targets = new Targets(this.baseUrl, this.dispatchers);
     this.recorder = new MetricsRecorder(ctx, workerId, epoch);
     this.recorder.enabled = payload.metrics !== false;
     this.targetUsers = payload.target_users;
@@ -46,11 +52,24 @@ export class TestSession {
     if (payload.rate) {
       this.scheduler = new ArrivalScheduler({
         rate: () => (this.targetUsers > 0 ? (payload.rate! * this.users.size) / this.targetUsers : 0),
-        idleUser: () => [...this.users.values()].find((u) => u.started && !u.busy && !u.stopping),
+        idleUser: () => this.takeIdleUser(),
         maxDelayMs: ctx.config.maxIterationDelay * 1000,
         dropped: () => this.recorder.dropped(),
       });
     }
+  }
+
+  /** A user that has finished onStart or an iteration and may take the next (arrival-rate mode). */
+  userIdle(task: UserTask): void {
+    if (this.scheduler && this.users.get(task.id) === task) this.idle.add(task);
+  }
+
+  private takeIdleUser(): UserTask | undefined {
+    for (const task of this.idle) {
+      this.idle.delete(task);
+      if (task.started && !task.busy && !task.stopping && this.users.get(task.id) === task) return task;
+    }
+    return undefined;
   }
 
   get mode(): 'users' | 'arrival-rate' {
@@ -89,7 +108,7 @@ export class TestSession {
       this.users.clear();
       clearInterval(this.flushTimer);
       await this.flush();
-      await this.agent.close().catch(() => {});
+      await this.dispatchers.close().catch(() => {});
     })());
   }
 
