@@ -5,6 +5,7 @@ import { createBackend } from '../adapters/index.ts';
 import { coord, coordSync, type CoordProcess } from './support/cli.ts';
 import { connect, startPageServer, titleOf } from './support/grid.ts';
 import { freePort, startRedis } from './support/redis.ts';
+import { until } from './support/until.ts';
 
 const redis = await startRedis();
 const page = await startPageServer();
@@ -28,14 +29,6 @@ const ready = (p: CoordProcess) => p.waitFor((l) => l.msg === 'ready', 90_000);
 const hgetall = async (key: string) => {
   const flat = (await backend.send(['HGETALL', key])) as string[];
   return Object.fromEntries(flat.flatMap((v, i) => (i % 2 ? [] : [[v, flat[i + 1]]])));
-};
-const until = async (what: string, check: () => Promise<boolean>, ms: number) => {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${what}: not within ${ms} ms`);
 };
 
 t.test('one proxy and two worker processes: 20 parallel clients, the 5th of 4 slots waits, a full queue answers 429', async (t) => {

@@ -16,6 +16,7 @@ import plugin from '../examples/cron/index.ts';
 import type { CronContext } from '../examples/cron/ticks.ts';
 import { scenarioContext } from '../conformance/scenario-context.ts';
 import { startRedis } from './support/redis.ts';
+import { until } from './support/until.ts';
 
 const redis = await startRedis();
 t.teardown(() => redis.stop());
@@ -40,15 +41,6 @@ async function start(jobs: CronJob[], options: Record<string, unknown> = {}) {
   return { handle, logs: logger.lines, status: () => cronStatus(ctx) };
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 t.test('a job runs its command once per tick, with COORD_CRON_JOB, _TICK and _RUNNER set', async (t) => {
   const out = join(dir, 'env.txt');

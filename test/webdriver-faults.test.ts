@@ -12,6 +12,7 @@ import { buildIfStale } from './support/build.ts';
 import { coord, type CoordProcess } from './support/cli.ts';
 import { freePort, startRedis } from './support/redis.ts';
 import { newSessionBody, startPage, w3c, type W3CAnswer } from './support/webdriver.ts';
+import { until } from './support/until.ts';
 
 buildIfStale();
 const redis = await startRedis();
@@ -38,14 +39,6 @@ function role(prefix: string, name: string, sets: string[] = []): CoordProcess {
   return p;
 }
 const ready = (...ps: CoordProcess[]) => Promise.all(ps.map((p) => p.waitFor((l) => l.msg === 'ready', 60_000)));
-const until = async (what: string, check: () => Promise<boolean>, ms: number) => {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`${what}: not within ${ms} ms`);
-};
 const log = async (prefix: string, id: string) => ((await backend.send(['XRANGE', `${prefix}session:${id}:log`, '-', '+'])) as [string, string[]][]).map(([, f]) => ({ code: f[f.indexOf('code') + 1]!, meta: f[f.indexOf('meta') + 1]! }));
 const list = (key: string) => backend.send(['LRANGE', key, 0, -1]) as Promise<string[]>;
 const alivePid = (pid: number) => {

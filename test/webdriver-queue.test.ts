@@ -8,6 +8,7 @@ import { buildIfStale } from './support/build.ts';
 import { coord, type CoordProcess } from './support/cli.ts';
 import { freePort, startRedis } from './support/redis.ts';
 import { newSessionBody, startPage, w3c, type W3CAnswer } from './support/webdriver.ts';
+import { until } from './support/until.ts';
 
 buildIfStale();
 const redis = await startRedis();
@@ -40,14 +41,6 @@ const states = async () => {
   const ids = (await backend.send(['SMEMBERS', `${P}sessions.active`])) as string[];
   const fields = await Promise.all(ids.map((id) => backend.send(['HMGET', `${P}session:${id}:status`, 'aliveAt', 'pendingAt']) as Promise<(string | null)[]>));
   return { alive: fields.filter((f) => f[0]).length, waiting: fields.filter((f) => !f[0] && !f[1]).length };
-};
-const until = async (what: string, check: () => Promise<boolean>, ms: number) => {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${what}: not within ${ms} ms`);
 };
 const logCodes = async (id: string) => ((await backend.send(['XRANGE', `${P}session:${id}:log`, '-', '+'])) as [string, string[]][]).map(([, f]) => f[f.indexOf('code') + 1]);
 

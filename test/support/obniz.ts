@@ -12,6 +12,7 @@ import type { ObnizConfig } from '../../plugins/obniz/config.ts';
 import { Manager } from '../../plugins/obniz/roles/manager.ts';
 import { Slave } from '../../plugins/obniz/roles/slave.ts';
 import type { Ctx } from '../../plugins/obniz/store.ts';
+import { until as waitUntil } from './until.ts';
 
 export const T0 = 1_800_000_000_000;
 
@@ -118,15 +119,9 @@ export async function startManager(backend: Backend, prefix: string, name: strin
   return manager;
 }
 
-/** Polls until check() is truthy; rejects with `what` after timeoutMs. */
-export async function until<T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+/** support/until.ts with the check first, as the obniz tests call it. */
+export function until<T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> {
+  return waitUntil(what, check, timeoutMs);
 }
 
 /** Checks that no device ever ran on two slaves at once: its start/end intervals never overlap. */
