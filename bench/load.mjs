@@ -15,17 +15,14 @@
 // per request, over coord's CPU µs per request: the drop they cause when the
 // client's CPU is the limit, whatever else runs on the machine.
 // Runs unattended: npx tsc -p . && node bench/load.mjs
-import { fork } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileSync } from 'node:fs';
-import autocannon from 'autocannon';
 import { createBackend } from '../dist/adapters/index.js';
 import { scenarioContext } from '../dist/conformance/scenario-context.js';
 import { loadConfig } from '../dist/core/config.js';
 import { startProcess } from '../dist/core/runtime.js';
-import { HttpDispatchers } from '../dist/plugins/load-test/http-client.js';
 import plugin from '../dist/plugins/load-test/index.js';
 import { readBatches } from '../dist/plugins/load-test/keyspace.js';
 import { MetricsRecorder } from '../dist/plugins/load-test/metrics-recorder.js';
@@ -33,38 +30,18 @@ import { ResultAggregator } from '../dist/plugins/load-test/results.js';
 import { controllerOf } from '../dist/plugins/load-test/roles/orchestrator.js';
 import { coord } from '../dist/test/support/cli.js';
 import { startRedis } from '../dist/test/support/redis.js';
+import { CONNECTIONS, autocannonRun as autocannonOn, coordRun as coordOn, startTarget, undiciRun as undiciOn } from './load-runs.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const CONNECTIONS = 50;
 const SECONDS = 5;
 /** Rounds of the in-process comparisons (autocannon, undici alone, metrics on, metrics off). */
 const ROUNDS = 8;
 /** Rounds of the 1-vs-2-workers comparison. */
 const WORKER_ROUNDS = 5;
-const scenario = join(here, 'load-scenario.mjs');
 const load = () => loadavg().map((n) => n.toFixed(2)).join(', ');
 const loadBefore = load();
 
-const server = fork(join(here, 'load-server.mjs'));
-const port = await new Promise((resolve) => server.once('message', (m) => resolve(m.port)));
-const url = `http://127.0.0.1:${port}`;
-const served = () =>
-  new Promise((resolve) => {
-    server.once('message', (m) => resolve(m.count));
-    server.send({ type: 'count' });
-  });
-
-/** Requests per second the server saw while `run` ran, and this process's CPU µs per request. */
-async function measure(run) {
-  const before = await served();
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  await run();
-  const seconds = (performance.now() - started) / 1000;
-  const used = process.cpuUsage(cpu);
-  const requests = (await served()) - before;
-  return { rps: requests / seconds, cpuUs: (used.user + used.system) / requests };
-}
+const { url, measure, stop: stopServer } = await startTarget();
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -80,25 +57,9 @@ function flags(extra) {
 // One worker and the orchestrator in this process, embedded backend (as `coord load run`).
 const local = await startProcess({ plugins: [plugin], config: loadConfig({ plugins: [plugin], env: {}, flags: flags([{ path: 'roles', value: ['worker', 'orchestrator'] }]) }) });
 const controller = controllerOf(local.signal);
-const coordRun = (metrics, ctl = controller, seconds = SECONDS) => async () => {
-  const { finished } = await ctl.start({ scenario, users: CONNECTIONS, spawnRate: 100_000, durationMs: seconds * 1000, params: { baseUrl: url }, metrics });
-  await finished;
-};
-const autocannonRun = (seconds = SECONDS) => () => autocannon({ url, connections: CONNECTIONS, duration: seconds });
-/** undici alone: coord's pool and dispatch options, each response's callback sends the next request. */
-const undiciRun = (seconds = SECONDS) => () =>
-  new Promise((resolve) => {
-    const dispatchers = new HttpDispatchers(url, CONNECTIONS);
-    const pool = dispatchers.for(url);
-    const options = { origin: url, path: '/', method: 'GET', blocking: false };
-    const end = performance.now() + seconds * 1000;
-    let running = CONNECTIONS;
-    const next = () => {
-      if (performance.now() < end) pool.dispatch(options, { onConnect() {}, onHeaders: () => true, onData: () => true, onComplete: next, onError: next });
-      else if (--running === 0) dispatchers.close().then(resolve);
-    };
-    for (let i = 0; i < CONNECTIONS; i++) next();
-  });
+const coordRun = (metrics, ctl = controller, seconds = SECONDS) => coordOn(ctl, url, seconds, metrics);
+const autocannonRun = (seconds = SECONDS) => autocannonOn(url, seconds);
+const undiciRun = (seconds = SECONDS) => undiciOn(url, seconds);
 const runOf = (name) => (name === 'autocannon' ? autocannonRun() : name === 'undici' ? undiciRun() : coordRun(name === 'on'));
 
 // Warm-up: the JIT of the server and of both clients (coord's first seconds are much slower).
@@ -183,7 +144,7 @@ await remote.stop('bench');
 await stopWorker(w1);
 if (w2) await stopWorker(w2);
 await redis.stop();
-server.kill();
+stopServer();
 
 /** Median over the rounds of a/b, each round's two runs side by side. */
 const pairedRatio = (a, b, of = 'rps') => median(a.map((r, i) => r[of] / b[i][of]));
