@@ -1,7 +1,8 @@
 // Small HTTP pieces the proxy, manager, node and API share: reading a body
 // with a limit, answering JSON and W3C errors, listening, and one request to
 // another process of the grid.
-import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
+import type { Server } from 'node:net';
 import { Agent } from 'undici';
 import { errorBody, W3CError, type ErrorCode } from './w3c.ts';
 
@@ -79,7 +80,7 @@ export function listen(server: Server, host: string, port: number, what: string)
 }
 
 /** Closes a server and every connection it still has. */
-export function closeServer(server: Server): Promise<void> {
+export function closeServer(server: HttpServer): Promise<void> {
   return new Promise((resolve) => {
     // close() on a server that already stopped listening would wait for a 'close' event that has passed
     if (server.listening) server.close(() => resolve());

@@ -15,7 +15,9 @@ import type { Ctx } from './context.ts';
 import { driverCapabilities } from './driver-capabilities.ts';
 import { DriverError, startDriver, type Driver } from './driver.ts';
 import type { WarmDriver } from './driver-pool.ts';
+import { frontDoor, type Straight } from './front-door.ts';
 import { closeServer, hop, listen, parseJson, readBody, sendError, sendJson } from './http.ts';
+import type { RequestHead } from './http-frames.ts';
 import { refuseUpgrade, relayUpgrade } from './relay.ts';
 import { appendLog } from './session-log.ts';
 import { terminateSession } from './terminate.ts';
@@ -47,6 +49,8 @@ export class SessionNode {
   private release!: () => void;
   private readonly id: string;
   private readonly server = createServer((req, res) => void this.onRequest(req, res));
+  /** The endpoint's socket: commands go to the driver as bytes; ending the session and anything else reach `server`. */
+  private readonly door = frontDoor(this.server, (head) => this.straightRoute(head));
   private driver?: Driver;
   private driverSessionId = '';
   /** The driver's session was deleted cleanly: the driver could serve another session. */
@@ -95,7 +99,7 @@ export class SessionNode {
     // steps that do not depend on each other overlap: each Redis round trip is time the client waits
     const [, port] = await Promise.all([
       this.log('BOOT', `orchestrator ${this.options.orchestratorId}, pid ${process.pid}`),
-      listen(this.server, config.orchestrator.nodeHost, 0, `node of session ${id}`),
+      listen(this.door.server, config.orchestrator.nodeHost, 0, `node of session ${id}`),
     ]);
     const warm = this.options.takeWarmDriver?.();
     const started = Date.now();
@@ -292,6 +296,27 @@ export class SessionNode {
     return reply;
   }
 
+  /**
+   * Where a command of this session may go as bytes — the proxy in this
+   * process sends it to the driver itself, the session id swapped — or
+   * undefined while the node cannot take one. Counts as activity.
+   */
+  straightTarget(): { host: string; port: number; driverSessionId: string } | undefined {
+    if (!this.driverSessionId || this.ending || !this.driverTarget) return undefined;
+    this.lastSeen = Date.now();
+    return { host: this.driverTarget.host, port: this.driverTarget.port, driverSessionId: this.driverSessionId };
+  }
+
+  /** A command on this node's endpoint the door sends to the driver itself (not the one that ends the session). */
+  private straightRoute(head: RequestHead): Straight | undefined {
+    const prefix = `/session/${this.id}`;
+    const rest = head.target.startsWith(prefix) ? head.target.slice(prefix.length) : undefined;
+    if (rest === undefined || !(rest.startsWith('/') || rest.startsWith('?')) || (head.method === 'DELETE' && rest === '/')) return undefined;
+    const driver = this.straightTarget();
+    if (!driver) return undefined;
+    return { host: driver.host, port: driver.port, path: `/session/${driver.driverSessionId}${rest}`, swap: { client: this.id, upstream: driver.driverSessionId }, answered: () => {} };
+  }
+
   /** BiDi: /session/{id}/se/bidi → the driver's own WebSocket URL. */
   private async onUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
     if (req.url !== `/session/${this.id}/se/bidi` || !this.driverWebSocket || this.ending) {
@@ -336,6 +361,8 @@ export class SessionNode {
       if (!reused) await driver?.stop();
       await this.answersWritten(ANSWER_GRACE_MS);
       for (const socket of this.sockets) socket.destroy(); // BiDi relays too: the server no longer tracks upgraded sockets
+      this.door.server.close();
+      this.door.closeAll();
       await closeServer(this.server);
       ctx.logger.info('node ended', { sessionId: id, code: code ?? 'none', meta });
       this.finish(`${code ?? 'ended'}: ${meta}`);

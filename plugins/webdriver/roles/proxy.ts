@@ -2,12 +2,16 @@
 // POST /session goes to a live manager; /session/{id}/* to that session's
 // node (routed by session:{id}:upstream, cached, dropped when the session
 // ends); BiDi WebSockets likewise; GET /status answers with the grid's
-// capacity. Requests and bytes are counted into the metrics keys.
+// capacity. Requests and bytes are counted into the metrics keys. Commands
+// for sessions it can route go through the front door as bytes (front-door.ts);
+// the rest reach the node:http server here.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Role } from '../../../core/plugin.ts';
 import { MANAGER_HOST_TTL, type Ctx } from '../context.ts';
+import { frontDoor, type Straight } from '../front-door.ts';
 import { closeServer, forwardHeaders, hop, listen, originOf, readBody, sendError, type Hop } from '../http.ts';
+import type { RequestHead } from '../http-frames.ts';
 import { HttpMetrics } from '../http-metrics.ts';
 import { localNodes } from '../node.ts';
 import { refuseUpgrade, relayUpgrade } from '../relay.ts';
@@ -22,6 +26,11 @@ const ROUTE_SWEEP_MS = 60_000;
 const LEGACY_PREFIX = '/wd/hub';
 const SESSION_PATH = /^\/session\/([^/?]+)(\/[^?]*)?(\?.*)?$/;
 const NO_HEADERS = {};
+
+function withoutLegacyPrefix(path: string): string {
+  if (path.startsWith(LEGACY_PREFIX) && (path.length === LEGACY_PREFIX.length || path[LEGACY_PREFIX.length] === '/')) return path.slice(LEGACY_PREFIX.length) || '/';
+  return path;
+}
 
 interface Route {
   host: string;
@@ -46,10 +55,14 @@ export function proxyRole(ctx: Ctx): Role {
     sendError(res, 'unknown error', (error as Error).message);
   }));
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => void onUpgrade(req, socket, head));
+  const door = frontDoor(server, straightRoute);
 
   function authorized(req: IncomingMessage): boolean {
+    return authorizedBy(req.headers.authorization);
+  }
+
+  function authorizedBy(header = ''): boolean {
     if (!config.proxy.token) return true;
-    const header = req.headers.authorization ?? '';
     const bearer = /^Bearer (.+)$/i.exec(header)?.[1];
     if (bearer === config.proxy.token) return true;
     const basic = /^Basic (.+)$/i.exec(header)?.[1];
@@ -70,9 +83,45 @@ export function proxyRole(ctx: Ctx): Role {
     reply(req, res, { status: error.status, body: errorBody(error.error, error.message) }, bytesIn);
   }
 
+  /**
+   * A command the front door may send as bytes: to the driver of a node in
+   * this process (the session id swapped), or to a remote node whose route is
+   * cached. Ending a session (DELETE /session/{id}) and everything else go
+   * through the server below.
+   */
+  function straightRoute(head: RequestHead): Straight | undefined {
+    const path = withoutLegacyPrefix(head.target);
+    const session = SESSION_PATH.exec(path);
+    if (!session || !authorizedBy(head.headers.get('authorization'))) return undefined;
+    const [, sessionId, rest = '', query = ''] = session as unknown as [string, string, string?, string?];
+    if (head.method === 'DELETE' && (rest === '' || rest === '/')) return undefined;
+    const local = localNodes.get(sessionId!);
+    if (local) {
+      const driver = local.straightTarget();
+      if (!driver) return undefined;
+      return {
+        host: driver.host,
+        port: driver.port,
+        path: `/session/${driver.driverSessionId}${rest}${query}`,
+        swap: { client: sessionId!, upstream: driver.driverSessionId },
+        answered: (status, body, bytesIn) => metrics.count(head.method, status, bytesIn, body.length),
+      };
+    }
+    const target = routes.get(sessionId!);
+    if (!target) return undefined;
+    return {
+      host: target.host,
+      port: target.port,
+      path,
+      answered: (status, body, bytesIn) => {
+        if (status === 404 && body.includes('invalid session id')) routes.delete(sessionId!);
+        metrics.count(head.method, status, bytesIn, body.length);
+      },
+    };
+  }
+
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    let path = req.url ?? '/';
-    if (path.startsWith(LEGACY_PREFIX) && (path.length === LEGACY_PREFIX.length || path[LEGACY_PREFIX.length] === '/')) path = path.slice(LEGACY_PREFIX.length) || '/';
+    const path = withoutLegacyPrefix(req.url ?? '/');
     if (!authorized(req)) return fail(req, res, new W3CError('unauthorized', 'missing or wrong token: send Authorization: Bearer TOKEN, or use http://user:TOKEN@host:port'));
     let body: Buffer;
     try {
@@ -198,15 +247,16 @@ export function proxyRole(ctx: Ctx): Role {
 
   return {
     async start() {
-      const port = await listen(server, config.proxy.host, config.proxy.port, 'webdriver proxy');
+      const port = await listen(door.server, config.proxy.host, config.proxy.port, 'webdriver proxy');
       sweeper = setInterval(() => void sweepRoutes().catch(() => {}), ROUTE_SWEEP_MS);
       metrics.start();
       logger.info(`proxy listening on http://${config.proxy.host}:${port}`, { port });
     },
     async stop() {
-      server.close(); // no new connections while in-flight work drains
+      door.server.close(); // no new connections while in-flight work drains
       clearInterval(sweeper);
       await metrics.stop();
+      door.closeAll();
       await closeServer(server);
     },
   };

@@ -1,0 +1,316 @@
+// The proxy's public socket. It reads HTTP/1.1 framing itself so that a
+// command for a session whose driver (or node) it can reach goes there as
+// bytes, with no HTTP server or client objects per request: on a small VM a
+// bare node:http proxy adds ~1.2 ms to a command, bytes relayed ~0.4 ms
+// (bench/webdriver.mjs). Everything else — new sessions, /status, unknown
+// sessions, errors, BiDi upgrades, whatever the door does not fully read —
+// goes unchanged to the proxy's node:http server over an in-memory
+// connection, one per client connection. Requests on a connection are taken
+// one at a time, in order, so answers stay in order whichever way each went.
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import type { Server as HttpServer } from 'node:http';
+import { answerLength, HEAD_END, parseAnswerHead, parseRequestHead, readChunked, type AnswerHead, type RequestHead } from './http-frames.ts';
+import { memorySocketPair, type MemorySocket } from './memory-socket.ts';
+
+/** Where the door sends a request itself. */
+export interface Straight {
+  host: string;
+  port: number;
+  /** The request target upstream (a driver's own session id in place of the grid's). */
+  path: string;
+  /** Text swapped in bodies: `client` → `upstream` on the way up, back on the way down. */
+  swap?: { client: string; upstream: string };
+  /** The client got its answer (status, body as sent, request body size). */
+  answered(status: number, body: Buffer, bytesIn: number): void;
+}
+
+/** A request the door may send straight, or undefined: node:http takes it. Called once the whole request is in. */
+export type Router = (head: RequestHead) => Straight | undefined;
+
+/** Head bytes the door reads before it gives up and lets node:http answer (431). */
+const HEAD_LIMIT = 64 * 1024;
+/** Unhandled client bytes at which the door stops reading the client until it catches up. */
+const PAUSE_AT = 1024 * 1024;
+const EMPTY: Buffer = Buffer.alloc(0);
+
+export interface FrontDoor {
+  server: Server;
+  /** Ends every client connection (the server stops accepting with server.close()). */
+  closeAll(): void;
+}
+
+export function frontDoor(http: HttpServer, route: Router): FrontDoor {
+  const open = new Set<Socket>();
+  const server = createServer((client) => {
+    open.add(client);
+    client.once('close', () => open.delete(client));
+    new Conversation(client, http, route);
+  });
+  return {
+    server,
+    closeAll: () => {
+      for (const client of open) client.destroy();
+    },
+  };
+}
+
+/** An answer coming back from a driver or node, read whole before the client gets it. */
+interface StraightAnswer {
+  upstream: Socket;
+  straight: Straight;
+  method: string;
+  /** The request as the client sent it: node:http takes it over if the upstream fails before answering. */
+  request: Buffer;
+  bytesIn: number;
+  close: boolean;
+  bytes: Buffer;
+  head?: AnswerHead;
+  length?: number | 'chunked' | 'close';
+}
+
+/** An answer node:http is writing, relayed as it comes. */
+interface InsideAnswer {
+  method: string;
+  close: boolean;
+  head: Buffer;
+  /** Body bytes still to come, once the head is read. */
+  left?: number;
+}
+
+class Conversation {
+  private pending: Buffer = EMPTY;
+  private busy = false;
+  private handedOver = false;
+  private clientEnded = false;
+  /** The next request goes to node:http whatever the router says (its straight attempt failed). */
+  private insideNext = false;
+  /** Body bytes of the current request node:http still has to get. */
+  private toInside = 0;
+  private inside?: MemorySocket;
+  private insideAnswer?: InsideAnswer;
+  private straightAnswer?: StraightAnswer;
+  private readonly upstreams = new Map<string, Socket>();
+  private readonly onData = (chunk: Buffer) => this.received(chunk);
+  private readonly onInside = (chunk: Buffer) => this.fromInside(chunk);
+
+  constructor(
+    private readonly client: Socket,
+    private readonly http: HttpServer,
+    private readonly route: Router,
+  ) {
+    client.setNoDelay(true);
+    client.on('data', this.onData);
+    client.on('end', () => {
+      this.clientEnded = true;
+      if (this.toInside > 0) this.inside?.end();
+      this.next();
+    });
+    client.on('error', () => client.destroy());
+    client.on('close', () => {
+      this.inside?.destroy();
+      for (const upstream of this.upstreams.values()) upstream.destroy();
+    });
+  }
+
+  private received(chunk: Buffer): void {
+    if (this.toInside > 0) {
+      const part = chunk.subarray(0, this.toInside);
+      this.toInside -= part.length;
+      this.inside!.write(part);
+      chunk = chunk.subarray(part.length);
+      if (!chunk.length) return;
+    }
+    this.pending = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
+    if (this.pending.length > PAUSE_AT) this.client.pause();
+    this.next();
+  }
+
+  /** Takes the next whole request head, if no answer is outstanding. */
+  private next(): void {
+    if (this.busy || this.handedOver || this.client.destroyed) return;
+    if (this.pending.length < PAUSE_AT && this.client.isPaused()) this.client.resume();
+    if (!this.pending.length) {
+      if (this.clientEnded) this.client.end();
+      return;
+    }
+    const end = this.pending.indexOf(HEAD_END);
+    if (end === -1) {
+      if (this.pending.length > HEAD_LIMIT || this.clientEnded) this.handOver();
+      return;
+    }
+    const head = parseRequestHead(this.pending.toString('latin1', 0, end));
+    if (!head) return this.handOver();
+    const size = end + 4 + head.length;
+    const straight = this.pending.length >= size && !this.insideNext ? this.route(head) : undefined;
+    this.insideNext = false;
+    const request = this.pending.subarray(0, Math.min(size, this.pending.length));
+    this.pending = this.pending.subarray(request.length);
+    this.busy = true;
+    if (straight) this.sendStraight(head, request, request.subarray(end + 4), straight);
+    else this.sendInside(head, request, size - request.length);
+  }
+
+  // ---- straight to a driver or node ----
+
+  private sendStraight(head: RequestHead, request: Buffer, body: Buffer, straight: Straight): void {
+    const { swap } = straight;
+    const payload = swap && body.length && body.includes(swap.client) ? Buffer.from(body.toString().replaceAll(swap.client, swap.upstream)) : body;
+    const type = head.headers.get('content-type');
+    const host = straight.host.includes(':') ? `[${straight.host}]` : straight.host;
+    const upstream = this.upstreamFor(straight);
+    this.straightAnswer = { upstream, straight, method: head.method, request, bytesIn: body.length, close: head.close, bytes: EMPTY };
+    upstream.cork();
+    upstream.write(`${head.method} ${straight.path} HTTP/1.1\r\nHost: ${host}:${straight.port}\r\n${type ? `Content-Type: ${type}\r\n` : ''}Content-Length: ${payload.length}\r\n\r\n`, 'latin1');
+    if (payload.length) upstream.write(payload);
+    upstream.uncork();
+  }
+
+  /** A kept-alive connection to the target, or a new one. */
+  private upstreamFor(target: { host: string; port: number }): Socket {
+    const key = `${target.host}:${target.port}`;
+    const known = this.upstreams.get(key);
+    if (known && !known.destroyed && known.writable) return known;
+    const upstream = connect(target.port, target.host);
+    upstream.setNoDelay(true);
+    upstream.on('data', (chunk: Buffer) => this.fromUpstream(upstream, chunk));
+    upstream.on('error', () => upstream.destroy());
+    upstream.on('close', () => this.upstreamClosed(key, upstream));
+    this.upstreams.set(key, upstream);
+    return upstream;
+  }
+
+  private fromUpstream(upstream: Socket, chunk: Buffer): void {
+    const answer = this.straightAnswer;
+    if (!answer || answer.upstream !== upstream) return void upstream.destroy(); // nothing was asked of it
+    answer.bytes = answer.bytes.length ? Buffer.concat([answer.bytes, chunk]) : chunk;
+    if (!answer.head) {
+      const end = answer.bytes.indexOf(HEAD_END);
+      if (end === -1) return void (answer.bytes.length > HEAD_LIMIT && upstream.destroy());
+      const head = parseAnswerHead(answer.bytes.toString('latin1', 0, end));
+      if (!head) return void upstream.destroy();
+      answer.head = head;
+      answer.length = answerLength(head, answer.method);
+      answer.bytes = answer.bytes.subarray(end + 4);
+    }
+    if (answer.length === 'close') return; // the body ends with the connection (upstreamClosed)
+    let body: Buffer;
+    if (answer.length === 'chunked') {
+      let whole;
+      try {
+        whole = readChunked(answer.bytes);
+      } catch {
+        return void upstream.destroy();
+      }
+      if (!whole) return;
+      body = whole.body;
+    } else {
+      if (answer.bytes.length < answer.length!) return;
+      body = answer.bytes.subarray(0, answer.length);
+    }
+    if (/close/i.test(answer.head.headers.get('connection') ?? '')) upstream.destroy();
+    this.deliver(answer, body);
+  }
+
+  private upstreamClosed(key: string, upstream: Socket): void {
+    if (this.upstreams.get(key) === upstream) this.upstreams.delete(key);
+    const answer = this.straightAnswer;
+    if (!answer || answer.upstream !== upstream || this.client.destroyed) return;
+    if (answer.head && answer.length === 'close') return this.deliver(answer, answer.bytes);
+    if (answer.head || answer.bytes.length) return void this.client.destroy(); // half an answer: nothing honest to send
+    // no answer at all (the driver or node is gone, or it closed a kept-alive connection): node:http takes
+    // the request and answers as the grid does for a session it cannot reach
+    this.straightAnswer = undefined;
+    this.pending = this.pending.length ? Buffer.concat([answer.request, this.pending]) : answer.request;
+    this.insideNext = true;
+    this.busy = false;
+    this.next();
+  }
+
+  private deliver(answer: StraightAnswer, body: Buffer): void {
+    this.straightAnswer = undefined;
+    const { swap } = answer.straight;
+    const out = swap && body.includes(swap.upstream) ? Buffer.from(body.toString().replaceAll(swap.upstream, swap.client)) : body;
+    const head = answer.head!;
+    const type = head.headers.get('content-type') ?? 'application/json; charset=utf-8';
+    this.client.cork();
+    this.client.write(`HTTP/1.1 ${head.status} ${head.reason}\r\ncontent-type: ${type}\r\ncontent-length: ${out.length}\r\ncache-control: no-cache\r\n${answer.close ? 'connection: close\r\n' : ''}\r\n`, 'latin1');
+    this.client.write(out);
+    this.client.uncork();
+    answer.straight.answered(head.status, out, answer.bytesIn);
+    this.busy = false;
+    if (answer.close) return void this.client.end();
+    this.next();
+  }
+
+  // ---- node:http, in memory ----
+
+  private insideSocket(): MemorySocket {
+    if (this.inside) return this.inside;
+    const [mine, theirs] = memorySocketPair();
+    theirs.remoteAddress = this.client.remoteAddress;
+    theirs.remotePort = this.client.remotePort;
+    mine.on('data', this.onInside);
+    mine.on('end', () => this.client.end());
+    mine.on('close', () => this.client.destroySoon());
+    this.http.emit('connection', theirs);
+    this.inside = mine;
+    return mine;
+  }
+
+  private sendInside(head: RequestHead, request: Buffer, stillToCome: number): void {
+    const inside = this.insideSocket();
+    this.insideAnswer = { method: head.method, close: head.close, head: EMPTY };
+    this.toInside = stillToCome;
+    inside.write(request);
+    if (stillToCome > 0 && this.clientEnded) inside.end();
+  }
+
+  /** Relays node:http's answer as it comes, reading just enough to know where it ends. */
+  private fromInside(chunk: Buffer): void {
+    const answer = this.insideAnswer;
+    if (!answer) {
+      // node:http wrote outside a request (an error of its own): it speaks for the connection from here on
+      this.client.write(chunk);
+      return this.handOver();
+    }
+    if (answer.left === undefined) {
+      const bytes = answer.head.length ? Buffer.concat([answer.head, chunk]) : chunk;
+      const end = bytes.indexOf(HEAD_END);
+      if (end === -1) return void (answer.head = bytes);
+      const head = parseAnswerHead(bytes.toString('latin1', 0, end));
+      const length = head ? answerLength(head, answer.method) : 'close';
+      if (typeof length !== 'number') {
+        // a chunked or close-delimited answer: pass everything on as it is, for good
+        this.insideAnswer = undefined;
+        this.client.write(bytes);
+        return this.handOver();
+      }
+      this.client.write(bytes.subarray(0, end + 4));
+      answer.left = length;
+      chunk = bytes.subarray(end + 4);
+    }
+    const part = chunk.subarray(0, answer.left);
+    answer.left -= part.length;
+    if (part.length) this.client.write(part);
+    if (answer.left > 0) return;
+    this.insideAnswer = undefined;
+    this.busy = false;
+    if (answer.close) return void this.client.end();
+    this.next();
+  }
+
+  /** From here on node:http has the connection: bytes flow both ways unread. */
+  private handOver(): void {
+    if (this.handedOver) return;
+    this.handedOver = true;
+    const inside = this.insideSocket();
+    this.client.off('data', this.onData);
+    inside.off('data', this.onInside);
+    if (this.pending.length) inside.write(this.pending);
+    this.pending = EMPTY;
+    if (this.clientEnded) inside.end();
+    else this.client.pipe(inside);
+    inside.pipe(this.client);
+    this.client.resume();
+  }
+}
