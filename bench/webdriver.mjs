@@ -57,8 +57,10 @@ function call(port, method, path, body) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
-/** The port of the chromedriver clients talk to straight (started by main). */
+/** The port of the chromedriver clients talk to straight, and of a bare Node.js proxy in front of it (both started by main). */
 let driverPort = 0;
+let refPort = 0;
+let refPid = 0;
 
 /** Times one POST /session; with `apiPort`, also the grid's own share: the total less chromedriver's own session creation (DALIVE → LSINIT in the session log). */
 async function createAndQuit(port, apiPort, own) {
@@ -101,26 +103,36 @@ async function measure(gridPort, apiPort, pids) {
     create.grid.push(await createAndQuit(gridPort, apiPort, create.own));
     create.cpu += cpuMs(pids) - before;
   }
+  // three sessions measured alike: straight, through the grid, and through the reference proxy (its own
+  // session on the straight chromedriver, so each of the three is idle while the other two are timed)
   const direct = (await call(driverPort, 'POST', '/session', newSessionBody())).body.value.sessionId;
   const viaGrid = (await call(gridPort, 'POST', '/session', newSessionBody())).body.value.sessionId;
-  await call(driverPort, 'POST', `/session/${direct}/url`, { url: 'data:text/html,<title>bench</title>' });
-  await call(gridPort, 'POST', `/session/${viaGrid}/url`, { url: 'data:text/html,<title>bench</title>' });
-  const title = { direct: [], grid: [] };
-  for (let i = 0; i < 50; i++) await timeTitle(driverPort, direct, []), await timeTitle(gridPort, viaGrid, []);
-  const cpuBefore = cpuMs(pids);
+  const viaRef = (await call(driverPort, 'POST', '/session', newSessionBody())).body.value.sessionId;
+  for (const [port, id] of [[driverPort, direct], [gridPort, viaGrid], [driverPort, viaRef]]) {
+    await call(port, 'POST', `/session/${id}/url`, { url: 'data:text/html,<title>bench</title>' });
+  }
+  const title = { direct: [], grid: [], ref: [] };
+  for (let i = 0; i < 50; i++) await timeTitle(driverPort, direct, []), await timeTitle(gridPort, viaGrid, []), await timeTitle(refPort, viaRef, []);
+  let cpuGrid = 0;
+  let cpuRef = 0;
   for (let i = 0; i < COMMANDS; i++) {
     await timeTitle(driverPort, direct, title.direct);
+    let before = cpuMs(pids);
     await timeTitle(gridPort, viaGrid, title.grid);
+    cpuGrid += cpuMs(pids) - before;
+    before = cpuMs([refPid]);
+    await timeTitle(refPort, viaRef, title.ref);
+    cpuRef += cpuMs([refPid]) - before;
   }
-  const cpuPerCommand = (cpuMs(pids) - cpuBefore) / COMMANDS;
   await call(driverPort, 'DELETE', `/session/${direct}`);
   await call(gridPort, 'DELETE', `/session/${viaGrid}`);
+  await call(driverPort, 'DELETE', `/session/${viaRef}`);
   const r = {
     cd: median(create.direct), cg: median(create.grid), own: median(create.own), cpuSession: create.cpu / SESSIONS,
-    td: median(title.direct), tg: median(title.grid),
-    td90: pct(title.direct, 0.9), tg90: pct(title.grid, 0.9), cpu: cpuPerCommand,
+    td: median(title.direct), tg: median(title.grid), tr: median(title.ref),
+    td90: pct(title.direct, 0.9), tg90: pct(title.grid, 0.9), cpu: cpuGrid / COMMANDS, cpuRef: cpuRef / COMMANDS,
   };
-  console.error(`session ${r.cd.toFixed(0)} / ${r.cg.toFixed(0)} ms; getTitle p50 ${r.td.toFixed(3)} / ${r.tg.toFixed(3)} ms`);
+  console.error(`session ${r.cd.toFixed(0)} / ${r.cg.toFixed(0)} ms; getTitle p50 ${r.td.toFixed(3)} / ${r.tg.toFixed(3)} ms (bare proxy ${r.tr.toFixed(3)})`);
   return r;
 }
 
@@ -147,6 +159,13 @@ async function main() {
     if (tries > 600) throw new Error(`chromedriver did not answer /status on port ${driverPort} within 30 s`);
     await new Promise((r) => setTimeout(r, 50));
   }
+
+  // the reference: a bare Node.js proxy in front of the same chromedriver, measured in every layout beside the grid
+  refPort = await freePort();
+  const ref = spawn(process.execPath, [new URL('./webdriver-reference-proxy.mjs', import.meta.url).pathname, String(driverPort), String(refPort)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  cleanups.push(() => ref.kill('SIGTERM'));
+  await new Promise((r) => ref.stdout.once('data', r));
+  refPid = ref.pid;
 
   // 1. standalone: `coord run --plugin webdriver`, every role in one process, embedded backend
   const standalonePort = await freePort();
@@ -181,27 +200,11 @@ async function main() {
   const colocatedApi = await freePort();
   const colocated = await gridOf(splitArgs('{bench-wd2}:', colocatedPort, colocatedApi, true), colocatedPort, colocatedApi);
 
-  // 4. reference: a bare Node.js proxy in front of the same chromedriver (getTitle only)
-  const refPort = await freePort();
-  const ref = spawn(process.execPath, [new URL('./webdriver-reference-proxy.mjs', import.meta.url).pathname, String(driverPort), String(refPort)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  cleanups.push(() => ref.kill('SIGTERM'));
-  await new Promise((r) => ref.stdout.once('data', r));
-  const refSession = (await call(driverPort, 'POST', '/session', newSessionBody())).body.value.sessionId;
-  await call(driverPort, 'POST', `/session/${refSession}/url`, { url: 'data:text/html,<title>bench</title>' });
-  const refTitle = { direct: [], proxy: [] };
-  for (let i = 0; i < 50; i++) await timeTitle(driverPort, refSession, []), await timeTitle(refPort, refSession, []);
-  const refCpuBefore = cpuMs([ref.pid]);
-  for (let i = 0; i < COMMANDS; i++) {
-    await timeTitle(driverPort, refSession, refTitle.direct);
-    await timeTitle(refPort, refSession, refTitle.proxy);
-  }
-  const reference = { td: median(refTitle.direct), tp: median(refTitle.proxy), cpu: (cpuMs([ref.pid]) - refCpuBefore) / COMMANDS };
-  await call(driverPort, 'DELETE', `/session/${refSession}`);
-  writeReport({ one, split, colocated, reference });
+  writeReport({ one, split, colocated });
 }
 
 /** The markdown table, written to bench/results/webdriver.md. */
-function writeReport({ one, split, colocated, reference }) {
+function writeReport({ one, split, colocated }) {
   const load = loadavg()[0].toFixed(1);
   const row = (name, r) => [
     `| ${name}: session creation (POST /session), median of ${SESSIONS} | ${r.cd.toFixed(0)} ms | ${r.cg.toFixed(0)} ms | ${(r.cg / r.cd).toFixed(2)}× | ≤ 1.2× |`,
@@ -210,6 +213,8 @@ function writeReport({ one, split, colocated, reference }) {
     `| ${name}: getTitle p50 of ${COMMANDS} | ${r.td.toFixed(3)} ms | ${r.tg.toFixed(3)} ms | +${(r.tg - r.td).toFixed(3)} ms | ≤ 1 ms added |`,
     `| ${name}: getTitle p90 | ${r.td90.toFixed(3)} ms | ${r.tg90.toFixed(3)} ms | +${(r.tg90 - r.td90).toFixed(3)} ms | |`,
     `| ${name}: CPU the grid's processes spend per getTitle | | ${r.cpu.toFixed(3)} ms | | |`,
+    `| ${name}, reference: a bare Node.js HTTP proxy, getTitle p50 | ${r.td.toFixed(3)} ms | ${r.tr.toFixed(3)} ms | +${(r.tr - r.td).toFixed(3)} ms | |`,
+    `| ${name}, reference: CPU the bare proxy spends per getTitle | | ${r.cpuRef.toFixed(3)} ms | | |`,
   ].join('\n');
   const out = `# WebDriver grid overhead, ${new Date().toISOString().slice(0, 10)} (one run on this machine, 1-min load average ${load} on ${cpus().length} cores)
 
@@ -218,24 +223,23 @@ function writeReport({ one, split, colocated, reference }) {
 ${row('standalone', one)}
 ${row('split', split)}
 ${row('split, proxy with the orchestrator', colocated)}
-| reference, a bare Node.js HTTP proxy: getTitle p50 | ${reference.td.toFixed(3)} ms | ${reference.tp.toFixed(3)} ms | +${(reference.tp - reference.td).toFixed(3)} ms | |
-| reference: CPU it spends per getTitle | | ${reference.cpu.toFixed(3)} ms | | |
 
 - standalone: \`coord run --plugin webdriver\` (every role in one process, embedded backend);
   split: proxy, manager and orchestrator as separate \`coord run --role …\` processes on real Redis;
   split, proxy with the orchestrator: \`--role proxy --role orchestrator\` in one process, the manager apart.
 - Straight means a chromedriver already running. Through the grid each session gets a
   chromedriver from the orchestrator's warm pool (the one the previous session handed back,
-  or one started ahead) and its own Chromium; commands go client → proxy → node → chromedriver
-  (where the proxy and the node share a process it hands them over in-process; split, that is
-  one more loopback HTTP hop and process).
-- CPU rows: user + system time of the grid's processes (not chromedriver's or Chromium's),
-  from /proc, in 10 ms ticks summed over the run.
-- Measures are interleaved (direct, grid, direct, grid…) so drift on the machine affects both alike.
-- On a loaded machine every extra process a request crosses waits for a CPU; the CPU rows are
-  the work done per command (the grid's processes; the reference proxy), whatever the load.
-  The reference (bench/webdriver-reference-proxy.mjs) is the least any process between client
-  and chromedriver costs on this machine.
+  or one started ahead) and its own Chromium. A command goes client → proxy → chromedriver when
+  the session's node shares the proxy's process, else client → proxy → node → chromedriver (one
+  more loopback hop and process); the proxy and the node read the HTTP framing themselves and
+  pass commands on as bytes (plugins/webdriver/front-door.ts).
+- The reference is a bare Node.js HTTP proxy (bench/webdriver-reference-proxy.mjs: node:http
+  server and client, keep-alive, no routing) in front of the straight chromedriver, with a
+  session of its own, measured in the same rounds as the grid: what a plain intermediary costs.
+- CPU rows: user + system time of the grid's processes (not chromedriver's or Chromium's) and
+  of the reference proxy, from /proc, in 10 ms ticks summed over the run.
+- Measures are interleaved (straight, grid, reference, straight…) so drift on the machine
+  affects them alike, and each session is idle while the other two are timed.
 `;
   writeFileSync(RESULT, out);
   console.log(out);
