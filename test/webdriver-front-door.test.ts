@@ -150,6 +150,22 @@ t.test('a body that arrives in pieces reaches the server whole; a half-closing c
   t.same(bodies(text)[0].value.body, '{"capabilities":{"alwaysMatch":{}}}');
 });
 
+t.test('a body of megabytes (a file upload) reaches the server whole, and the connection goes on', async (t) => {
+  const upstream = await recorder();
+  const inside = await recorder((req, body, res) => {
+    const out = JSON.stringify({ value: { size: body.length } });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': out.length }).end(out);
+  });
+  t.teardown(() => (upstream.server.close(), inside.server.close()));
+  const { port } = await door(inside.server, () => upstream.port);
+  const big = JSON.stringify({ file: 'x'.repeat(3 * 1024 * 1024) });
+  // behind a command in flight, so the door holds megabytes it cannot take yet (and stops reading the client)
+  const { text } = await talk(port, [get('/session/grid-1/url') + post('/session/grid-1/se/file', big) + get('/session/grid-1/title')], 3);
+  t.same(bodies(text)[1], { value: { size: big.length } }, 'all of it');
+  t.same(bodies(text)[2].value.url, '/session/grid-1/title', 'then a command, straight');
+  t.same(upstream.seen.map((s) => s.url), ['/session/driver-9/url', '/session/driver-9/title']);
+});
+
 t.test('an upstream that is gone: the request goes to the server instead, once', async (t) => {
   const upstream = await recorder();
   const deadPort = upstream.port;

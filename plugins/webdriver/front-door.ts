@@ -121,14 +121,15 @@ class Conversation {
       if (!chunk.length) return;
     }
     this.pending = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
-    if (this.pending.length > PAUSE_AT) this.client.pause();
     this.next();
+    // a client far ahead of its answers waits (TCP pushes back) until the door catches up
+    if (this.pending.length > PAUSE_AT && !this.handedOver) this.client.pause();
   }
 
   /** Takes the next whole request head, if no answer is outstanding. */
   private next(): void {
     if (this.busy || this.handedOver || this.client.destroyed) return;
-    if (this.pending.length < PAUSE_AT && this.client.isPaused()) this.client.resume();
+    if (this.client.isPaused()) this.client.resume();
     if (!this.pending.length) {
       if (this.clientEnded) this.client.end();
       return;
