@@ -3,8 +3,8 @@
 // in this process (embedded backend, as `coord load run`), the bench's
 // scenario; prints requests/s and this process's CPU µs per request per run,
 // with `autocannon` as an argument the same for autocannon, and with `raw` for
-// a bare loop on undici's dispatch (the pool coord makes, one callback per
-// response, nothing else): the floor of what coord's client can cost.
+// a bare loop on undici's dispatch (the connections coord makes, one callback
+// per response, nothing else): the floor of what coord's client can cost.
 // With PROFILE=file.cpuprofile, each measured run (not the warm-up) is
 // profiled into file-<coord|autocannon|raw>-<round>.cpuprofile, with the
 // number of requests the server saw as `requests` (open them in Chrome's
@@ -16,7 +16,7 @@ import { loadConfig } from '../dist/core/config.js';
 import { startProcess } from '../dist/core/runtime.js';
 import plugin from '../dist/plugins/load-test/index.js';
 import { controllerOf } from '../dist/plugins/load-test/roles/orchestrator.js';
-import { CONNECTIONS, autocannonRun, coordRun, startTarget, undiciRun } from './load-runs.mjs';
+import { autocannonRun, coordRun, startTarget, undiciRun } from './load-runs.mjs';
 
 const seconds = Number(process.argv[2] ?? 5);
 const runs = Number(process.argv[3] ?? 3);
@@ -35,7 +35,7 @@ async function measure(name, run) {
 
 const flags = [
   { path: 'load-test.api', value: false },
-  { path: 'load-test.connections', value: CONNECTIONS },
+  { path: 'load-test.connections', value: 0 }, // each user its own connection (the default)
   { path: 'log.level', value: 'warn' },
   { path: 'roles', value: ['worker', 'orchestrator'] },
 ];

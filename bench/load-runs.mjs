@@ -2,24 +2,27 @@
 // (bench/load-server.mjs, its own process, counting requests), a measure of
 // one run by the server's count and this process's CPU, and the three kinds
 // of run: coord (a test on an orchestrator's controller), autocannon, and
-// undici's dispatch alone on coord's pool (the floor of coord's client).
+// undici's dispatch alone on coord's connections (the floor of coord's client).
 import { fork } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { HttpDispatchers } from '../dist/plugins/load-test/http-client.js';
+import { HttpDispatchers } from '../dist/plugins/load-test/http-connections.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const CONNECTIONS = 50;
 export const scenario = join(here, 'load-scenario.mjs');
 
-/** Starts the server; `measure(run)` gives the requests it saw during run(), per second, and this process's CPU µs per request. */
+/**
+ * Starts the server; `measure(run)` gives the requests it saw during run(), per second, this process's CPU µs per
+ * request, the server's, and the connections the server accepted.
+ */
 export async function startTarget() {
   const server = fork(join(here, 'load-server.mjs'));
   const port = await new Promise((resolve) => server.once('message', (m) => resolve(m.port)));
   const served = () =>
     new Promise((resolve) => {
-      server.once('message', (m) => resolve(m.count));
+      server.once('message', resolve);
       server.send({ type: 'count' });
     });
   async function measure(run) {
@@ -29,8 +32,16 @@ export async function startTarget() {
     await run();
     const seconds = (performance.now() - started) / 1000;
     const used = process.cpuUsage(cpu);
-    const requests = (await served()) - before;
-    return { requests, seconds, rps: requests / seconds, cpuUs: (used.user + used.system) / requests };
+    const after = await served();
+    const requests = after.count - before.count;
+    return {
+      requests,
+      seconds,
+      rps: requests / seconds,
+      cpuUs: (used.user + used.system) / requests,
+      serverCpuUs: (after.cpuUs - before.cpuUs) / requests,
+      connections: after.connections - before.connections,
+    };
   }
   return { url: `http://127.0.0.1:${port}`, measure, stop: () => server.kill() };
 }
@@ -43,17 +54,23 @@ export const coordRun = (controller, url, seconds, metrics = true) => async () =
 
 export const autocannonRun = (url, seconds) => () => autocannon({ url, connections: CONNECTIONS, duration: seconds });
 
-/** undici alone: coord's pool and dispatch options, each response's callback sends the next request. */
+/**
+ * undici alone: coord's connections (each user's own, as with load-test.connections 0) and dispatch options, each
+ * response's callback sending the user's next request.
+ */
 export const undiciRun = (url, seconds) => () =>
   new Promise((resolve) => {
-    const dispatchers = new HttpDispatchers(url, CONNECTIONS);
-    const pool = dispatchers.for(url);
-    const options = { origin: url, path: '/', method: 'GET', blocking: false };
+    const dispatchers = new HttpDispatchers(url, 0);
+    const { origin } = new URL(url);
+    const options = { origin, path: '/', method: 'GET', blocking: false };
     const end = performance.now() + seconds * 1000;
     let running = CONNECTIONS;
-    const next = () => {
-      if (performance.now() < end) pool.dispatch(options, { onConnect() {}, onHeaders: () => true, onData: () => true, onComplete: next, onError: next });
-      else if (--running === 0) dispatchers.close().then(resolve);
-    };
-    for (let i = 0; i < CONNECTIONS; i++) next();
+    for (let i = 0; i < CONNECTIONS; i++) {
+      const { client } = dispatchers.forUser().take(origin);
+      const next = () => {
+        if (performance.now() < end) client.dispatch(options, { onConnect() {}, onHeaders: () => true, onData: () => true, onComplete: next, onError: next });
+        else if (--running === 0) dispatchers.close().then(resolve);
+      };
+      next();
+    }
   });

@@ -1,10 +1,12 @@
 // load-test's throughput, in one run, against one local server (its own process):
 //  1. one worker's requests per second vs autocannon with the same number of
 //     connections (goal ≥ 1.0×), and, as the floor of coord's client, undici's
-//     dispatch alone on the same pool (a callback per response, nothing else);
+//     dispatch alone on the same connections (a callback per response, nothing
+//     else);
 //  2. the same worker with metrics recorded vs not recorded (goal ≤ 5% drop);
 //  3. two worker processes vs one, on real Redis.
-// Requests are counted by the server, so every tool is measured the same way.
+// Requests and connections are counted by the server, so every tool is
+// measured the same way; the server's CPU per request is reported too.
 // On a shared machine a run's throughput moves by tens of percent with what
 // else runs, so the runs of a comparison are interleaved (the order turned
 // round every round, so drift weighs on each side alike), each ratio is taken
@@ -49,9 +51,12 @@ const median = (xs) => {
 };
 const rps = (list) => median(list.map((r) => r.rps));
 const cpu = (list) => median(list.map((r) => r.cpuUs));
+const serverCpu = (list) => median(list.map((r) => r.serverCpuUs));
+const connections = (list) => median(list.map((r) => r.connections));
 
 function flags(extra) {
-  return [{ path: 'load-test.api', value: false }, { path: 'load-test.connections', value: CONNECTIONS }, { path: 'log.level', value: 'warn' }, ...extra];
+  // load-test.connections 0 (the default): each user has its own connection, so CONNECTIONS users = CONNECTIONS connections.
+  return [{ path: 'load-test.api', value: false }, { path: 'load-test.connections', value: 0 }, { path: 'log.level', value: 'warn' }, ...extra];
 }
 
 // One worker and the orchestrator in this process, embedded backend (as `coord load run`).
@@ -108,7 +113,7 @@ const metricsPath = median(metricsCosts);
 // started again between rounds, so the two sides alternate too.
 const redis = await startRedis();
 const prefix = '{bench}:';
-const common = ['--redis', redis.url, '--prefix', prefix, '--set', `load-test.connections=${CONNECTIONS}`];
+const common = ['--redis', redis.url, '--prefix', prefix];
 const remote = await startProcess({
   plugins: [plugin],
   config: loadConfig({ plugins: [plugin], env: {}, flags: flags([{ path: 'roles', value: ['orchestrator'] }, { path: 'redis.url', value: redis.url }, { path: 'redis.keyPrefix', value: prefix }]) }),
@@ -162,23 +167,24 @@ const table = `# load-test throughput
 \`node bench/load.mjs\` — ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}).
 Load average (1, 5, 15 min) before the bench: ${loadBefore}; after: ${load()}.
 One local HTTP server (Node, its own process) answers \`ok\`; requests are counted by the server.
-${CONNECTIONS} connections (autocannon) = ${CONNECTIONS} users on undici with ${CONNECTIONS} connections (coord), ${SECONDS} s per run,
+${CONNECTIONS} connections (autocannon) = ${CONNECTIONS} users (coord), each on its own connection (undici's Client; load-test.connections 0, the default), ${SECONDS} s per run,
 ${ROUNDS} rounds after warm-up runs, the runs of a round in turned-round order; a ratio is the median of the rounds' ratios.
-The server and the load generators share the machine's cores. CPU µs/request: this process's CPU time
+The server and the load generators share the machine's cores. CPU µs/request: the load generator's process's CPU time
 (the load generator, and coord's orchestrator, embedded Redis and worker) over the requests the server saw;
 a coord run includes its test's start and stop (users assigned by Lua scripts, connections opened and closed).
-"Undici's dispatch alone" sends the same requests on coord's pool (${CONNECTIONS} connections, pipelining 1) from a callback per
-response, with no scenario, promise or metrics: what coord's HTTP library costs by itself.
+"Undici's dispatch alone" sends the same requests on coord's connections (a Client per user, pipelining 1) from a callback per
+response, with no scenario, promise or metrics: what coord's HTTP library costs by itself. Server CPU µs/request: the server's
+process (it answers every client alike; what it costs per request moves with how the requests arrive).
 
-| comparison | requests/s (median) | CPU µs/request | ratio (median of rounds) | goal |
-|---|---:|---:|---|---|
-| autocannon, ${CONNECTIONS} connections | ${fmt(rps(runs.autocannon))} | ${fmt(cpu(runs.autocannon))} | 1.00 | |
-| undici's dispatch alone, coord's pool of ${CONNECTIONS} (the floor of coord's client) | ${fmt(rps(runs.undici))} | ${fmt(cpu(runs.undici))} | ${undiciVsAc.toFixed(2)}× autocannon | |
-| coord, one worker (in process, embedded backend), metrics on | ${fmt(rps(runs.on))} | ${fmt(cpu(runs.on))} | ${onVsAc.toFixed(2)}× autocannon (${onVsUndici.toFixed(2)}× undici alone); CPU per request ${cpuOnVsAc.toFixed(2)}× autocannon's | ≥ 1.0× |
-| coord, one worker, metrics off | ${fmt(rps(runs.off))} | ${fmt(cpu(runs.off))} | metrics on = ${onVsOff.toFixed(3)}× off (${((1 - onVsOff) * 100).toFixed(1)}% drop); CPU per request ${cpuOnVsOff.toFixed(3)}× | ≤ 5% drop |
-| metrics alone (record, flush, merge, result) at ${fmt(rps(runs.on))} requests/s | | ${metricsPath.toFixed(2)} | ${((metricsPath / cpu(runs.on)) * 100).toFixed(1)}% of coord's CPU per request: the drop when the client's CPU is the limit | ≤ 5% drop |
-| coord, 1 worker process on Redis | ${fmt(rps(workerRuns.one))} | | 1.00 | |
-| coord, 2 worker processes on Redis | ${fmt(rps(workerRuns.two))} | | ${twoVsOne.toFixed(2)}× one worker | |
+| comparison | requests/s (median) | CPU µs/request | server CPU µs/request | connections | ratio (median of rounds) | goal |
+|---|---:|---:|---:|---:|---|---|
+| autocannon, ${CONNECTIONS} connections | ${fmt(rps(runs.autocannon))} | ${fmt(cpu(runs.autocannon))} | ${fmt(serverCpu(runs.autocannon))} | ${connections(runs.autocannon)} | 1.00 | |
+| undici's dispatch alone, coord's connections (the floor of coord's client) | ${fmt(rps(runs.undici))} | ${fmt(cpu(runs.undici))} | ${fmt(serverCpu(runs.undici))} | ${connections(runs.undici)} | ${undiciVsAc.toFixed(2)}× autocannon | |
+| coord, one worker (in process, embedded backend), metrics on | ${fmt(rps(runs.on))} | ${fmt(cpu(runs.on))} | ${fmt(serverCpu(runs.on))} | ${connections(runs.on)} | ${onVsAc.toFixed(2)}× autocannon (${onVsUndici.toFixed(2)}× undici alone); CPU per request ${cpuOnVsAc.toFixed(2)}× autocannon's | ≥ 1.0× |
+| coord, one worker, metrics off | ${fmt(rps(runs.off))} | ${fmt(cpu(runs.off))} | ${fmt(serverCpu(runs.off))} | ${connections(runs.off)} | metrics on = ${onVsOff.toFixed(3)}× off (${((1 - onVsOff) * 100).toFixed(1)}% drop); CPU per request ${cpuOnVsOff.toFixed(3)}× | ≤ 5% drop |
+| metrics alone (record, flush, merge, result) at ${fmt(rps(runs.on))} requests/s | | ${metricsPath.toFixed(2)} | | | ${((metricsPath / cpu(runs.on)) * 100).toFixed(1)}% of coord's CPU per request: the drop when the client's CPU is the limit | ≤ 5% drop |
+| coord, 1 worker process on Redis | ${fmt(rps(workerRuns.one))} | | | ${connections(workerRuns.one)} | 1.00 | |
+| coord, 2 worker processes on Redis | ${fmt(rps(workerRuns.two))} | | | ${connections(workerRuns.two)} | ${twoVsOne.toFixed(2)}× one worker | |
 
 Runs (requests/s, in round order): autocannon ${list(runs.autocannon)}; undici alone ${list(runs.undici)}; metrics on ${list(runs.on)}; off ${list(runs.off)};
 1 worker ${list(workerRuns.one)}; 2 workers ${list(workerRuns.two)}.

@@ -9,9 +9,11 @@
 // one handler object on undici's dispatch interface (no stream per response,
 // no closures, one Promise: the one returned), its path resolved once per
 // distinct path (http-targets.ts), its abort watched by its user's scope
-// (request-scope.ts) rather than by a listener of its own, and the response
-// headers parsed only when a step reads them.
-import { Agent, Pool, util, type Dispatcher } from 'undici';
+// (request-scope.ts) rather than by a listener of its own, the response
+// headers parsed only when a step reads them, and it goes out on the user's
+// own connection when it has one (http-connections.ts).
+import { util, type Dispatcher } from 'undici';
+import type { UserConnections } from './http-connections.ts';
 import type { Target, Targets } from './http-targets.ts';
 import type { MetricsRecorder } from './metrics-recorder.ts';
 import { ScopedRequest, type RequestScope } from './request-scope.ts';
@@ -46,49 +48,14 @@ export interface HttpResponse {
 
 export interface HttpClientContext {
   recorder: MetricsRecorder;
-  /** Paths resolved against the scenario's base URL, each with its dispatcher. */
+  /** Paths resolved against the scenario's base URL, each with the worker's shared dispatcher for its origin. */
   targets: Targets;
+  /** The user's own connections. */
+  connections: UserConnections;
   /** The user's requests in flight under its signal (and its step's timeout), read at each request. */
   scope(): RequestScope;
   /** The intended start of the iteration in arrival-rate mode (performance.now() ms), taken by its first request. */
   takeIntendedStart(): number | undefined;
-}
-
-/**
- * A test's connections: undici's Pool for the base URL's origin (nearly every
- * request goes there: it skips the Agent's lookup and its events), its Agent
- * for any other origin. Either keeps `connections` per origin (0: no limit),
- * one request at a time on each (pipelining 1, as autocannon's default), so
- * requests go out with `blocking: false`: "blocking" only holds back further
- * requests on the connection until the headers arrive, which pipelining 1
- * does anyway, and costs undici a second resume per request.
- */
-export class HttpDispatchers {
-  private readonly agent: Agent;
-  private readonly base: { origin: string; pool: Pool } | undefined;
-
-  constructor(baseUrl: string | undefined, connections: number) {
-    const options = { connections: connections > 0 ? connections : null, keepAliveTimeout: 10_000, pipelining: 1 };
-    this.agent = new Agent(options);
-    const origin = originOf(baseUrl);
-    this.base = origin ? { origin, pool: new Pool(origin, options) } : undefined;
-  }
-
-  for(origin: string): Dispatcher {
-    return origin === this.base?.origin ? this.base.pool : this.agent;
-  }
-
-  async close(): Promise<void> {
-    await Promise.all([this.agent.close(), this.base?.pool.close()]);
-  }
-}
-
-function originOf(url: string | undefined): string | undefined {
-  try {
-    return url === undefined ? undefined : new URL(url).origin;
-  } catch {
-    return undefined; // each request says so (ERR_INVALID_URL)
-  }
 }
 
 export class HttpClient {
@@ -116,6 +83,7 @@ export class HttpClient {
       const target = ctx.targets.resolve(path);
       const dispatch = dispatchOptions(target, method, options); // may throw (a body JSON cannot show): nothing started yet
       const intended = ctx.takeIntendedStart();
+      const own = ctx.connections.take(target.origin);
       const sent = performance.now();
       const exchange = new Exchange(
         ctx.recorder,
@@ -123,10 +91,11 @@ export class HttpClient {
         options?.metric ?? target.metric(method),
         intended !== undefined && intended < sent ? intended : sent,
         options?.expect,
+        own,
         resolve,
       );
       if (options?.timeout) exchange.timeout(options.timeout);
-      target.dispatcher.dispatch(dispatch, exchange);
+      (own?.client ?? target.dispatcher).dispatch(dispatch, exchange);
     });
   }
 }
@@ -168,6 +137,8 @@ class Exchange extends ScopedRequest implements Dispatcher.DispatchHandler {
     private readonly metric: string,
     private readonly start: number,
     private readonly expect: number | number[] | undefined,
+    /** The user's own connection it went out on: free again once it is done. */
+    private readonly own: { busy: boolean } | undefined,
     private readonly resolve: (response: HttpResponse) => void,
   ) {
     super();
@@ -217,6 +188,7 @@ class Exchange extends ScopedRequest implements Dispatcher.DispatchHandler {
   private finish(err: Error | undefined): void {
     if (this.finished) return;
     this.finished = true;
+    if (this.own) this.own.busy = false;
     this.scope.delete(this);
     if (this.timer) clearTimeout(this.timer);
     const latency = performance.now() - this.start;

@@ -3,7 +3,7 @@
 // twentieth of a request's CPU. Unique paths (ids in the query) are resolved
 // each time as before; the oldest entry makes room past MAX_TARGETS.
 import type { Dispatcher } from 'undici';
-import type { HttpDispatchers } from './http-client.ts';
+import type { HttpDispatchers } from './http-connections.ts';
 
 const MAX_TARGETS = 1000;
 
@@ -17,6 +17,7 @@ export class Target {
     /** Path and query, as sent. */
     readonly path: string,
     readonly pathname: string,
+    /** The worker's shared connections to the origin (a request on a user's own connection does not use them). */
     readonly dispatcher: Dispatcher,
   ) {}
 
@@ -47,7 +48,7 @@ export class Targets {
     let target = this.cache.get(path);
     if (target === undefined) {
       const url = this.baseUrl ? new URL(path, this.baseUrl) : new URL(path);
-      target = new Target(url.origin, url.pathname + url.search, url.pathname, this.dispatchers.for(url.origin));
+      target = new Target(url.origin, url.pathname + url.search, url.pathname, this.dispatchers.shared(url.origin));
       if (this.cache.size >= MAX_TARGETS) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(path, target);
     }

@@ -4,6 +4,7 @@
 // in two stages: a graceful request lets the current step finish; after the
 // grace period the hard signal aborts whatever is still in flight.
 import { HttpClient } from './http-client.ts';
+import type { UserConnections } from './http-connections.ts';
 import { RequestScope } from './request-scope.ts';
 import type { CheckedScenario, Resource, VirtualUser } from './scenario.ts';
 import type { TestSession } from './worker-session.ts';
@@ -19,6 +20,8 @@ export class UserTask {
   private readonly held = new Set<Resource>();
   /** The user's requests in flight, aborted by the hard stop. */
   private readonly requests: RequestScope;
+  /** The user's own HTTP connections (http-connections.ts). */
+  private readonly connections: UserConnections;
   /** A step with a timeout: its requests, aborted by the timeout too. */
   private stepRequests: RequestScope | undefined;
   /** No step has pacing: a pick needs no filter, only the steps' total weight. */
@@ -45,9 +48,11 @@ export class UserTask {
     this.unpaced = steps.every((s) => !s.everyMs);
     this.totalWeight = steps.reduce((sum, s) => sum + s.weight, 0);
     this.requests = new RequestScope(this.hard.signal);
+    this.connections = session.dispatchers.forUser();
     const http = new HttpClient({
       recorder: session.recorder,
       targets: session.targets,
+      connections: this.connections,
       scope: () => this.stepRequests ?? this.requests,
       takeIntendedStart: () => {
         const t = this.intendedStart;
@@ -116,6 +121,8 @@ export class UserTask {
       }
       await this.guard('onStop', () => this.session.scenario.source.onStop?.(this.user));
       for (const resource of [...this.held]) await this.user.release(resource).catch(() => {});
+      // Not waited for: a request the user did not wait for may still be out on them.
+      void this.connections.close().catch(() => {});
     })();
   }
 

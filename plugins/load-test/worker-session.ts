@@ -6,7 +6,7 @@ import type { RoleContext } from '../../core/plugin.ts';
 import { ArrivalScheduler } from './arrival.ts';
 import type { LoadTestConfig } from './config.ts';
 import type { LoadTestKeys } from './contract.ts';
-import { HttpDispatchers } from './http-client.ts';
+import { HttpDispatchers } from './http-connections.ts';
 import { Targets } from './http-targets.ts';
 import { MetricsRecorder } from './metrics-recorder.ts';
 import type { StartPayload } from './envelope.ts';
