@@ -35,7 +35,7 @@ export const configSchema = {
     deadAfter: seconds(5, 'Heartbeat age after which the orchestrator marks a worker dead and reassigns its users; must exceed heartbeatInterval.'),
     metricsInterval: seconds(1, 'How often a worker writes its metric batches.'),
     gracefulStop: seconds(5, 'How long a stopping user may finish its current step before it is aborted.'),
-    connections: { type: 'integer', minimum: 0, default: 0, description: 'HTTP connections per origin per worker (0: one per concurrent request).' },
+    connections: { type: 'integer', minimum: 0, default: 0, description: "HTTP connections per origin per worker (0: each user has its own, plus one per extra concurrent request in a step; N: the worker's users share N)." },
     maxIterationDelay: seconds(1, 'Arrival-rate mode: how long a due iteration waits for a free user before it is dropped.'),
     waitForWorkers: { type: 'number', minimum: 0, default: 10, description: 'How long a start waits for a first worker to register.' },
     metricStreamMaxLen: { type: 'integer', minimum: 100, default: 20000, description: 'Cap (MAXLEN ~) of each metric:<id> stream.' },
