@@ -39,7 +39,7 @@ async function recorder(answer?: (req: IncomingMessage, body: string, res: impor
 }
 
 /** The door in front of `inside`, routing /session/grid-1/* to `upstreamPort` as /session/driver-9/*. */
-async function door(inside: Server, upstreamPort: () => number, answered: { status: number; body: string; bytesIn: number }[] = []) {
+async function door(inside: Server, upstreamPort: () => number, answered: { status: number; body: string; bytesIn: number }[] = [], idleMs?: number) {
   const route = (head: RequestHead): Straight | undefined => {
     const m = /^\/session\/grid-1(\/.*)$/.exec(head.target);
     if (!m || head.method === 'DELETE') return undefined;
@@ -51,7 +51,7 @@ async function door(inside: Server, upstreamPort: () => number, answered: { stat
       answered: (status, body, bytesIn) => answered.push({ status, body: body.toString(), bytesIn }),
     };
   };
-  const d = frontDoor(inside, route);
+  const d = frontDoor(inside, route, idleMs);
   await new Promise<void>((r) => d.server.listen(0, '127.0.0.1', r));
   t.teardown(() => {
     d.server.close();
@@ -240,4 +240,21 @@ t.test('a client that leaves while the server is still answering: the server see
   socket.destroy();
   await closed;
   t.pass('the waiting answer was closed: the grid can give back what it held');
+});
+
+t.test('an idle kept-alive client connection is closed; one waiting for a slow answer is not', async (t) => {
+  const inside = await recorder((req, body, res) => {
+    const out = '{"value":null}';
+    setTimeout(() => res.writeHead(200, { 'content-type': 'application/json', 'content-length': out.length }).end(out), req.url === '/slow' ? 600 : 0);
+  });
+  t.teardown(() => inside.server.close());
+  const { port } = await door(inside.server, () => 1, [], 200);
+  const slow = await talk(port, [get('/slow')], 1);
+  t.match(slow.text, /^HTTP\/1\.1 200 /, 'an answer three idle periods late still arrives');
+  const started = Date.now();
+  const closed = await new Promise<number>((resolve) => {
+    slow.socket.once('close', () => resolve(Date.now() - started));
+    if (slow.socket.destroyed) resolve(0);
+  });
+  t.ok(closed < 1000, `then, with nothing asked, the door closed the connection (${closed} ms)`);
 });

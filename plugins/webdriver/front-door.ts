@@ -32,6 +32,8 @@ const HEAD_LIMIT = 64 * 1024;
 /** Unhandled client bytes at which the door stops reading the client until it catches up. */
 const PAUSE_AT = 1024 * 1024;
 const EMPTY: Buffer = Buffer.alloc(0);
+/** A kept-alive client connection with nothing asked for this long is closed (node:http's keepAliveTimeout did this before). */
+export const CLIENT_IDLE_MS = 60_000;
 
 export interface FrontDoor {
   server: Server;
@@ -39,12 +41,12 @@ export interface FrontDoor {
   closeAll(): void;
 }
 
-export function frontDoor(http: HttpServer, route: Router): FrontDoor {
+export function frontDoor(http: HttpServer, route: Router, idleMs = CLIENT_IDLE_MS): FrontDoor {
   const open = new Set<Socket>();
   const server = createServer((client) => {
     open.add(client);
     client.once('close', () => open.delete(client));
-    new Conversation(client, http, route);
+    new Conversation(client, http, route, idleMs);
   });
   return {
     server,
@@ -97,8 +99,16 @@ class Conversation {
     private readonly client: Socket,
     private readonly http: HttpServer,
     private readonly route: Router,
+    idleMs: number,
   ) {
     client.setNoDelay(true);
+    // idle: no bytes either way for idleMs; a request still being answered (a queued new session) or a
+    // BiDi connection (handed over) is not idle however quiet it is
+    // (the timer fires once per quiet spell; the next byte either way starts it again)
+    client.setTimeout(idleMs);
+    client.on('timeout', () => {
+      if (!this.busy && !this.handedOver && !this.pending.length) client.destroy();
+    });
     client.on('data', this.onData);
     client.on('end', () => {
       this.clientEnded = true;
