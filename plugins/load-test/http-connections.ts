@@ -1,13 +1,14 @@
 // The connections a worker's users send their requests on (undici).
 //
-// With `connections` 0 (the default: one connection per concurrent request),
-// each user owns one connection per origin, an undici Client, as k6's virtual
-// users and autocannon's connections do: a user's request goes out on it
-// directly. A shared Pool costs more per request (against bench/load.mjs's
-// local server, 5-20% more of the client's CPU, measured): at the moment a user sends its next request, the
-// connection that just answered is not yet free in the Pool's eyes (undici
-// frees it an event-loop turn later), so the Pool scans its clients, queues
-// the request and hands it over on that connection's 'drain' event. A user's
+// With `connections` 0 (the default), each user owns one connection per
+// origin, an undici Client, as k6's virtual users and autocannon's
+// connections do: a user's request goes out on it directly. A shared Pool
+// costs more per request (3-8% more of the client's CPU against
+// bench/load.mjs's local server, in interleaved runs): when a user sends its
+// next request, the connection that just answered is not yet free in the
+// Pool's eyes (undici frees it an event-loop turn later), so the Pool scans
+// its clients, queues the request and hands it over on that connection's
+// 'drain' event. A user's
 // requests made while its own connection is busy (concurrent requests in one
 // step) go to the worker's Agent, on connections of their own, as before.
 //

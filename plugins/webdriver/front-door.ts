@@ -9,6 +9,7 @@
 // one at a time, in order, so answers stay in order whichever way each went.
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { Server as HttpServer } from 'node:http';
+import { hostPort, swapText } from './http.ts';
 import { answerLength, HEAD_END, parseAnswerHead, parseRequestHead, readChunked, type AnswerHead, type RequestHead } from './http-frames.ts';
 import { memorySocketPair, type MemorySocket } from './memory-socket.ts';
 
@@ -165,13 +166,12 @@ class Conversation {
 
   private sendStraight(head: RequestHead, request: Buffer, body: Buffer, straight: Straight): void {
     const { swap } = straight;
-    const payload = swap && body.length && body.includes(swap.client) ? Buffer.from(body.toString().replaceAll(swap.client, swap.upstream)) : body;
+    const payload = swap ? swapText(body, swap.client, swap.upstream) : body;
     const type = head.headers.get('content-type');
-    const host = straight.host.includes(':') ? `[${straight.host}]` : straight.host;
     const upstream = this.upstreamFor(straight);
     this.straightAnswer = { upstream, straight, method: head.method, request, bytesIn: body.length, close: head.close, bytes: EMPTY };
     upstream.cork();
-    upstream.write(`${head.method} ${straight.path} HTTP/1.1\r\nHost: ${host}:${straight.port}\r\n${type ? `Content-Type: ${type}\r\n` : ''}Content-Length: ${payload.length}\r\n\r\n`, 'latin1');
+    upstream.write(`${head.method} ${straight.path} HTTP/1.1\r\nHost: ${hostPort(straight)}\r\n${type ? `Content-Type: ${type}\r\n` : ''}Content-Length: ${payload.length}\r\n\r\n`, 'latin1');
     if (payload.length) upstream.write(payload);
     upstream.uncork();
   }
@@ -240,7 +240,7 @@ class Conversation {
   private deliver(answer: StraightAnswer, body: Buffer): void {
     this.straightAnswer = undefined;
     const { swap } = answer.straight;
-    const out = swap && body.includes(swap.upstream) ? Buffer.from(body.toString().replaceAll(swap.upstream, swap.client)) : body;
+    const out = swap ? swapText(body, swap.upstream, swap.client) : body;
     const head = answer.head!;
     const type = head.headers.get('content-type') ?? 'application/json; charset=utf-8';
     this.client.cork();

@@ -104,9 +104,19 @@ export interface Hop {
   body: Buffer;
 }
 
-/** http://host:port, with IPv6 addresses bracketed. */
+/** host:port as a Host header or URL has it: IPv6 addresses bracketed. */
+export function hostPort(target: { host: string; port: number }): string {
+  return `${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`;
+}
+
+/** http://host:port. */
 export function originOf(target: { host: string; port: number }): string {
-  return `http://${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`;
+  return `http://${hostPort(target)}`;
+}
+
+/** The bytes with every `from` replaced by `to` (the session id swap); the same buffer when there is none. */
+export function swapText(bytes: Buffer, from: string, to: string): Buffer {
+  return bytes.length && bytes.includes(from) ? Buffer.from(bytes.toString().replaceAll(from, to)) : bytes;
 }
 
 /** One request to another process of the grid, body buffered both ways. `signal` aborts it; `timeoutMs` bounds the wait for each part of the answer. */

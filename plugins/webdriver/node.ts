@@ -16,8 +16,7 @@ import { driverCapabilities } from './driver-capabilities.ts';
 import { DriverError, startDriver, type Driver } from './driver.ts';
 import type { WarmDriver } from './driver-pool.ts';
 import { frontDoor, type Straight } from './front-door.ts';
-import { closeServer, hop, listen, parseJson, readBody, sendError, sendJson } from './http.ts';
-import type { RequestHead } from './http-frames.ts';
+import { closeServer, hop, listen, parseJson, readBody, sendError, sendJson, swapText } from './http.ts';
 import { refuseUpgrade, relayUpgrade } from './relay.ts';
 import { appendLog } from './session-log.ts';
 import { terminateSession } from './terminate.ts';
@@ -50,7 +49,10 @@ export class SessionNode {
   private readonly id: string;
   private readonly server = createServer((req, res) => void this.onRequest(req, res));
   /** The endpoint's socket: commands go to the driver as bytes; ending the session and anything else reach `server`. */
-  private readonly door = frontDoor(this.server, (head) => this.straightRoute(head));
+  private readonly door = frontDoor(this.server, (head) => {
+    const prefix = `/session/${this.id}`;
+    return head.target.startsWith(prefix) ? this.straight(head.method, head.target.slice(prefix.length)) : undefined;
+  });
   private driver?: Driver;
   private driverSessionId = '';
   /** The driver's session was deleted cleanly: the driver could serve another session. */
@@ -275,7 +277,7 @@ export class SessionNode {
     const driverId = this.driverSessionId;
     const driver = this.driverTarget!;
     // only bodies that carry the id are rewritten (as text); the rest pass as they are
-    if (body.length && body.includes(this.id)) body = Buffer.from(body.toString().replaceAll(this.id, driverId));
+    body = swapText(body, this.id, driverId);
     let answer;
     try {
       const headers = contentType === undefined || contentType === JSON_TYPE ? driver.headers : driverHeaders(driver.port, contentType);
@@ -284,8 +286,7 @@ export class SessionNode {
       if (!this.ending) void this.end('DFAILURE', `driver unreachable: ${(error as Error).message}`);
       return failure('unknown error', `the driver of session ${this.id} did not answer: ${(error as Error).message}`);
     }
-    let out = answer.body;
-    if (out.includes(driverId)) out = Buffer.from(out.toString().replaceAll(driverId, this.id));
+    const out = swapText(answer.body, driverId, this.id);
     const reply = { status: answer.status, contentType: String(answer.headers['content-type'] ?? JSON_TYPE), body: out };
     if (closing) {
       this.driverSessionId = ''; // the driver has ended it already
@@ -297,24 +298,20 @@ export class SessionNode {
   }
 
   /**
-   * Where a command of this session may go as bytes — the proxy in this
-   * process sends it to the driver itself, the session id swapped — or
-   * undefined while the node cannot take one. Counts as activity.
+   * Where a front door (this node's, or the proxy's in the same process)
+   * sends a command of this session as bytes: to the driver, the session id
+   * swapped. `rest` is the request target after /session/{id}. Undefined for
+   * the command that ends the session (serve() ends the node with it), for
+   * anything that is not a command, and while the node cannot take one. Counts
+   * as activity.
    */
-  straightTarget(): { host: string; port: number; driverSessionId: string } | undefined {
+  straight(method: string, rest: string, answered: Straight['answered'] = () => {}): Straight | undefined {
+    const path = rest.split('?')[0]!;
+    if (!path.startsWith('/') || (method === 'DELETE' && path === '/')) return undefined;
     if (!this.driverSessionId || this.ending || !this.driverTarget) return undefined;
     this.lastSeen = Date.now();
-    return { host: this.driverTarget.host, port: this.driverTarget.port, driverSessionId: this.driverSessionId };
-  }
-
-  /** A command on this node's endpoint the door sends to the driver itself (not the one that ends the session). */
-  private straightRoute(head: RequestHead): Straight | undefined {
-    const prefix = `/session/${this.id}`;
-    const rest = head.target.startsWith(prefix) ? head.target.slice(prefix.length) : undefined;
-    if (rest === undefined || !(rest.startsWith('/') || rest.startsWith('?')) || (head.method === 'DELETE' && rest === '/')) return undefined;
-    const driver = this.straightTarget();
-    if (!driver) return undefined;
-    return { host: driver.host, port: driver.port, path: `/session/${driver.driverSessionId}${rest}`, swap: { client: this.id, upstream: driver.driverSessionId }, answered: () => {} };
+    const { host, port } = this.driverTarget;
+    return { host, port, path: `/session/${this.driverSessionId}${rest}`, swap: { client: this.id, upstream: this.driverSessionId }, answered };
   }
 
   /** BiDi: /session/{id}/se/bidi → the driver's own WebSocket URL. */

@@ -94,27 +94,17 @@ export function proxyRole(ctx: Ctx): Role {
     const session = SESSION_PATH.exec(path);
     if (!session || !authorizedBy(head.headers.get('authorization'))) return undefined;
     const [, sessionId, rest = '', query = ''] = session as unknown as [string, string, string?, string?];
+    const local = localNodes.get(sessionId);
+    if (local) return local.straight(head.method, rest + query, (status, body, bytesIn) => metrics.count(head.method, status, bytesIn, body.length));
     if (head.method === 'DELETE' && (rest === '' || rest === '/')) return undefined;
-    const local = localNodes.get(sessionId!);
-    if (local) {
-      const driver = local.straightTarget();
-      if (!driver) return undefined;
-      return {
-        host: driver.host,
-        port: driver.port,
-        path: `/session/${driver.driverSessionId}${rest}${query}`,
-        swap: { client: sessionId!, upstream: driver.driverSessionId },
-        answered: (status, body, bytesIn) => metrics.count(head.method, status, bytesIn, body.length),
-      };
-    }
-    const target = routes.get(sessionId!);
+    const target = routes.get(sessionId);
     if (!target) return undefined;
     return {
       host: target.host,
       port: target.port,
       path,
       answered: (status, body, bytesIn) => {
-        if (status === 404 && body.includes('invalid session id')) routes.delete(sessionId!);
+        if (status === 404 && body.includes('invalid session id')) routes.delete(sessionId);
         metrics.count(head.method, status, bytesIn, body.length);
       },
     };
@@ -208,7 +198,7 @@ export function proxyRole(ctx: Ctx): Role {
       const answer = await local.serve(req.method ?? 'GET', path, req.headers['content-type'], body);
       return reply(req, res, { status: answer.status, headers: {}, body: answer.body }, body.length);
     }
-    const target = routes.get(sessionId) ?? (await sessionRoute(sessionId));
+    const target = await sessionRoute(sessionId);
     if (!target) return fail(req, res, await ended(sessionId), body.length);
     let answer: Hop;
     try {
