@@ -113,21 +113,24 @@ t.test("a dead worker is dropped once; its users go back for reassignment with t
   t.same(await members(ctx, ctx.keys.users()), [1, 2, 3, 4], 'no user was lost or duplicated');
 });
 
-t.test('a user is marked running only by the worker it is assigned to', async (t) => {
+t.test('users are marked running only by the worker they are assigned to, many in one call', async (t) => {
   const ctx = fresh();
   await transition(ctx, 'IDLE', 'PREPARING', true);
-  await add(ctx, 1, 1, ['a']);
-  const mark = (workerId: string, status: string) =>
-    ctx.scripts.run('markUser', { keys: { user: { userId: 1 }, active: { workerId } }, args: { workerId, userId: 1, status, now: '5' } });
-  t.equal(await mark('b', 'running'), 0, 'another worker cannot claim it');
-  t.equal(await mark('a', 'running'), 1);
-  t.same(await ctx.backend.send(['SMEMBERS', ctx.keys.workerActiveUsers({ workerId: 'a' })]), ['1']);
+  await add(ctx, 1, 3, ['a', 'b']); // 1 → a, 2 → b, 3 → a
+  const mark = (workerId: string, status: string, userIds: number[]) =>
+    ctx.scripts.run('markUsers', { keys: { active: { workerId }, users: userIds.map((userId) => ({ userId })) }, args: { workerId, status, now: '5', userIds } });
+  t.equal(await mark('b', 'running', [1]), 0, 'another worker cannot claim a user');
+  t.equal(await mark('a', 'running', [1, 2, 3]), 2, "a's users only");
+  t.same(await members(ctx, ctx.keys.workerActiveUsers({ workerId: 'a' })), [1, 3]);
   t.equal(await ctx.backend.send(['HGET', ctx.keys.user({ userId: 1 }), 'status']), 'running');
-  await remove(ctx, 1, 1);
-  t.equal(await mark('a', 'running'), 0, 'a removed user is not brought back');
-  t.equal(await ctx.backend.send(['EXISTS', ctx.keys.user({ userId: 1 })]), 0);
-  await mark('a', 'stopped');
+  t.equal(await ctx.backend.send(['HGET', ctx.keys.user({ userId: 1 }), 'updated_at']), '5');
+  t.equal(await ctx.backend.send(['HGET', ctx.keys.user({ userId: 2 }), 'status']), 'assigned', "b's user untouched");
+  await remove(ctx, 1, 1); // the highest: 3
+  t.equal(await mark('a', 'running', [3]), 0, 'a removed user is not brought back');
+  t.equal(await ctx.backend.send(['EXISTS', ctx.keys.user({ userId: 3 })]), 0);
+  t.equal(await mark('a', 'stopped', [1, 3]), 0);
   t.same(await ctx.backend.send(['SMEMBERS', ctx.keys.workerActiveUsers({ workerId: 'a' })]), []);
+  t.equal(await mark('a', 'running', []), 0, 'no users: nothing to do');
 });
 
 t.test('the resource pool is synced lazily, once, however many workers ask', async (t) => {

@@ -49,9 +49,11 @@ export const scenarios: Scenario<LoadTestConfig, LoadTestKeys>[] = [
       await heartbeat(ctx, 'w1');
       await heartbeat(ctx, 'w2');
       const epoch = await startTest(ctx, ['w1', 'w2']);
-      for (const userId of ['1', '3']) {
-        await ctx.scripts.run('markUser', { keys: { user: { userId }, active: { workerId: 'w1' } }, args: { workerId: 'w1', userId, status: 'running', now: now(ctx) } });
-      }
+      const userIds = ['1', '3'];
+      await ctx.scripts.run('markUsers', {
+        keys: { active: { workerId: 'w1' }, users: userIds.map((userId) => ({ userId })) },
+        args: { workerId: 'w1', status: 'running', now: now(ctx), userIds },
+      });
       await ctx.scripts.run('syncPool', { keys: { resources: {}, available: { name: 'accounts' }, loaded: { name: 'accounts' } }, args: { name: 'accounts' } });
       await ctx.backend.send(['SPOP', ctx.keys.resourceAvailable({ name: 'accounts' })]);
       const last = (await ctx.backend.send(['XREVRANGE', ctx.keys.workerCommands({ workerId: 'w1' }), '+', '-', 'COUNT', 1])) as [string, string[]][];

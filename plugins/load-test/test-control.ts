@@ -406,6 +406,8 @@ export class TestController {
     const { ctx } = this;
     const deadline = performance.now() + ctx.config.gracefulStop * 1000 + 15_000;
     const waiting = new Map(sent);
+    // A worker on the same machine stops its users in milliseconds: poll soon, then less often.
+    let pause = 2;
     while (waiting.size && performance.now() < deadline) {
       const ids = [...waiting.keys()];
       const acks = (await ctx.backend.pipeline(ids.map((workerId) => ['GET', ctx.keys.workerAck({ workerId })]))) as (string | null)[];
@@ -414,7 +416,8 @@ export class TestController {
         const ack = acks[i];
         if ((typeof ack === 'string' && streamIdAtLeast(ack, waiting.get(id)!)) || !alive.has(id)) waiting.delete(id);
       });
-      if (waiting.size) await ctx.clock.sleep(50);
+      if (waiting.size) await ctx.clock.sleep(pause);
+      pause = Math.min(50, pause * 2);
     }
     if (waiting.size) this.log.warn('workers did not acknowledge stop_test in time', { workers: [...waiting.keys()] });
     void run;

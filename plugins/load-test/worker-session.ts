@@ -76,15 +76,15 @@ export class TestSession {
     return this.scheduler ? 'arrival-rate' : 'users';
   }
 
-  async addUser(id: number): Promise<void> {
-    if (this.users.has(id) || this.stopped) return;
-    const task = new UserTask(this, id);
-    this.users.set(id, task);
-    task.start(!this.scheduler);
-    await this.ctx.scripts.run('markUser', {
-      keys: { user: { userId: id }, active: { workerId: this.workerId } },
-      args: { workerId: this.workerId, userId: id, status: 'running', now: this.now() },
-    });
+  /** Starts users (one command batch's), then records them as running in one script call. */
+  async addUsers(ids: readonly number[]): Promise<void> {
+    const added = this.stopped ? [] : ids.filter((id) => !this.users.has(id));
+    for (const id of added) {
+      const task = new UserTask(this, id);
+      this.users.set(id, task);
+      task.start(!this.scheduler);
+    }
+    await this.markUsers('running', added);
     this.scheduler?.start();
   }
 
@@ -93,7 +93,7 @@ export class TestSession {
     if (!task) return;
     await task.stop(this.ctx.config.gracefulStop * 1000);
     this.users.delete(id);
-    await this.markStopped(id);
+    await this.markUsers('stopped', [id]);
   }
 
   /** Stops every user (grace period, then abort), writes the last metrics. Idempotent. */
@@ -101,10 +101,9 @@ export class TestSession {
     return (this.stopped ??= (async () => {
       this.scheduler?.stop();
       const grace = this.ctx.config.gracefulStop * 1000;
-      await Promise.all([...this.users.entries()].map(async ([id, task]) => {
-        await task.stop(grace);
-        await this.markStopped(id).catch(() => {});
-      }));
+      const ids = [...this.users.keys()];
+      await Promise.all([...this.users.values()].map((task) => task.stop(grace)));
+      await this.markUsers('stopped', ids).catch(() => {});
       this.users.clear();
       clearInterval(this.flushTimer);
       await this.flush();
@@ -112,10 +111,11 @@ export class TestSession {
     })());
   }
 
-  private async markStopped(id: number): Promise<void> {
-    await this.ctx.scripts.run('markUser', {
-      keys: { user: { userId: id }, active: { workerId: this.workerId } },
-      args: { workerId: this.workerId, userId: id, status: 'stopped', now: this.now() },
+  private async markUsers(status: 'running' | 'stopped', ids: readonly number[]): Promise<void> {
+    if (!ids.length) return;
+    await this.ctx.scripts.run('markUsers', {
+      keys: { active: { workerId: this.workerId }, users: ids.map((userId) => ({ userId })) },
+      args: { workerId: this.workerId, status, now: this.now(), userIds: ids },
     });
   }
 

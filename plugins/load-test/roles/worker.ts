@@ -39,6 +39,8 @@ export function workerRole(ctx: Ctx): Role {
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   let loop: Promise<void> | undefined;
   let stopping = false;
+  /** Users of the command batch being handled that add_user commands gave: they start together. */
+  const adding: number[] = [];
   const handle: WorkerHandle = { id, session: () => session, signal: ctx.signal };
 
   const statusKey = keys.workerStatus({ workerId: id });
@@ -86,7 +88,7 @@ export function workerRole(ctx: Ctx): Role {
         }
         const user = Number(env.payload.user_id);
         if (typeof env.payload.target_users === 'number') session.targetUsers = env.payload.target_users;
-        if (env.type === 'add_user') await session.addUser(user);
+        if (env.type === 'add_user') adding.push(user); // started with the batch's other new users (startAdded)
         else void session.removeUser(user).catch((err: unknown) => log.warn('user did not stop cleanly', { user, error: (err as Error).message }));
         break;
       }
@@ -104,6 +106,12 @@ export function workerRole(ctx: Ctx): Role {
     }
   }
 
+  async function startAdded(): Promise<void> {
+    const ids = adding.splice(0);
+    if (!ids.length || !session) return;
+    await session.addUsers(ids).catch((err: unknown) => log.error('users not recorded as running', { users: ids.length, error: (err as Error).message }));
+  }
+
   async function readCommands(): Promise<void> {
     const streamKey = keys.workerCommands({ workerId: id });
     const ackKey = keys.workerAck({ workerId: id });
@@ -119,19 +127,24 @@ export function workerRole(ctx: Ctx): Role {
         continue;
       }
       const entries = ((reply as [string, [string, string[]][]][] | null)?.[0]?.[1]) ?? [];
+      if (!entries.length) continue;
       for (const [entryId, fields] of entries) {
         const env = decodeEnvelope(entryId, fields);
         if (!env) log.warn('not a command envelope: skipped', { entryId });
         else {
           try {
+            if (env.type !== 'add_user') await startAdded(); // before what comes next (a removal, a stop) is done
             await handle_(env);
           } catch (err) {
             log.error('command failed', { type: env.type, epoch: env.epoch, error: (err as Error).message });
           }
         }
-        last = entryId;
-        await backend.send(['SET', ackKey, entryId, 'EX', Math.ceil(Math.max(60, config.deadAfter * 10))]);
       }
+      // One acknowledgement for the batch, once every command in it is done (a worker restarted before
+      // it, under the same id, handles the batch again).
+      await startAdded();
+      last = entries.at(-1)![0];
+      await backend.send(['SET', ackKey, last, 'EX', Math.ceil(Math.max(60, config.deadAfter * 10))]);
     }
   }
 
