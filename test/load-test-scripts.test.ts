@@ -117,20 +117,30 @@ t.test('users are marked running only by the worker they are assigned to, many i
   const ctx = fresh();
   await transition(ctx, 'IDLE', 'PREPARING', true);
   await add(ctx, 1, 3, ['a', 'b']); // 1 → a, 2 → b, 3 → a
-  const mark = (workerId: string, status: string, userIds: number[]) =>
-    ctx.scripts.run('markUsers', { keys: { active: { workerId }, users: userIds.map((userId) => ({ userId })) }, args: { workerId, status, now: '5', userIds } });
-  t.equal(await mark('b', 'running', [1]), 0, 'another worker cannot claim a user');
-  t.equal(await mark('a', 'running', [1, 2, 3]), 2, "a's users only");
+  const mark = (workerId: string, userIds: number[]) =>
+    ctx.scripts.run('markRunning', { keys: { active: { workerId }, users: userIds.map((userId) => ({ userId })) }, args: { workerId, now: '5', userIds } });
+  t.equal(await mark('b', [1]), 0, 'another worker cannot claim a user');
+  t.equal(await mark('a', [1, 2, 3]), 2, "a's users only");
   t.same(await members(ctx, ctx.keys.workerActiveUsers({ workerId: 'a' })), [1, 3]);
   t.equal(await ctx.backend.send(['HGET', ctx.keys.user({ userId: 1 }), 'status']), 'running');
   t.equal(await ctx.backend.send(['HGET', ctx.keys.user({ userId: 1 }), 'updated_at']), '5');
   t.equal(await ctx.backend.send(['HGET', ctx.keys.user({ userId: 2 }), 'status']), 'assigned', "b's user untouched");
   await remove(ctx, 1, 1); // the highest: 3
-  t.equal(await mark('a', 'running', [3]), 0, 'a removed user is not brought back');
+  t.equal(await mark('a', [3]), 0, 'a removed user is not brought back');
   t.equal(await ctx.backend.send(['EXISTS', ctx.keys.user({ userId: 3 })]), 0);
-  t.equal(await mark('a', 'stopped', [1, 3]), 0);
-  t.same(await ctx.backend.send(['SMEMBERS', ctx.keys.workerActiveUsers({ workerId: 'a' })]), []);
-  t.equal(await mark('a', 'running', []), 0, 'no users: nothing to do');
+  t.equal(await mark('a', []), 0, 'no users: nothing to do');
+});
+
+t.test('2500 users added and marked running in one call each (more than one SADD of them)', async (t) => {
+  const ctx = fresh();
+  await transition(ctx, 'IDLE', 'PREPARING', true);
+  await add(ctx, 1, 2500, ['a']);
+  t.equal(await ctx.backend.send(['SCARD', ctx.keys.users()]), 2500, 'addUsers added them all (in slices of 1000)');
+  t.equal(await ctx.backend.send(['SCARD', ctx.keys.workerUsers({ workerId: 'a' })]), 2500);
+  const userIds = Array.from({ length: 2500 }, (_, i) => i + 1);
+  const reply = await ctx.scripts.run('markRunning', { keys: { active: { workerId: 'a' }, users: userIds.map((userId) => ({ userId })) }, args: { workerId: 'a', now: '5', userIds } });
+  t.equal(reply, 2500);
+  t.equal(await ctx.backend.send(['SCARD', ctx.keys.workerActiveUsers({ workerId: 'a' })]), 2500);
 });
 
 t.test('the resource pool is synced lazily, once, however many workers ask', async (t) => {

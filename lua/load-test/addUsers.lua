@@ -36,14 +36,20 @@ if #ids == 0 then
   end
 end
 
+local unpack = unpack or table.unpack -- Lua 5.1 (Redis) and 5.3 (embedded)
+local function addAll(key, members) -- in slices: unpack's limit on Redis is about 8000 values
+  for i = 1, #members, 1000 do redis.call('SADD', key, unpack(members, i, math.min(i + 999, #members))) end
+end
+
 local cursor = tonumber(redis.call('GET', KEYS[2]) or '0')
-local out = {}
+local out, added, byWorker = {}, {}, {}
 for n, id in ipairs(ids) do
   local user = type(id) == 'string' and id or string.format('%d', id)
   local worker = workers[(cursor % #workers) + 1]
   cursor = cursor + 1
-  redis.call('SADD', KEYS[1], user)
-  redis.call('SADD', ARGV[2] .. worker .. ':users', user)
+  added[#added + 1] = user
+  byWorker[worker] = byWorker[worker] or {}
+  table.insert(byWorker[worker], user)
   redis.call('HSET', ARGV[1] .. user, 'worker', worker, 'status', 'assigned', 'updated_at', ARGV[4])
   redis.call('XADD', ARGV[2] .. worker .. ':commands', 'MAXLEN', '~', ARGV[6], '*',
     'type', 'add_user', 'command_id', ARGV[5] .. '-' .. n, 'epoch', epoch, 'sent_at', ARGV[4],
@@ -51,5 +57,7 @@ for n, id in ipairs(ids) do
   out[#out + 1] = user
   out[#out + 1] = worker
 end
+addAll(KEYS[1], added)
+for worker, users in pairs(byWorker) do addAll(ARGV[2] .. worker .. ':users', users) end
 redis.call('SET', KEYS[2], string.format('%d', cursor))
 return out

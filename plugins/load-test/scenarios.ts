@@ -50,9 +50,9 @@ export const scenarios: Scenario<LoadTestConfig, LoadTestKeys>[] = [
       await heartbeat(ctx, 'w2');
       const epoch = await startTest(ctx, ['w1', 'w2']);
       const userIds = ['1', '3'];
-      await ctx.scripts.run('markUsers', {
+      await ctx.scripts.run('markRunning', {
         keys: { active: { workerId: 'w1' }, users: userIds.map((userId) => ({ userId })) },
-        args: { workerId: 'w1', status: 'running', now: now(ctx), userIds },
+        args: { workerId: 'w1', now: now(ctx), userIds },
       });
       await ctx.scripts.run('syncPool', { keys: { resources: {}, available: { name: 'accounts' }, loaded: { name: 'accounts' } }, args: { name: 'accounts' } });
       await ctx.backend.send(['SPOP', ctx.keys.resourceAvailable({ name: 'accounts' })]);

@@ -84,7 +84,7 @@ export class TestSession {
       this.users.set(id, task);
       task.start(!this.scheduler);
     }
-    await this.markUsers('running', added);
+    await this.markRunning(added);
     this.scheduler?.start();
   }
 
@@ -93,7 +93,7 @@ export class TestSession {
     if (!task) return;
     await task.stop(this.ctx.config.gracefulStop * 1000);
     this.users.delete(id);
-    await this.markUsers('stopped', [id]);
+    await this.markStopped([id]);
   }
 
   /** Stops every user (grace period, then abort), writes the last metrics. Idempotent. */
@@ -103,7 +103,7 @@ export class TestSession {
       const grace = this.ctx.config.gracefulStop * 1000;
       const ids = [...this.users.keys()];
       await Promise.all([...this.users.values()].map((task) => task.stop(grace)));
-      await this.markUsers('stopped', ids).catch(() => {});
+      await this.markStopped(ids).catch(() => {});
       this.users.clear();
       clearInterval(this.flushTimer);
       await this.flush();
@@ -111,12 +111,18 @@ export class TestSession {
     })());
   }
 
-  private async markUsers(status: 'running' | 'stopped', ids: readonly number[]): Promise<void> {
+  /** Records users as running (only those still assigned to this worker). */
+  private async markRunning(ids: readonly number[]): Promise<void> {
     if (!ids.length) return;
-    await this.ctx.scripts.run('markUsers', {
+    await this.ctx.scripts.run('markRunning', {
       keys: { active: { workerId: this.workerId }, users: ids.map((userId) => ({ userId })) },
-      args: { workerId: this.workerId, status, now: this.now(), userIds: ids },
+      args: { workerId: this.workerId, now: this.now(), userIds: ids },
     });
+  }
+
+  private async markStopped(ids: readonly number[]): Promise<void> {
+    if (!ids.length) return;
+    await this.ctx.backend.send(['SREM', this.ctx.keys.workerActiveUsers({ workerId: this.workerId }), ...ids]);
   }
 
   async flush(): Promise<void> {
