@@ -4,6 +4,7 @@
 // of run: coord (a test on an orchestrator's controller), autocannon, and
 // undici's dispatch alone on coord's connections (the floor of coord's client).
 import { fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -14,8 +15,10 @@ export const CONNECTIONS = 50;
 export const scenario = join(here, 'load-scenario.mjs');
 
 /**
- * Starts the server; `measure(run)` gives the requests it saw during run(), per second, this process's CPU µs per
- * request, the server's, and the connections the server accepted.
+ * Starts the server; `measure(run, window)` gives the requests it saw during run(), per second, this process's CPU µs
+ * per request, the server's, and the connections the server accepted; with a window [from, to] (seconds after the run
+ * started), also `steady`: requests per second and CPU µs per request (both processes) within it, which leaves out
+ * each tool's start (connections, and for coord the users' assignment through Redis) and stop.
  */
 export async function startTarget() {
   const server = fork(join(here, 'load-server.mjs'));
@@ -25,25 +28,60 @@ export async function startTarget() {
       server.once('message', resolve);
       server.send({ type: 'count' });
     });
-  async function measure(run) {
-    const before = await served();
-    const cpu = process.cpuUsage();
-    const started = performance.now();
-    await run();
-    const seconds = (performance.now() - started) / 1000;
-    const used = process.cpuUsage(cpu);
-    const after = await served();
-    const requests = after.count - before.count;
+  let cpuOf = ownCpuUs;
+  const sample = async () => ({ at: performance.now(), cpuUs: cpuOf(), server: await served() });
+  const between = (a, b) => {
+    const requests = b.server.count - a.server.count;
     return {
       requests,
-      seconds,
-      rps: requests / seconds,
-      cpuUs: (used.user + used.system) / requests,
-      serverCpuUs: (after.cpuUs - before.cpuUs) / requests,
-      connections: after.connections - before.connections,
+      seconds: (b.at - a.at) / 1000,
+      rps: requests / ((b.at - a.at) / 1000),
+      cpuUs: (b.cpuUs - a.cpuUs) / requests,
+      serverCpuUs: (b.server.cpuUs - a.server.cpuUs) / requests,
     };
+  };
+  /** `cpu`: the CPU µs so far of the process that makes the requests (default: this one). */
+  async function measure(run, window, cpu = ownCpuUs) {
+    cpuOf = cpu;
+    const before = await sample();
+    const done = run();
+    let steady;
+    if (window) {
+      await sleep(window[0] * 1000 - (performance.now() - before.at));
+      const from = await sample();
+      await sleep(window[1] * 1000 - (performance.now() - before.at));
+      steady = between(from, await sample());
+    }
+    await done;
+    const after = await sample();
+    return { ...between(before, after), connections: after.server.connections - before.server.connections, steady };
   }
   return { url: `http://127.0.0.1:${port}`, measure, stop: () => server.kill() };
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+function ownCpuUs() {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+}
+
+/** CPU µs a process has used so far (Linux: /proc/<pid>/stat, in clock ticks of 10 ms). */
+export function processCpuUs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000; // utime, stime
+}
+
+/** autocannon in its own process (bench/load-autocannon.mjs), started and ready: `run()` runs it once, `stop()` ends it. */
+export async function autocannonProcess(url, seconds) {
+  const child = fork(join(here, 'load-autocannon.mjs'), [url, String(CONNECTIONS), String(seconds)]);
+  await new Promise((resolve) => child.once('message', resolve));
+  const run = () =>
+    new Promise((resolve) => {
+      child.once('message', resolve);
+      child.send('go');
+    });
+  return { pid: child.pid, run, stop: () => child.disconnect() };
 }
 
 /** A load test of `seconds` on an orchestrator's controller, CONNECTIONS users at once. */

@@ -6,7 +6,10 @@
 //  2. the same worker with metrics recorded vs not recorded (goal ≤ 5% drop);
 //  3. two worker processes vs one, on real Redis.
 // Requests and connections are counted by the server, so every tool is
-// measured the same way; the server's CPU per request is reported too.
+// measured the same way; the server's CPU per request is reported too. Each
+// run is measured whole (the tool's start to its end: coord's includes its
+// test's start and stop through Redis) and over a steady window in its middle
+// (what the tool sustains once running).
 // On a shared machine a run's throughput moves by tens of percent with what
 // else runs, so the runs of a comparison are interleaved (the order turned
 // round every round, so drift weighs on each side alike), each ratio is taken
@@ -32,14 +35,16 @@ import { ResultAggregator } from '../dist/plugins/load-test/results.js';
 import { controllerOf } from '../dist/plugins/load-test/roles/orchestrator.js';
 import { coord } from '../dist/test/support/cli.js';
 import { startRedis } from '../dist/test/support/redis.js';
-import { CONNECTIONS, autocannonRun as autocannonOn, coordRun as coordOn, startTarget, undiciRun as undiciOn } from './load-runs.mjs';
+import { CONNECTIONS, autocannonProcess, autocannonRun as autocannonOn, coordRun as coordOn, processCpuUs, startTarget, undiciRun as undiciOn } from './load-runs.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SECONDS = 5;
+/** The steady-state window of a run (seconds after its start): without either tool's start and stop. */
+const WINDOW = [1, SECONDS - 1];
 /** Rounds of the in-process comparisons (autocannon, undici alone, metrics on, metrics off). */
-const ROUNDS = 10;
-/** Rounds of the 1-vs-2-workers comparison. */
-const WORKER_ROUNDS = 5;
+const ROUNDS = 12;
+/** Rounds of the worker-process comparisons (autocannon in its own process, one worker, two workers). */
+const WORKER_ROUNDS = 10;
 const load = () => loadavg().map((n) => n.toFixed(2)).join(', ');
 const loadBefore = load();
 
@@ -78,7 +83,7 @@ const runs = { autocannon: [], undici: [], on: [], off: [] };
 for (let round = 0; round < ROUNDS; round++) {
   // Metrics on stands next to autocannon and to metrics off in every round: the two goals' runs are back to back.
   const order = round % 2 === 0 ? ['autocannon', 'on', 'off', 'undici'] : ['undici', 'off', 'on', 'autocannon'];
-  for (const name of order) runs[name].push(await measure(runOf(name)));
+  for (const name of order) runs[name].push(await measure(runOf(name), WINDOW));
 }
 await local.stop('bench');
 
@@ -110,8 +115,9 @@ const metricsCosts = [];
 for (let i = 0; i < 3; i++) metricsCosts.push(await metricsCost(Math.round(rps(runs.on))));
 const metricsPath = median(metricsCosts);
 
-// 1 vs 2 worker processes on real Redis, the orchestrator in this process; the second worker is stopped and
-// started again between rounds, so the two sides alternate too.
+// Worker processes on real Redis, the orchestrator in this process: one worker process vs autocannon in a process of
+// its own (each the only client process), and two worker processes vs one. The second worker is stopped and started
+// again between rounds, so the sides alternate; one worker runs next to autocannon in every round.
 const redis = await startRedis();
 const prefix = '{bench}:';
 const common = ['--redis', redis.url, '--prefix', prefix];
@@ -129,12 +135,19 @@ const stopWorker = async (p) => {
   p.kill('SIGTERM');
   await p.exited;
 };
+const workersCpu = (...ps) => () => ps.reduce((sum, p) => sum + processCpuUs(p.child.pid), 0);
 const w1 = await startWorker('w1');
 let w2 = await startWorker('w2');
 for (let i = 0; i < 2; i++) await measure(coordRun(true, remoteController, 2)); // warms both workers
-const workerRuns = { one: [], two: [] };
+const workerRuns = { autocannon: [], one: [], two: [] };
 for (let round = 0; round < WORKER_ROUNDS; round++) {
-  for (const name of round % 2 === 0 ? ['two', 'one'] : ['one', 'two']) {
+  for (const name of round % 2 === 0 ? ['autocannon', 'one', 'two'] : ['two', 'one', 'autocannon']) {
+    if (name === 'autocannon') {
+      const ac = await autocannonProcess(url, SECONDS);
+      workerRuns.autocannon.push(await measure(ac.run, WINDOW, () => processCpuUs(ac.pid)));
+      ac.stop();
+      continue;
+    }
     if (name === 'one' && w2) {
       await stopWorker(w2);
       w2 = undefined;
@@ -143,7 +156,7 @@ for (let round = 0; round < WORKER_ROUNDS; round++) {
       w2 = await startWorker('w2');
       await measure(coordRun(true, remoteController, 1)); // its JIT
     }
-    workerRuns[name].push(await measure(coordRun(true, remoteController)));
+    workerRuns[name].push(await measure(coordRun(true, remoteController), WINDOW, name === 'one' ? workersCpu(w1) : workersCpu(w1, w2)));
   }
 }
 await remote.stop('bench');
@@ -152,44 +165,80 @@ if (w2) await stopWorker(w2);
 await redis.stop();
 stopServer();
 
-/** Median over the rounds of a/b, each round's two runs side by side. */
-const pairedRatio = (a, b, of = 'rps') => median(a.map((r, i) => r[of] / b[i][of]));
+/** Median over the rounds of a/b, each round's two runs side by side; with `steady`, of their steady windows. */
+const ratios = (a, b, of, steady) => a.map((r, i) => (steady ? r.steady[of] / b[i].steady[of] : r[of] / b[i][of]));
+const pairedRatio = (a, b, of = 'rps', steady = false) => median(ratios(a, b, of, steady));
+/** The middle half of the rounds' ratios: how far the machine moved them. */
+const spread = (a, b, of = 'rps', steady = false) => {
+  const s = ratios(a, b, of, steady).sort((x, y) => x - y);
+  return `${s[Math.floor(s.length / 4)].toFixed(2)}–${s[Math.ceil((3 * s.length) / 4) - 1].toFixed(2)}`;
+};
+const steadyOf = (list) => list.map((r) => r.steady);
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 const onVsAc = pairedRatio(runs.on, runs.autocannon);
+const onVsAcSteady = pairedRatio(runs.on, runs.autocannon, 'rps', true);
 const undiciVsAc = pairedRatio(runs.undici, runs.autocannon);
+const undiciVsAcSteady = pairedRatio(runs.undici, runs.autocannon, 'rps', true);
 const onVsUndici = pairedRatio(runs.on, runs.undici);
 const cpuOnVsAc = pairedRatio(runs.on, runs.autocannon, 'cpuUs');
+const cpuOnVsAcSteady = pairedRatio(runs.on, runs.autocannon, 'cpuUs', true);
 const onVsOff = pairedRatio(runs.on, runs.off);
+const onVsOffSteady = pairedRatio(runs.on, runs.off, 'rps', true);
 const cpuOnVsOff = pairedRatio(runs.on, runs.off, 'cpuUs');
 const twoVsOne = pairedRatio(workerRuns.two, workerRuns.one);
 const list = (xs, of = 'rps') => xs.map((r) => fmt(r[of])).join(', ');
+const row = (name, list) =>
+  `| ${name} | ${fmt(rps(list))} | ${fmt(cpu(list))} | ${fmt(rps(steadyOf(list)))} | ${fmt(cpu(steadyOf(list)))} | ${fmt(serverCpu(list))} | ${connections(list)} |`;
 const table = `# load-test throughput
 
 \`node bench/load.mjs\` — ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}).
 Load average (1, 5, 15 min) before the bench: ${loadBefore}; after: ${load()}.
 One local HTTP server (Node, its own process) answers \`ok\`; requests are counted by the server.
 ${CONNECTIONS} connections (autocannon) = ${CONNECTIONS} users (coord), each on its own connection (undici's Client; load-test.connections 0, the default), ${SECONDS} s per run,
-${ROUNDS} rounds after warm-up runs, the runs of a round in turned-round order; a ratio is the median of the rounds' ratios.
+${ROUNDS} rounds after warm-up runs, the runs of a round in turned-round order; a ratio is the median of the rounds' ratios, with the
+middle half of the rounds' ratios beside it (how much the machine moved them).
+**Whole run**: from the tool's start to its end, so a coord run includes its test's start and stop (users assigned by Lua scripts
+on the embedded backend, connections opened, users stopped, last metrics written and read). **Steady**: the same runs between
+${WINDOW[0]} s and ${WINDOW[1]} s after their start: what the load generator sustains, without either tool's start and stop.
 The server and the load generators share the machine's cores. CPU µs/request: the load generator's process's CPU time
-(the load generator, and coord's orchestrator, embedded Redis and worker) over the requests the server saw;
-a coord run includes its test's start and stop (users assigned by Lua scripts, connections opened and closed).
+over the requests the server saw (all in one process: the load generator, and coord's orchestrator, embedded Redis and
+worker; processes apart: autocannon's process, or the worker processes, read from /proc).
+Two shapes: **all in one process** (autocannon, or \`coord load run\`'s orchestrator, embedded backend and worker, in the
+bench's process) and **processes apart** (autocannon's own process, as its CLI runs, started ahead; or worker processes as
+deployed on load machines, with the orchestrator and Redis elsewhere: here the bench's process and a redis-server).
 "Undici's dispatch alone" sends the same requests on coord's connections (a Client per user, pipelining 1) from a callback per
 response, with no scenario, promise or metrics: what coord's HTTP library costs by itself. Server CPU µs/request: the server's
 process (it answers every client alike; what it costs per request moves with how the requests arrive).
 
-| comparison | requests/s (median) | CPU µs/request | server CPU µs/request | connections | ratio (median of rounds) | goal |
-|---|---:|---:|---:|---:|---|---|
-| autocannon, ${CONNECTIONS} connections | ${fmt(rps(runs.autocannon))} | ${fmt(cpu(runs.autocannon))} | ${fmt(serverCpu(runs.autocannon))} | ${connections(runs.autocannon)} | 1.00 | |
-| undici's dispatch alone, coord's connections (the floor of coord's client) | ${fmt(rps(runs.undici))} | ${fmt(cpu(runs.undici))} | ${fmt(serverCpu(runs.undici))} | ${connections(runs.undici)} | ${undiciVsAc.toFixed(2)}× autocannon | |
-| coord, one worker (in process, embedded backend), metrics on | ${fmt(rps(runs.on))} | ${fmt(cpu(runs.on))} | ${fmt(serverCpu(runs.on))} | ${connections(runs.on)} | ${onVsAc.toFixed(2)}× autocannon (${onVsUndici.toFixed(2)}× undici alone); CPU per request ${cpuOnVsAc.toFixed(2)}× autocannon's | ≥ 1.0× |
-| coord, one worker, metrics off | ${fmt(rps(runs.off))} | ${fmt(cpu(runs.off))} | ${fmt(serverCpu(runs.off))} | ${connections(runs.off)} | metrics on = ${onVsOff.toFixed(3)}× off (${((1 - onVsOff) * 100).toFixed(1)}% drop); CPU per request ${cpuOnVsOff.toFixed(3)}× | ≤ 5% drop |
-| metrics alone (record, flush, merge, result) at ${fmt(rps(runs.on))} requests/s | | ${metricsPath.toFixed(2)} | | | ${((metricsPath / cpu(runs.on)) * 100).toFixed(1)}% of coord's CPU per request: the drop when the client's CPU is the limit | ≤ 5% drop |
-| coord, 1 worker process on Redis | ${fmt(rps(workerRuns.one))} | | | ${connections(workerRuns.one)} | 1.00 | |
-| coord, 2 worker processes on Redis | ${fmt(rps(workerRuns.two))} | | | ${connections(workerRuns.two)} | ${twoVsOne.toFixed(2)}× one worker | |
+| load generator | whole run: requests/s (median) | CPU µs/request | steady: requests/s | CPU µs/request | server CPU µs/request | connections |
+|---|---:|---:|---:|---:|---:|---:|
+${row(`autocannon, ${CONNECTIONS} connections`, runs.autocannon)}
+${row("undici's dispatch alone, coord's connections (the floor of coord's client)", runs.undici)}
+${row('coord, one worker (in process, embedded backend), metrics on', runs.on)}
+${row('coord, one worker, metrics off', runs.off)}
+| **processes apart** (the orchestrator in the bench's process, on Redis) | | | | | | |
+${row(`autocannon in its own process, ${CONNECTIONS} connections`, workerRuns.autocannon)}
+${row('coord, 1 worker process (`coord run --plugin load-test --role worker`)', workerRuns.one)}
+${row('coord, 2 worker processes (CPU: both)', workerRuns.two)}
 
-Runs (requests/s, in round order): autocannon ${list(runs.autocannon)}; undici alone ${list(runs.undici)}; metrics on ${list(runs.on)}; off ${list(runs.off)};
-1 worker ${list(workerRuns.one)}; 2 workers ${list(workerRuns.two)}.
-CPU µs/request: autocannon ${list(runs.autocannon, 'cpuUs')}; undici alone ${list(runs.undici, 'cpuUs')}; metrics on ${list(runs.on, 'cpuUs')}; off ${list(runs.off, 'cpuUs')}.
+| comparison (median of the rounds' ratios; middle half) | whole run | steady | goal |
+|---|---|---|---|
+| one worker process vs autocannon's process, requests/s | **${pairedRatio(workerRuns.one, workerRuns.autocannon).toFixed(2)}×** (${spread(workerRuns.one, workerRuns.autocannon)}) | **${pairedRatio(workerRuns.one, workerRuns.autocannon, 'rps', true).toFixed(2)}×** (${spread(workerRuns.one, workerRuns.autocannon, 'rps', true)}) | ≥ 1.0× |
+| one worker process vs autocannon's process, CPU per request | ${pairedRatio(workerRuns.one, workerRuns.autocannon, 'cpuUs').toFixed(2)}× (${spread(workerRuns.one, workerRuns.autocannon, 'cpuUs')}) | ${pairedRatio(workerRuns.one, workerRuns.autocannon, 'cpuUs', true).toFixed(2)}× (${spread(workerRuns.one, workerRuns.autocannon, 'cpuUs', true)}) | |
+| all in one process (\`coord load run\`'s shape: orchestrator, embedded backend, worker) vs autocannon in that process, requests/s | **${onVsAc.toFixed(2)}×** (${spread(runs.on, runs.autocannon)}) | **${onVsAcSteady.toFixed(2)}×** (${spread(runs.on, runs.autocannon, 'rps', true)}) | ≥ 1.0× |
+| all in one process vs autocannon in it, CPU per request | ${cpuOnVsAc.toFixed(2)}× (${spread(runs.on, runs.autocannon, 'cpuUs')}) | ${cpuOnVsAcSteady.toFixed(2)}× (${spread(runs.on, runs.autocannon, 'cpuUs', true)}) | |
+| undici's dispatch alone vs autocannon, requests/s | ${undiciVsAc.toFixed(2)}× | ${undiciVsAcSteady.toFixed(2)}× | |
+| coord vs undici's dispatch alone, requests/s | ${onVsUndici.toFixed(2)}× | ${pairedRatio(runs.on, runs.undici, 'rps', true).toFixed(2)}× | |
+| metrics on vs off, requests/s | ${onVsOff.toFixed(3)}× (${((1 - onVsOff) * 100).toFixed(1)}% drop) | ${onVsOffSteady.toFixed(3)}× (${((1 - onVsOffSteady) * 100).toFixed(1)}% drop) | ≤ 5% drop |
+| metrics on vs off, CPU per request | ${cpuOnVsOff.toFixed(3)}× | ${pairedRatio(runs.on, runs.off, 'cpuUs', true).toFixed(3)}× | |
+| metrics alone (record, flush, merge, result) at ${fmt(rps(runs.on))} requests/s: ${metricsPath.toFixed(2)} CPU µs/request | ${((metricsPath / cpu(runs.on)) * 100).toFixed(1)}% of coord's CPU per request: the drop when the client's CPU is the limit | | ≤ 5% drop |
+| 2 worker processes vs 1, on Redis, requests/s | ${twoVsOne.toFixed(2)}× | | |
+
+Runs (whole-run requests/s, in round order): autocannon ${list(runs.autocannon)}; undici alone ${list(runs.undici)}; metrics on ${list(runs.on)}; off ${list(runs.off)};
+autocannon's process ${list(workerRuns.autocannon)}; 1 worker ${list(workerRuns.one)}; 2 workers ${list(workerRuns.two)}.
+Steady requests/s: autocannon ${list(steadyOf(runs.autocannon))}; undici alone ${list(steadyOf(runs.undici))}; metrics on ${list(steadyOf(runs.on))}; off ${list(steadyOf(runs.off))};
+autocannon's process ${list(steadyOf(workerRuns.autocannon))}; 1 worker ${list(steadyOf(workerRuns.one))}; 2 workers ${list(steadyOf(workerRuns.two))}.
+Whole-run CPU µs/request: autocannon ${list(runs.autocannon, 'cpuUs')}; undici alone ${list(runs.undici, 'cpuUs')}; metrics on ${list(runs.on, 'cpuUs')}; off ${list(runs.off, 'cpuUs')}.
 `;
 writeFileSync(join(here, 'results/load.md'), table);
 console.log(table);
