@@ -4,7 +4,6 @@
 // of run: coord (a test on an orchestrator's controller), autocannon, and
 // undici's dispatch alone on coord's connections (the floor of coord's client).
 import { fork } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -28,8 +27,7 @@ export async function startTarget() {
       server.once('message', resolve);
       server.send({ type: 'count' });
     });
-  let cpuOf = ownCpuUs;
-  const sample = async () => ({ at: performance.now(), cpuUs: cpuOf(), server: await served() });
+  const sample = async (cpu) => ({ at: performance.now(), cpuUs: cpu(), server: await served() });
   const between = (a, b) => {
     const requests = b.server.count - a.server.count;
     return {
@@ -42,18 +40,17 @@ export async function startTarget() {
   };
   /** `cpu`: the CPU µs so far of the process that makes the requests (default: this one). */
   async function measure(run, window, cpu = ownCpuUs) {
-    cpuOf = cpu;
-    const before = await sample();
+    const before = await sample(cpu);
     const done = run();
     let steady;
     if (window) {
       await sleep(window[0] * 1000 - (performance.now() - before.at));
-      const from = await sample();
+      const from = await sample(cpu);
       await sleep(window[1] * 1000 - (performance.now() - before.at));
-      steady = between(from, await sample());
+      steady = between(from, await sample(cpu));
     }
     await done;
-    const after = await sample();
+    const after = await sample(cpu);
     return { ...between(before, after), connections: after.server.connections - before.server.connections, steady };
   }
   return { url: `http://127.0.0.1:${port}`, measure, stop: () => server.kill() };
@@ -64,12 +61,6 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, m
 function ownCpuUs() {
   const { user, system } = process.cpuUsage();
   return user + system;
-}
-
-/** CPU µs a process has used so far (Linux: /proc/<pid>/stat, in clock ticks of 10 ms). */
-export function processCpuUs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000; // utime, stime
 }
 
 /** autocannon in its own process (bench/load-autocannon.mjs), started and ready: `run()` runs it once, `stop()` ends it. */

@@ -35,7 +35,8 @@ import { ResultAggregator } from '../dist/plugins/load-test/results.js';
 import { controllerOf } from '../dist/plugins/load-test/roles/orchestrator.js';
 import { coord } from '../dist/test/support/cli.js';
 import { startRedis } from '../dist/test/support/redis.js';
-import { CONNECTIONS, autocannonProcess, autocannonRun as autocannonOn, coordRun as coordOn, processCpuUs, startTarget, undiciRun as undiciOn } from './load-runs.mjs';
+import { processesCpuUs } from './proc-cpu.mjs';
+import { CONNECTIONS, autocannonProcess, autocannonRun as autocannonOn, coordRun as coordOn, startTarget, undiciRun as undiciOn } from './load-runs.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SECONDS = 5;
@@ -135,7 +136,7 @@ const stopWorker = async (p) => {
   p.kill('SIGTERM');
   await p.exited;
 };
-const workersCpu = (...ps) => () => ps.reduce((sum, p) => sum + processCpuUs(p.child.pid), 0);
+const workersCpu = (...ps) => () => processesCpuUs(ps.map((p) => p.child.pid));
 const w1 = await startWorker('w1');
 let w2 = await startWorker('w2');
 for (let i = 0; i < 2; i++) await measure(coordRun(true, remoteController, 2)); // warms both workers
@@ -144,7 +145,7 @@ for (let round = 0; round < WORKER_ROUNDS; round++) {
   for (const name of round % 2 === 0 ? ['autocannon', 'one', 'two'] : ['two', 'one', 'autocannon']) {
     if (name === 'autocannon') {
       const ac = await autocannonProcess(url, SECONDS);
-      workerRuns.autocannon.push(await measure(ac.run, WINDOW, () => processCpuUs(ac.pid)));
+      workerRuns.autocannon.push(await measure(ac.run, WINDOW, () => processesCpuUs([ac.pid])));
       ac.stop();
       continue;
     }

@@ -9,13 +9,14 @@
 // a loaded machine does not distort the way it distorts latency.
 // Run: npx tsc -p . && node bench/webdriver.mjs (SESSIONS=…, COMMANDS=… to change the counts)
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { request, Agent } from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { coord } from '../dist/test/support/cli.js';
 import { freePort, startRedis } from '../dist/test/support/redis.js';
 import { newSessionBody } from '../dist/test/support/webdriver.js';
+import { processesCpuUs } from './proc-cpu.mjs';
 
 const SESSIONS = Number(process.env.SESSIONS ?? 20);
 const COMMANDS = Number(process.env.COMMANDS ?? 1000);
@@ -84,12 +85,8 @@ async function timeTitle(port, id, into) {
   if (answer.body.value !== 'bench') throw new Error(`unexpected title ${JSON.stringify(answer.body)}`);
 }
 
-/** CPU time (ms) the processes have used so far: user + system, from /proc (clock ticks of 10 ms). */
-const cpuMs = (pids) =>
-  pids.reduce((sum, pid) => {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return sum + (Number(fields[11]) + Number(fields[12])) * 10;
-  }, 0);
+/** CPU time (ms) the processes have used so far. */
+const cpuMs = (pids) => processesCpuUs(pids) / 1000;
 
 /** Both measures against one grid, interleaved with the same against the running chromedriver. */
 async function measure(gridPort, apiPort, pids) {

@@ -18,6 +18,7 @@
 -- ARGV[9] target                         the target number of users (sent in the payload)
 -- ARGV[10..] workers                     alive worker ids, in snapshot order
 -- Returns a flat list {userId, workerId, ...} or {'err', CODE, detail}.
+-- @include sets
 local state = redis.call('GET', KEYS[3]) or 'IDLE'
 if state ~= 'PREPARING' and state ~= 'RUNNING' then return {'err', 'NOT_RUNNING', state} end
 local epoch = redis.call('GET', KEYS[4]) or '0'
@@ -34,11 +35,6 @@ if #ids == 0 then
     ids[#ids + 1] = next
     next = next + 1
   end
-end
-
-local unpack = unpack or table.unpack -- Lua 5.1 (Redis) and 5.3 (embedded)
-local function addAll(key, members) -- in slices: unpack's limit on Redis is about 8000 values
-  for i = 1, #members, 1000 do redis.call('SADD', key, unpack(members, i, math.min(i + 999, #members))) end
 end
 
 local cursor = tonumber(redis.call('GET', KEYS[2]) or '0')

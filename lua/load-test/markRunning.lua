@@ -8,23 +8,14 @@
 -- ARGV[2] now
 -- ARGV[3..] userIds
 -- Returns how many of the users it marked running.
-local unpack = unpack or table.unpack -- Lua 5.1 (Redis) and 5.3 (embedded)
+-- @include sets
 local marked = {}
-local function addMarked()
-  if #marked > 0 then redis.call('SADD', KEYS[1], unpack(marked)) end
-end
-local count = 0
 for i = 3, #ARGV do
   local userKey = KEYS[i - 1]
   if redis.call('HGET', userKey, 'worker') == ARGV[1] then
     redis.call('HSET', userKey, 'status', 'running', 'updated_at', ARGV[2])
     marked[#marked + 1] = ARGV[i]
-    count = count + 1
-    if #marked == 1000 then -- unpack's limit on Redis is about 8000 values
-      addMarked()
-      marked = {}
-    end
   end
 end
-addMarked()
-return count
+addAll(KEYS[1], marked)
+return #marked

@@ -213,7 +213,7 @@ class Conversation {
         return void upstream.destroy();
       }
       if (!whole) return;
-      body = whole.body;
+      body = whole;
     } else {
       if (answer.bytes.length < answer.length!) return;
       body = answer.bytes.subarray(0, answer.length);

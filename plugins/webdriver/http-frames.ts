@@ -57,8 +57,8 @@ export function answerLength(head: AnswerHead, requestMethod: string): number | 
   return length !== undefined && /^\d{1,15}$/.test(length) ? Number(length) : 'close';
 }
 
-/** A whole chunked body at the start of `bytes`: the data and the bytes it took, or undefined while incomplete. */
-export function readChunked(bytes: Buffer): { body: Buffer; used: number } | undefined {
+/** A whole chunked body at the start of `bytes`, or undefined while incomplete. */
+export function readChunked(bytes: Buffer): Buffer | undefined {
   const parts: Buffer[] = [];
   let at = 0;
   for (;;) {
@@ -69,8 +69,7 @@ export function readChunked(bytes: Buffer): { body: Buffer; used: number } | und
     at = lineEnd + 2;
     if (size === 0) {
       // trailers, then an empty line
-      const end = bytes.indexOf('\r\n\r\n', at - 2);
-      return end === -1 ? undefined : { body: Buffer.concat(parts), used: end + 4 };
+      return bytes.indexOf('\r\n\r\n', at - 2) === -1 ? undefined : Buffer.concat(parts);
     }
     if (bytes.length < at + size + 2) return undefined;
     parts.push(bytes.subarray(at, at + size));

@@ -39,6 +39,11 @@ export function advertisedHost(bound: string, advertise?: string): string {
   return bound === '0.0.0.0' || bound === '::' ? hostname() : bound;
 }
 
+/** DELETE /session/{id}: the command that ends a session (`rest`: the path after /session/{id}, without the query). */
+export function endsSession(method: string, rest: string): boolean {
+  return method === 'DELETE' && (rest === '' || rest === '/');
+}
+
 export class SessionNode {
   /** Resolves with why the node ended, once it has released everything. */
   readonly finished: Promise<string>;
@@ -273,7 +278,7 @@ export class SessionNode {
       return failure('invalid session id', `no session ${/^\/session\/([^/?]+)/.exec(url)?.[1] ?? ''} on this node`);
     }
     this.lastSeen = Date.now();
-    const closing = method === 'DELETE' && (url === prefix || url === prefix + '/');
+    const closing = endsSession(method, url.slice(prefix.length));
     const driverId = this.driverSessionId;
     const driver = this.driverTarget!;
     // only bodies that carry the id are rewritten (as text); the rest pass as they are
@@ -307,7 +312,7 @@ export class SessionNode {
    */
   straight(method: string, rest: string, answered: Straight['answered'] = () => {}): Straight | undefined {
     const path = rest.split('?')[0]!;
-    if (!path.startsWith('/') || (method === 'DELETE' && path === '/')) return undefined;
+    if (!path.startsWith('/') || endsSession(method, path)) return undefined;
     if (!this.driverSessionId || this.ending || !this.driverTarget) return undefined;
     this.lastSeen = Date.now();
     const { host, port } = this.driverTarget;

@@ -13,7 +13,7 @@ import { frontDoor, type Straight } from '../front-door.ts';
 import { closeServer, forwardHeaders, hop, listen, originOf, readBody, sendError, type Hop } from '../http.ts';
 import type { RequestHead } from '../http-frames.ts';
 import { HttpMetrics } from '../http-metrics.ts';
-import { localNodes } from '../node.ts';
+import { endsSession, localNodes } from '../node.ts';
 import { refuseUpgrade, relayUpgrade } from '../relay.ts';
 import { gridCapacity } from '../status.ts';
 import { errorBody, W3CError } from '../w3c.ts';
@@ -96,7 +96,7 @@ export function proxyRole(ctx: Ctx): Role {
     const [, sessionId, rest = '', query = ''] = session as unknown as [string, string, string?, string?];
     const local = localNodes.get(sessionId);
     if (local) return local.straight(head.method, rest + query, (status, body, bytesIn) => metrics.count(head.method, status, bytesIn, body.length));
-    if (head.method === 'DELETE' && (rest === '' || rest === '/')) return undefined;
+    if (endsSession(head.method, rest)) return undefined;
     const target = routes.get(sessionId);
     if (!target) return undefined;
     return {
@@ -209,7 +209,7 @@ export function proxyRole(ctx: Ctx): Role {
       return fail(req, res, await ended(sessionId), body.length);
     }
     if (answer.status === 404 && answer.body.includes('invalid session id')) routes.delete(sessionId);
-    if (req.method === 'DELETE' && SESSION_PATH.exec(path)?.[2] === undefined) routes.delete(sessionId);
+    if (endsSession(req.method ?? 'GET', SESSION_PATH.exec(path)?.[2] ?? '')) routes.delete(sessionId);
     reply(req, res, answer, body.length);
   }
 
