@@ -67,7 +67,7 @@ export interface Plugin<C = any, K extends Record<string, KeySpec> = any> {
   coord: string;
   description: string;
   contract: ContractSpec<K>;
-  /** Folder of the plugin's Lua scripts (lua/<plugin>/), as a file URL or path. */
+  /** Folder of the plugin's Lua scripts (plugins/<plugin>/lua/), as a file URL or path. */
   scripts?: string | URL;
   config: {
     /** JSON Schema of the plugin's config section, with defaults. */

@@ -1,4 +1,4 @@
-// The Lua script registry. Each script is one file under lua/<plugin>/ whose
+// The Lua script registry. Each script is one file under plugins/<plugin>/lua/ whose
 // header names its KEYS and ARGV:
 //
 //   -- selectWorker: picks a worker and counts the new session.

@@ -144,7 +144,7 @@ t.test('loadScriptDir: libraries come from lib/ beside the scripts and are not s
 });
 
 t.test('the obniz scripts share their Lua through lib/', async (t) => {
-  const dir = findUp(import.meta.url, 'lua/obniz');
+  const dir = findUp(import.meta.url, 'plugins/obniz/lua');
   const defs = loadScriptDir(dir, obniz.contract);
   t.same(defs.map((d) => d.name), readdirSync(dir).filter((f) => f.endsWith('.lua')).map((f) => f.slice(0, -4)).sort(), 'one script a file, no library among them');
   const includes = Object.fromEntries(defs.map((d) => [d.name, d.includes]));

@@ -16,7 +16,7 @@ const plugin: Plugin<BrowserGridConfig, BrowserGridKeys> = {
   coord: '^0.1.0',
   description: 'A Playwright browser grid: proxies, browser workers and a reaper coordinated through Redis',
   contract,
-  scripts: findUp(import.meta.url, 'lua/browser-grid'),
+  scripts: findUp(import.meta.url, 'plugins/browser-grid/lua'),
   config: { schema: configSchema, env: configEnv, check: checkTiming },
   roles: { worker: workerRole, proxy: proxyRole, reaper: reaperRole },
   defaultRoles: ['worker', 'proxy'],

@@ -17,7 +17,7 @@ const plugin: Plugin<LoadTestConfig, LoadTestKeys> = {
   coord: '^0.1.0',
   description: 'Distributed load tests: an orchestrator, workers running virtual users, live results merged from HDR histograms',
   contract,
-  scripts: findUp(import.meta.url, 'lua/load-test'),
+  scripts: findUp(import.meta.url, 'plugins/load-test/lua'),
   config: { schema: configSchema, env: configEnv, check: checkConfig },
   roles: { orchestrator: orchestratorRole, worker: workerRole },
   defaultRoles: ['worker', 'orchestrator'],

@@ -16,7 +16,7 @@ const plugin: Plugin<ObnizConfig, ObnizKeys> = {
   coord: '^0.1.0',
   description: 'One worker per obniz device, spread and re-spread over slave processes by managers (obniz-app-sdk compatible)',
   contract,
-  scripts: findUp(import.meta.url, 'lua/obniz'),
+  scripts: findUp(import.meta.url, 'plugins/obniz/lua'),
   config: { schema: configSchema, env: configEnv, flags: configFlags, check: checkConfig },
   roles: { master: masterRole, manager: managerRole, slave: slaveRole },
   defaultRoles: ['master'],

@@ -19,7 +19,7 @@ const plugin: Plugin<WebDriverConfig, WebDriverKeys> = {
   coord: '^0.1.0',
   description: 'A W3C WebDriver grid (Selenium, WebdriverIO): proxy, managers, orchestrators with one Chromium node per session, API and gc over Redis',
   contract,
-  scripts: findUp(import.meta.url, 'lua/webdriver'),
+  scripts: findUp(import.meta.url, 'plugins/webdriver/lua'),
   config: { schema: configSchema, env: configEnv, check: checkConfig },
   roles: { orchestrator: orchestratorRole, manager: managerRole, proxy: proxyRole, api: apiRole, gc: gcRole, node: nodeRole },
   defaultRoles: ['orchestrator', 'manager', 'proxy', 'api', 'gc'],
