@@ -21,6 +21,11 @@ const TEST_OPTIONS = [
   { flags: '--param <key=value>', description: 'Scenario parameter over its default (repeatable; JSON values allowed)' },
 ];
 
+/** Words left after the options (`--duration 5 minutes` leaves "minutes"): an error, not ignored. */
+function noArguments(command: string, args: readonly string[]): void {
+  if (args.length) throw new InputError(`${command}: unexpected ${args.map((a) => `"${a}"`).join(' ')}: values with spaces need quotes, and durations are written 5m, 30s, 1m30s`);
+}
+
 /** Turns bad input into the CLI's one-line usage error (exit 2). */
 async function userFacing<T>(run: () => Promise<T>): Promise<T> {
   try {
@@ -42,14 +47,19 @@ export const commands: PluginCommand[] = [
       { flags: '--report <file>', description: 'Also write an HTML report to this file' },
       { flags: '--workers <n>', description: 'In-process workers without --redis (default 1)' },
     ],
-    run: (options, _args, tools) => userFacing(async () => (await import('./load-run.ts')).loadRun(options, tools)),
+    run: (options, args, tools) =>
+      userFacing(async () => {
+        noArguments('load run', args);
+        return (await import('./load-run.ts')).loadRun(options, tools);
+      }),
   },
   {
     name: 'load start',
     description: 'Start a test on a running orchestrator',
     options: [...TEST_OPTIONS, ...API_OPTIONS],
-    run: (options, _args, tools) =>
+    run: (options, args, tools) =>
       userFacing(async () => {
+        noArguments('load start', args);
         const body: Record<string, unknown> = { users: options.users ?? 10 };
         if (options.scenario !== undefined) body.scenario = text(options.scenario);
         if (options.spawnRate !== undefined) body.spawnRate = text(options.spawnRate);

@@ -78,6 +78,11 @@ export class HttpClient {
   }
 
   request(method: string, path: string, options?: RequestOptions): Promise<HttpResponse> {
+    return this.send(method, path, options, true);
+  }
+
+  /** A request the caller records itself (`recorded` false: the JSON-RPC client, which also judges the body). */
+  send(method: string, path: string, options: RequestOptions | undefined, recorded: boolean): Promise<HttpResponse> {
     return new Promise((resolve) => {
       const { ctx } = this;
       const target = ctx.targets.resolve(path);
@@ -88,7 +93,7 @@ export class HttpClient {
       const exchange = new Exchange(
         ctx.recorder,
         ctx.scope(),
-        options?.metric ?? target.metric(method),
+        recorded ? options?.metric ?? target.metric(method) : undefined,
         intended !== undefined && intended < sent ? intended : sent,
         options?.expect,
         own,
@@ -134,7 +139,8 @@ class Exchange extends ScopedRequest implements Dispatcher.DispatchHandler {
   constructor(
     private readonly recorder: MetricsRecorder,
     private readonly scope: RequestScope,
-    private readonly metric: string,
+    /** Undefined: not recorded here (the caller records it). */
+    private readonly metric: string | undefined,
     private readonly start: number,
     private readonly expect: number | number[] | undefined,
     /** The user's own connection it went out on: free again once it is done. */
@@ -202,7 +208,7 @@ class Exchange extends ScopedRequest implements Dispatcher.DispatchHandler {
       response = new Response(status, this.rawHeaders, body, latency, expected ? undefined : `HTTP ${status}`);
     }
     this.resolve(response); // first: a throw from record() ends in undici, which hands it to onError: too late to matter
-    this.recorder.record(this.metric, latency, response.error, 'http');
+    if (this.metric !== undefined) this.recorder.record(this.metric, latency, response.error, 'http');
   }
 }
 

@@ -3,20 +3,28 @@
 // with --redis it starts an orchestrator there and uses the workers
 // registered at that Redis. Progress goes to stderr once a second; the
 // results go to stdout (table, json or csv), optionally an HTML report too.
-// Exit code: 0, or 99 when a threshold failed (as k6), 2 for bad input.
+// Exit code: 0, or 99 when a threshold failed (as k6), 2 for bad input, 130
+// (SIGINT) or 143 (SIGTERM) when interrupted. The first signal aborts this
+// process's users at once and stops the test (results are still printed);
+// a second one exits at once.
 import { writeFileSync } from 'node:fs';
 import { loadConfig, type CoordConfig } from '../../core/config.ts';
 import { createLogger } from '../../core/log.ts';
 import { list, text } from '../../core/option-values.ts';
-import { onStopSignals, stderrIsTTY, writeStderr } from '../../core/platform.ts';
+import { exit, onStopSignals, stderrIsTTY, writeStderr, type StopSignal } from '../../core/platform.ts';
 import type { CommandTools } from '../../core/plugin.ts';
 import { startProcess, type ProcessHandle } from '../../core/runtime.ts';
 import plugin from './index.ts';
 import { InputError, parseCount, parseDuration, parseRate } from './parse.ts';
 import { progressLine, resultCsv, resultHtml, resultJson, summaryTable } from './report.ts';
 import { controllerOf } from './roles/orchestrator.ts';
+import { workersIn } from './roles/worker.ts';
+import { checkUrls } from './scenario.ts';
 import { loadScenario } from './scenario-loader.ts';
 import { evaluateThresholds, parseThreshold } from './thresholds.ts';
+
+/** The exit code of a run a signal ended (128 + the signal's number, as shells report it). */
+const SIGNAL_EXIT: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143 };
 
 export interface RunInput {
   scenario: string;
@@ -50,7 +58,8 @@ export async function parseRunInput(options: Readonly<Record<string, unknown>>):
     report: text(options.report),
     workers: parseCount(text(options.workers) ?? '1', '--workers', 1),
   };
-  await loadScenario(scenario); // a scenario that does not load is reported before anything starts
+  // A scenario that does not load, or a base URL no client can use, is reported before anything starts.
+  checkUrls(await loadScenario(scenario), input.params, scenario);
   return input;
 }
 
@@ -87,6 +96,7 @@ export async function loadRun(options: Readonly<Record<string, unknown>>, tools:
   const logger = createLogger({ ...config.log, stderr: true });
   const main = await startProcess({ plugins: [plugin], config, logger });
   const extra: ProcessHandle[] = [];
+  let offSignals = () => {};
   try {
     if (!distributed) {
       const workerConfig = withRoles(['worker']);
@@ -102,7 +112,17 @@ export async function loadRun(options: Readonly<Record<string, unknown>>, tools:
       const line = progressLine((Date.now() - startedAt) / 1000, status.users, status.target, recent?.rps ?? 0, r.total.p95, r.total.errors, r.total.count);
       writeStderr(tty ? `\r${line}\u001b[K` : `${line}\n`);
     });
-    const offSignals = onStopSignals(() => void controller.stop('interrupted').catch(() => {}));
+    let interrupted: StopSignal | undefined;
+    offSignals = onStopSignals((signal) => {
+      if (interrupted) {
+        writeStderr(`\n${signal} again: exiting now\n`);
+        exit(SIGNAL_EXIT[signal]);
+      }
+      interrupted = signal;
+      writeStderr(`\n${signal}: stopping the test (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again exits at once)\n`);
+      for (const handle of [main, ...extra]) for (const worker of workersIn(handle.signal)) worker.session()?.interrupt();
+      void controller.stop('interrupted').catch(() => {});
+    });
     let result;
     try {
       const { finished } = await controller.start({
@@ -116,7 +136,6 @@ export async function loadRun(options: Readonly<Record<string, unknown>>, tools:
       result = await finished;
     } finally {
       offTick();
-      offSignals();
       if (tty) writeStderr('\n');
     }
     const outcomes = evaluateThresholds(input.thresholds, result);
@@ -124,9 +143,11 @@ export async function loadRun(options: Readonly<Record<string, unknown>>, tools:
     else if (input.out === 'csv') tools.print(resultCsv(result));
     else tools.print(summaryTable(result, outcomes));
     if (input.report) writeFileSync(input.report, resultHtml(result, outcomes));
+    if (interrupted) return SIGNAL_EXIT[interrupted];
     return outcomes.some((o) => !o.ok) ? 99 : 0;
   } finally {
     for (const handle of extra) await handle.stop('load run finished');
     await main.stop('load run finished');
+    offSignals();
   }
 }

@@ -41,9 +41,10 @@ export function summaryTable(result: TestResult, outcomes: readonly ThresholdOut
 }
 
 function formatActual(o: ThresholdOutcome): string {
-  if (/errors/.test(o.threshold)) return `${(o.actual * 100).toFixed(2)}%`;
+  if (!Number.isFinite(o.actual)) return /checks/.test(o.threshold) ? 'no checks ran' : 'no such metric';
+  if (/errors|checks/.test(o.threshold)) return `${(o.actual * 100).toFixed(2)}%`;
   if (/rps/.test(o.threshold)) return o.actual.toFixed(1);
-  return Number.isFinite(o.actual) ? `${ms(o.actual)}ms` : 'no such metric';
+  return `${ms(o.actual)}ms`;
 }
 
 export function progressLine(elapsedS: number, users: number, target: number, rps: number, p95: number, errors: number, count: number): string {

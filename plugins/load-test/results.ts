@@ -5,11 +5,28 @@
 // may host a worker, whose latencies it would delay: it costs the same at the
 // tenth minute as at the first (the series' seconds are summarized once, the
 // total is added up as batches come, the mean is a sum over a count).
+//
+// The total counts what can fail: every request (HTTP, JSON-RPC, WebSocket
+// connects and round trips) and every failed iteration or hook (the
+// step:<name> and hook:<name> metrics, which hold failures only), so a test
+// whose steps throw before any request still shows its errors, in the
+// progress line, the page and the errors<N% threshold. The total's
+// latencies are the requests' alone.
 import { decodeHistogram, newHistogram, percentileMs, type Histogram } from './histogram.ts';
+
+/** A failed step or hook, as the worker records it (the metric holds failures only). */
+export function isFailureMetric(name: string): boolean {
+  return name.startsWith('step:') || name.startsWith('hook:');
+}
+
+/** A k6-style check (user.check): count = evaluations, errors = failures. */
+export function isCheckMetric(name: string): boolean {
+  return name.startsWith('check:');
+}
 
 export interface MetricSummary {
   name: string;
-  /** http: requests, counted in the total; custom: the scenario's own measurements. */
+  /** http: requests, counted in the total; custom: the scenario's own measurements (failures of steps and hooks count in the total too). */
   kind: 'http' | 'custom' | 'total';
   count: number;
   errors: number;
@@ -110,13 +127,15 @@ export class ResultAggregator {
       const key = `${batch.metric}\u0000${message}`;
       this.errorKinds.set(key, (this.errorKinds.get(key) ?? 0) + n);
     }
-    if (batch.kind !== 'http') return; // the total and the per-second series are of requests
-    mergeInto(this.total, batch, histogram);
+    // The total and the per-second series are of requests and failures; their latencies are the requests'.
+    const request = batch.kind === 'http';
+    if (!request && !isFailureMetric(batch.metric)) return;
     const t = Math.max(0, Math.floor(batch.ts - this.startedAt / 1000));
     let second = this.seconds.get(t);
     if (!second) this.seconds.set(t, (second = merged()));
-    mergeInto(second, batch, histogram);
-    second.point = undefined;
+    mergeInto(this.total, batch, request ? histogram : undefined);
+    mergeInto(second, batch, request ? histogram : undefined);
+    if (request) second.point = undefined;
   }
 
   /** Records the number of running users at a moment (ms). */
@@ -163,11 +182,13 @@ function merged(): Merged {
   return { count: 0, errors: 0, sum: 0, histogram: newHistogram() };
 }
 
+/** Adds a batch's counts; its latencies only with its histogram (a failure's duration is no request latency). */
 function mergeInto(into: Merged, batch: Batch, histogram: Histogram | undefined): void {
   into.count += batch.count;
   into.errors += batch.errors;
+  if (!histogram) return;
   into.sum += batch.sum;
-  if (histogram) into.histogram.add(histogram);
+  into.histogram.add(histogram);
 }
 
 function summarize(name: string, kind: MetricSummary['kind'], m: Merged, durationS: number): MetricSummary {

@@ -2,7 +2,9 @@
 // named `scenario`), and the checks that turn a bad one into one line naming
 // the file, the field and what was expected.
 import type { HttpClient } from './http-client.ts';
+import type { JsonRpcClient } from './jsonrpc-client.ts';
 import { InputError, parseDuration } from './parse.ts';
+import type { WsClient } from './ws-client.ts';
 
 /** A resource a user holds: its id in the pool and the payload its factory built. */
 export interface Resource<T = unknown> {
@@ -22,6 +24,10 @@ export interface VirtualUser<P = Record<string, unknown>> {
   readonly state: Record<string, unknown>;
   /** HTTP client; each request is recorded under its metric name. */
   readonly http: HttpClient;
+  /** JSON-RPC 2.0 client over HTTP (endpoint: params.jsonrpcUrl, else the base URL); each call is recorded as "jsonrpc METHOD". */
+  readonly jsonrpc: JsonRpcClient;
+  /** WebSocket client (ws); connects, round trips and messages are recorded. */
+  readonly ws: WsClient;
   /** Aborted when the user is stopped after the grace period. */
   readonly signal: AbortSignal;
   /** Takes a resource no other user holds (undefined when none is free). */
@@ -30,6 +36,8 @@ export interface VirtualUser<P = Record<string, unknown>> {
   release(resource: Resource): Promise<void>;
   /** Records a custom measurement: a duration in ms under a metric name, optionally as an error. */
   record(metric: string, ms: number, error?: string): void;
+  /** A k6-style check: counted per name as passed or failed (threshold checks>99%); returns the condition. */
+  check(name: string, condition: unknown): boolean;
   /** Waits; returns early when the user is asked to stop, rejects when it is aborted after the grace period. */
   sleep(ms: number): Promise<void>;
 }
@@ -42,6 +50,8 @@ export interface Step<P = Record<string, unknown>> {
   every?: number | [number, number] | string;
   /** The step is aborted after this long ('5s' or ms); an abort counts as an error. */
   timeout?: number | string;
+  /** Names of steps that must have completed (without failing) at least once for this user before this one may run (vikhry's requires). */
+  requires?: string[];
   run(user: VirtualUser<P>): unknown;
 }
 
@@ -69,7 +79,7 @@ export interface CheckedScenario {
   source: Scenario;
   name: string;
   params: Record<string, unknown>;
-  steps: { name: string; weight: number; everyMs?: [number, number]; timeoutMs?: number; run: Step['run'] }[];
+  steps: { name: string; weight: number; everyMs?: [number, number]; timeoutMs?: number; requires?: string[]; run: Step['run'] }[];
   resources: Record<string, ResourceFactory>;
 }
 
@@ -99,14 +109,19 @@ export function checkScenario(value: unknown, where: string): CheckedScenario {
     if (typeof step.run !== 'function') fail(`${at} (${step.name}) has no run(user) function`);
     const weight = step.weight ?? 1;
     if (typeof weight !== 'number' || !(weight > 0)) fail(`${at}.weight ${JSON.stringify(step.weight)} must be a number > 0`);
+    if (step.requires !== undefined && (!Array.isArray(step.requires) || step.requires.some((r) => typeof r !== 'string'))) {
+      fail(`${at}.requires must be a list of step names, e.g. requires: ['login']`);
+    }
     return {
       name: step.name,
       weight,
       everyMs: step.every === undefined ? undefined : pacing(step.every, `${at}.every`, fail),
       timeoutMs: step.timeout === undefined ? undefined : ms(step.timeout, `${at}.timeout`, fail),
+      requires: step.requires?.length ? [...step.requires] : undefined,
       run: step.run,
     };
   });
+  checkRequires(steps, fail);
   const resources: Record<string, ResourceFactory> = {};
   for (const [name, r] of Object.entries(s.resources ?? {})) {
     if (!/^[A-Za-z0-9_-]+$/.test(name)) fail(`resources: name "${name}" may only have letters, digits, _ and -`);
@@ -143,4 +158,54 @@ function pacing(value: Step['every'], at: string, fail: (w: string) => never): [
   }
   if (!range || !(range[0] > 0) || range[1] < range[0]) fail(`${at} ${JSON.stringify(value)} is not a pacing: expected seconds (2), a range [1, 3] or '1..3s'`);
   return range!;
+}
+
+/** Every required step exists, and every step can run some day (no step waits, through others, on itself). */
+function checkRequires(steps: CheckedScenario['steps'], fail: (w: string) => never): void {
+  const names = new Set(steps.map((s) => s.name));
+  steps.forEach((step, i) => {
+    for (const name of step.requires ?? []) {
+      if (!names.has(name)) fail(`steps[${i}].requires names "${name}", which is no step: expected one of ${[...names].join(', ')}`);
+      if (name === step.name) fail(`steps[${i}] (${step.name}) requires itself: it could never run`);
+    }
+  });
+  const runnable = new Set<string>();
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const step of steps) {
+      if (!runnable.has(step.name) && (step.requires ?? []).every((r) => runnable.has(r))) {
+        runnable.add(step.name);
+        grew = true;
+      }
+    }
+  }
+  const stuck = steps.filter((s) => !runnable.has(s.name)).map((s) => s.name);
+  if (stuck.length) fail(`steps ${stuck.join(', ')} require each other: none of them could ever run`);
+}
+
+/** A base URL as the clients need it: absolute, with one of the schemes. */
+function checkUrl(value: unknown, schemes: string[], what: string): void {
+  let url: URL | undefined;
+  try {
+    url = typeof value === 'string' ? new URL(value) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (!url || !schemes.includes(url.protocol) || !url.host) {
+    const example = `${schemes[0]}//127.0.0.1:8080`;
+    throw new InputError(`${what} ${JSON.stringify(value)} is not a URL the load test can use: expected ${schemes.map((s) => `${s}//`).join(' or ')} and a host, e.g. ${example}`);
+  }
+}
+
+/**
+ * The test's base URLs (baseUrl, jsonrpcUrl, wsUrl), checked before it starts:
+ * `overrides` are the test's params (--param), named `paramLabel` in the error.
+ */
+export function checkUrls(scenario: CheckedScenario, overrides: Record<string, unknown>, where: string, paramLabel = '--param'): void {
+  const params = { ...scenario.params, ...overrides };
+  const label = (key: string) => (key in overrides ? `${paramLabel} ${key}` : `scenario ${where}: params.${key}`);
+  if (scenario.source.baseUrl !== undefined) checkUrl(scenario.source.baseUrl, ['http:', 'https:'], `scenario ${where}: baseUrl`);
+  else if (params.baseUrl !== undefined) checkUrl(params.baseUrl, ['http:', 'https:'], label('baseUrl'));
+  if (params.jsonrpcUrl !== undefined) checkUrl(params.jsonrpcUrl, ['http:', 'https:'], label('jsonrpcUrl'));
+  if (params.wsUrl !== undefined) checkUrl(params.wsUrl, ['ws:', 'wss:', 'http:', 'https:'], label('wsUrl'));
 }

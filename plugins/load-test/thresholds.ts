@@ -1,10 +1,11 @@
 // Pass/fail criteria on the results: 'p95<200ms', 'errors<1%', 'rps>100',
-// 'GET /api:p99<=1s' (a metric name, then a colon). A test that fails one
-// exits with 99 (as k6 does), so CI can gate on it.
+// 'checks>99%', 'GET /api:p99<=1s' (a metric name, then a colon; for checks,
+// a check's name). A test that fails one exits with 99 (as k6 does), so CI
+// can gate on it. The total's errors include failed steps and hooks.
 import { InputError } from './parse.ts';
-import type { MetricSummary, TestResult } from './results.ts';
+import { isCheckMetric, type MetricSummary, type TestResult } from './results.ts';
 
-export type Stat = 'p50' | 'p90' | 'p95' | 'p99' | 'max' | 'mean' | 'errors' | 'rps';
+export type Stat = 'p50' | 'p90' | 'p95' | 'p99' | 'max' | 'mean' | 'errors' | 'rps' | 'checks';
 
 export interface Threshold {
   /** As the user wrote it. */
@@ -13,7 +14,7 @@ export interface Threshold {
   metric?: string;
   stat: Stat;
   op: '<' | '<=' | '>' | '>=';
-  /** Milliseconds for latencies, a fraction (0.01) for errors, per second for rps. */
+  /** Milliseconds for latencies, a fraction (0.01) for errors and checks, per second for rps. */
   value: number;
 }
 
@@ -23,18 +24,21 @@ export interface ThresholdOutcome {
   ok: boolean;
 }
 
-const SYNTAX = /^(?:(.+):)?(p50|p90|p95|p99|max|mean|avg|errors|rps)\s*(<=|<|>=|>)\s*(\d+(?:\.\d+)?)\s*(ms|s|%)?$/;
+const SYNTAX = /^(?:(.+):)?(p50|p90|p95|p99|max|mean|avg|errors|rps|checks)\s*(<=|<|>=|>)\s*(\d+(?:\.\d+)?)\s*(ms|s|%)?$/;
 
 export function parseThreshold(text: string): Threshold {
   const m = SYNTAX.exec(text.trim());
   const fail = (why: string): never => {
     throw new InputError(`--threshold "${text}" ${why}`);
   };
-  if (!m) return fail('does not parse: expected STAT OP VALUE such as p95<200ms, errors<1%, rps>100 (optionally METRIC: first)');
+  if (!m) return fail('does not parse: expected STAT OP VALUE such as p95<200ms, errors<1%, rps>100, checks>99% (optionally METRIC: first)');
   const stat = (m[2] === 'avg' ? 'mean' : m[2]) as Stat;
   const unit = m[5];
   let value = Number(m[4]);
-  if (stat === 'errors') {
+  if (stat === 'checks') {
+    if (unit !== '%') fail('gives checks without %: expected the share of checks passed, such as checks>99%');
+    value = value / 100;
+  } else if (stat === 'errors') {
     if (unit !== '%' && unit !== undefined) fail('gives errors in ms or s: expected a percentage such as errors<1%');
     value = unit === '%' ? value / 100 : value;
   } else if (stat === 'rps') {
@@ -49,14 +53,25 @@ export function parseThreshold(text: string): Threshold {
 
 export function evaluateThresholds(thresholds: readonly Threshold[], result: TestResult): ThresholdOutcome[] {
   return thresholds.map((t) => {
-    const summary: MetricSummary | undefined = t.metric === undefined ? result.total : result.metrics.find((m) => m.name === t.metric);
-    const actual = summary ? statOf(summary, t.stat) : NaN;
+    let actual: number;
+    if (t.stat === 'checks') actual = checksPassed(result, t.metric);
+    else {
+      const summary: MetricSummary | undefined = t.metric === undefined ? result.total : result.metrics.find((m) => m.name === t.metric);
+      actual = summary ? statOf(summary, t.stat) : NaN;
+    }
     const ok = Number.isFinite(actual) && compare(actual, t.op, t.value);
     return { threshold: t.text, actual, ok };
   });
 }
 
-function statOf(s: MetricSummary, stat: Stat): number {
+/** The share of checks passed (all of them, or those of one name); NaN when none ran. */
+function checksPassed(result: TestResult, name: string | undefined): number {
+  const checks = result.metrics.filter((m) => (name === undefined ? isCheckMetric(m.name) : m.name === `check:${name}`));
+  const count = checks.reduce((n, m) => n + m.count, 0);
+  return count === 0 ? NaN : 1 - checks.reduce((n, m) => n + m.errors, 0) / count;
+}
+
+function statOf(s: MetricSummary, stat: Exclude<Stat, 'checks'>): number {
   if (stat === 'errors') return s.count === 0 ? 0 : s.errors / s.count;
   return s[stat];
 }

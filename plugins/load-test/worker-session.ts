@@ -21,6 +21,10 @@ export class TestSession {
   readonly dispatchers: HttpDispatchers;
   readonly params: Record<string, unknown>;
   readonly baseUrl?: string;
+  /** Where user.jsonrpc posts (params.jsonrpcUrl, else the base URL). */
+  readonly jsonrpcUrl: string;
+  /** What user.ws resolves paths against (params.wsUrl, else the base URL with ws: for http:). */
+  readonly wsBaseUrl?: string;
   /** The scenario's paths resolved against baseUrl, shared by the users. */
   readonly targets: Targets;
   readonly clock: Clock;
@@ -43,6 +47,9 @@ export class TestSession {
     this.params = Object.freeze({ ...scenario.params, ...payload.params });
     const base = scenario.source.baseUrl ?? this.params.baseUrl;
     this.baseUrl = typeof base === 'string' ? base : undefined;
+    this.jsonrpcUrl = typeof this.params.jsonrpcUrl === 'string' ? this.params.jsonrpcUrl : '';
+    const ws = typeof this.params.wsUrl === 'string' ? this.params.wsUrl : this.baseUrl?.replace(/^http/, 'ws');
+    this.wsBaseUrl = ws;
     this.dispatchers = new HttpDispatchers(this.baseUrl, ctx.config.connections);
     this.targets = new Targets(this.baseUrl, this.dispatchers);
     this.recorder = new MetricsRecorder(ctx, workerId, epoch);
@@ -94,6 +101,15 @@ export class TestSession {
     await task.stop(this.ctx.config.gracefulStop * 1000);
     this.users.delete(id);
     await this.markStopped([id]);
+  }
+
+  /**
+   * Ctrl-C on `coord load run`: every user is aborted now (no grace period), so
+   * the stop that follows (stop()) ends within moments whatever the steps do.
+   */
+  interrupt(): void {
+    this.scheduler?.stop();
+    for (const task of this.users.values()) void task.stop(0);
   }
 
   /** Stops every user (grace period, then abort), writes the last metrics. Idempotent. */
