@@ -53,7 +53,7 @@ async function handle(ctx: Ctx, controller: TestController, req: IncomingMessage
       }
       case 'POST /api/stop': {
         const result = await controller.stop('stopped through the API');
-        return reply(res, 200, result);
+        return reply(res, 200, controller.ranNothing ? { ...result, noRequests: true } : result);
       }
       default:
         return reply(res, 404, { error: `no route ${route}: have GET /, GET /api/status, POST /api/start, POST /api/users, POST /api/stop` });

@@ -39,6 +39,16 @@ export const contract = defineContract({
       writers: ['orchestrator'],
       value: count,
     },
+    generation: {
+      pattern: 'test:generation',
+      type: 'string',
+      description:
+        "A random id of this deployment's coordination state, created by the first test (beginTest.lua). When Redis restarts empty it is gone, and test:epoch counts from 0 again: a worker that sees another generation follows the new epochs instead of ignoring them as stale.",
+      ttl: 'none',
+      writers: ['orchestrator'],
+      extension: true,
+      value: { type: 'string', minLength: 1 },
+    },
     workers: {
       pattern: 'workers',
       type: 'set',
@@ -224,7 +234,8 @@ export const contract = defineContract({
     orchestrator: {
       pattern: 'orchestrator',
       type: 'string',
-      description: 'Lease of the orchestrator running the current test (its id), refreshed while the test runs: a test whose lease expired lost its orchestrator and may be reset by another.',
+      description:
+        'Lease of the orchestrator running the current test (its id), taken in the same step as IDLE → PREPARING (beginTest.lua), refreshed while the test runs, given back with STOPPING → IDLE (endTest.lua): a test whose lease expired lost its orchestrator and may be reset by another.',
       ttl: 'required',
       writers: ['orchestrator'],
       extension: true,

@@ -14,7 +14,9 @@ import { streamIdAtLeast, type StartPayload } from './envelope.ts';
 import { clearRuntimeState, prepareResources, readBatches, readWorkers, type WorkerView } from './keyspace.ts';
 import { InputError } from './parse.ts';
 import { ResultAggregator, type TestResult } from './results.ts';
+import type { CheckedScenario } from './scenario.ts';
 import { loadScenario } from './scenario-loader.ts';
+import { noRequestsOutcome } from './traffic.ts';
 
 type Ctx = RoleContext<LoadTestConfig, LoadTestKeys>;
 
@@ -47,12 +49,17 @@ export interface TestStatus {
   scenario?: string;
   workers: WorkerView[];
   result?: TestResult;
+  /** The last test ran no request and recorded nothing, and its scenario does not allow that (allowNoRequests): it failed. */
+  noRequests?: boolean;
 }
 
 interface Run {
   epoch: number;
+  /** The deployment's generation when the test began (test:generation); another one means Redis lost its state. */
+  generation: string;
   options: StartOptions;
   scenarioPath: string;
+  scenario: CheckedScenario;
   payload: StartPayload;
   aggregator: ResultAggregator;
   cursors: Map<string, string>;
@@ -71,7 +78,10 @@ interface Run {
 export class TestController {
   private run?: Run;
   private stopping?: Promise<TestResult>;
+  /** A start between its first check and its test running (a stop waits for it; another start is refused). */
+  private starting?: Promise<unknown>;
   private last?: TestResult;
+  private lastRanNothing = false;
   private monitorTimer?: ReturnType<typeof setInterval>;
   private monitorBusy = false;
   private readonly tickListeners = new Set<(status: TestStatus) => void>();
@@ -108,12 +118,12 @@ export class TestController {
   }
 
   private async holdLease(): Promise<void> {
-    await this.ctx.backend.send(['SET', this.ctx.keys.orchestrator(), this.id, 'EX', Math.ceil(this.ctx.config.deadAfter * 2)]);
+    await this.ctx.backend.send(['SET', this.ctx.keys.orchestrator(), this.id, 'EX', this.leaseSeconds()]);
   }
 
   async close(reason: string): Promise<void> {
     clearInterval(this.monitorTimer);
-    if (this.run || this.stopping) await this.stop(reason).catch(() => {});
+    if (this.run || this.stopping || this.starting) await this.stop(reason).catch(() => {});
   }
 
   onTick(listener: (status: TestStatus) => void): () => void {
@@ -126,9 +136,19 @@ export class TestController {
     return this.run?.finished;
   }
 
-  async start(options: StartOptions): Promise<{ epoch: number; finished: Promise<TestResult> }> {
+  start(options: StartOptions): Promise<{ epoch: number; finished: Promise<TestResult> }> {
+    if (this.run || this.stopping || this.starting) return Promise.reject(new ConflictError('a test is already running: stop it first'));
+    const starting = this.begin(options);
+    this.starting = starting;
+    const done = () => {
+      if (this.starting === starting) this.starting = undefined;
+    };
+    starting.then(done, done);
+    return starting;
+  }
+
+  private async begin(options: StartOptions): Promise<{ epoch: number; finished: Promise<TestResult> }> {
     const { ctx } = this;
-    if (this.run || this.stopping) throw new ConflictError('a test is already running: stop it first');
     const scenarioPath = options.scenario ?? ctx.config.scenario;
     if (!scenarioPath) throw new InputError('no scenario: give one (--scenario FILE, or "scenario" in the request) or set load-test.scenario');
     const absolute = resolve(scenarioPath);
@@ -136,16 +156,17 @@ export class TestController {
     const workers = await this.waitForWorkers();
 
     await this.resetAbandoned();
-    const epoch = await this.transition('IDLE', 'PREPARING', true);
-    await this.holdLease();
+    const { epoch, generation } = await this.beginTest();
     const params = { ...scenario.params, ...options.params };
     let finish!: (r: TestResult) => void;
     const finished = new Promise<TestResult>((r) => (finish = r));
     const payload: StartPayload = { scenario: absolute, params: options.params ?? {}, target_users: options.users, rate: options.rate, metrics: options.metrics };
     const run: Run = {
       epoch,
+      generation,
       options,
       scenarioPath: absolute,
+      scenario,
       payload,
       aggregator: new ResultAggregator(epoch, ctx.clock.now(), options.rate ? 'arrival-rate' : 'users', scenarioPath),
       cursors: new Map(),
@@ -166,8 +187,7 @@ export class TestController {
       await this.timeline(run, 'start', `scenario ${scenarioPath}, target ${options.users} users`);
       await this.transition('PREPARING', 'RUNNING', false, epoch);
     } catch (err) {
-      await this.transition('PREPARING', 'IDLE', false).catch(() => {});
-      await ctx.backend.send(['DEL', ctx.keys.orchestrator()]).catch(() => {});
+      await this.endTest('PREPARING', epoch).catch(() => {});
       throw err;
     }
     this.run = run;
@@ -191,6 +211,13 @@ export class TestController {
   stop(reason: string): Promise<TestResult> {
     if (this.stopping) return this.stopping;
     const run = this.run;
+    if (!run && this.starting) {
+      // A stop that arrives while a start prepares stops the test it starts.
+      return this.starting.then(
+        () => this.stop(reason),
+        () => Promise.reject(new ConflictError('no test is running: its start failed')),
+      );
+    }
     if (!run) return Promise.reject(new ConflictError('no test is running'));
     this.stopping = (async () => {
       const { ctx } = this;
@@ -203,7 +230,7 @@ export class TestController {
         await this.transition('RUNNING', 'STOPPING', false, run.epoch).catch(() => this.transition('PREPARING', 'STOPPING', false, run.epoch));
       } catch (err) {
         if (!(err instanceof ConflictError)) throw err;
-        return this.abandon(run, err.message, endedAt);
+        return this.abandon(run, err.message, 'taken over', endedAt);
       }
       await this.timeline(run, 'stop', reason);
       const sent = await this.broadcast(run, 'stop_test', { reason }, run.snapshot);
@@ -212,10 +239,9 @@ export class TestController {
       run.aggregator.users(ctx.clock.now(), 0);
       await clearRuntimeState(ctx, { metrics: false });
       await this.timeline(run, 'stopped', reason, 0);
-      await this.transition('STOPPING', 'IDLE', false, run.epoch);
-      await ctx.backend.send(['DEL', ctx.keys.orchestrator()]);
+      await this.endTest('STOPPING', run.epoch);
       const result = run.aggregator.result(ctx.clock.now(), endedAt);
-      this.last = result;
+      this.finishedWith(run, result);
       this.run = undefined;
       this.stopping = undefined; // before anyone hears of the end, so a new start is accepted at once
       this.log.info('test stopped', { epoch: run.epoch, requests: result.total.count, errors: result.total.errors });
@@ -228,17 +254,35 @@ export class TestController {
     return this.stopping;
   }
 
-  /** Another orchestrator took the test over (this one's lease had expired): end it here without touching Redis. */
-  private abandon(run: Run, why: string, endedAt = this.ctx.clock.now()): TestResult {
+  /**
+   * The test is no longer this orchestrator's (another took it over after its
+   * lease expired, or Redis lost the coordination state): end it here without
+   * touching Redis, with the results read so far.
+   */
+  private abandon(run: Run, why: string, how: 'taken over' | 'state lost' = 'taken over', endedAt = this.ctx.clock.now()): TestResult {
     clearInterval(run.ramp);
     clearTimeout(run.durationTimer);
-    this.log.warn('the test was taken over by another orchestrator: ending it here', { epoch: run.epoch, why });
+    if (how === 'state lost') this.log.error('the test lost its coordination state: ending it here', { epoch: run.epoch, why });
+    else this.log.warn('the test was taken over by another orchestrator: ending it here', { epoch: run.epoch, why });
     const result = run.aggregator.result(this.ctx.clock.now(), endedAt);
-    this.last = result;
+    this.finishedWith(run, result);
     if (this.run === run) this.run = undefined;
     this.stopping = undefined;
     run.finish(result);
     return result;
+  }
+
+  /** The last test ran nothing and its scenario does not allow that: the run failed. */
+  get ranNothing(): boolean {
+    return !this.run && this.lastRanNothing;
+  }
+
+  private finishedWith(run: Run, result: TestResult): void {
+    this.last = result;
+    this.lastRanNothing = noRequestsOutcome(result, run.scenario) !== undefined;
+    if (this.lastRanNothing) {
+      this.log.error('the test ran no requests: its users sent nothing and recorded nothing (set allowNoRequests: true in the scenario if that is expected)', { epoch: run.epoch });
+    }
   }
 
   async status(): Promise<TestStatus> {
@@ -254,6 +298,7 @@ export class TestController {
       scenario: run?.scenarioPath ?? this.last?.scenario,
       workers,
       result: run ? run.aggregator.result(this.ctx.clock.now()) : this.last,
+      ...(!run && this.lastRanNothing ? { noRequests: true } : {}),
     };
   }
 
@@ -290,9 +335,15 @@ export class TestController {
     this.monitorBusy = true;
     try {
       let run = this.run;
-      if (run && !this.stopping && Number(await this.ctx.backend.send(['GET', this.ctx.keys.testEpoch()])) !== run.epoch) {
-        this.abandon(run, 'a newer epoch started');
-        run = undefined;
+      if (run && !this.stopping) {
+        const [epoch, generation] = (await this.ctx.backend.pipeline([['GET', this.ctx.keys.testEpoch()], ['GET', this.ctx.keys.generation()]])) as (string | null)[];
+        if (generation !== run.generation) {
+          this.abandon(run, 'the coordination state is gone (Redis restarted empty?): the test ends with the results read so far', 'state lost');
+          run = undefined;
+        } else if (Number(epoch) !== run.epoch) {
+          this.abandon(run, 'a newer epoch started');
+          run = undefined;
+        }
       }
       if (run || this.stopping) await this.holdLease();
       const workers = await readWorkers(this.ctx);
@@ -388,6 +439,32 @@ export class TestController {
     });
     const pairs = expectPairs(reply, 'broadcast');
     return new Map(pairs);
+  }
+
+  /** IDLE → PREPARING, epoch + 1 and the lease, in one step (beginTest.lua). */
+  private async beginTest(): Promise<{ epoch: number; generation: string }> {
+    const reply = (await this.ctx.scripts.run('beginTest', {
+      keys: { state: {}, epoch: {}, lease: {}, generation: {} },
+      args: { owner: this.id, leaseSeconds: this.leaseSeconds(), newGeneration: randomUUID() },
+    })) as string[];
+    if (reply[0] !== 'ok') {
+      if (reply[1] === 'LEASE_HELD') throw new ConflictError('another orchestrator is still ending its test: try again in a moment');
+      throw new ConflictError(`the test is ${reply[2]}: another test is running`);
+    }
+    return { epoch: Number(reply[1]), generation: reply[2]! };
+  }
+
+  /** STOPPING (or a failed start's PREPARING) → IDLE and the lease given back, in one step (endTest.lua). */
+  private async endTest(from: TestState, epoch: number): Promise<void> {
+    const reply = (await this.ctx.scripts.run('endTest', {
+      keys: { state: {}, epoch: {}, lease: {} },
+      args: { from, expectEpoch: epoch, owner: this.id },
+    })) as string[];
+    if (reply[0] !== 'ok') throw new ConflictError(`ending test ${epoch}: ${reply[1]} ${reply[2]}`);
+  }
+
+  private leaseSeconds(): number {
+    return Math.ceil(this.ctx.config.deadAfter * 2);
   }
 
   private async transition(from: TestState, to: TestState, bump: boolean, expectEpoch?: number): Promise<number> {
