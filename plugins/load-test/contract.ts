@@ -16,7 +16,8 @@ const streamId = { type: 'string', pattern: '^[0-9]+-[0-9]+$' };
 
 export const states = ['IDLE', 'PREPARING', 'RUNNING', 'STOPPING'] as const;
 export type TestState = (typeof states)[number];
-export const commandTypes = ['start_test', 'stop_test', 'add_user', 'remove_user'] as const;
+/** The seed's four commands, and coord's set_rate (a load shape's arrival rate, changed while the test runs). */
+export const commandTypes = ['start_test', 'stop_test', 'add_user', 'remove_user', 'set_rate'] as const;
 export type CommandType = (typeof commandTypes)[number];
 
 export const contract = defineContract({

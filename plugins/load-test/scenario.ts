@@ -3,6 +3,8 @@
 // the file, the field and what was expected.
 import type { HttpClient } from './http-client.ts';
 import { InputError, parseDuration } from './parse.ts';
+import type { ShapeOptions } from './shape.ts';
+import type { TrafficOptions } from './traffic.ts';
 
 /** A resource a user holds: its id in the pool and the payload its factory built. */
 export interface Resource<T = unknown> {
@@ -52,7 +54,8 @@ export interface ResourceFactory<P = Record<string, unknown>> {
   create(index: number, params: Readonly<P>): unknown;
 }
 
-export interface Scenario<P = Record<string, unknown>> {
+/** Beside its steps: a load shape (stages, rateStages, shape) and allowNoRequests — see shape.ts and traffic.ts. */
+export interface Scenario<P = Record<string, unknown>> extends ShapeOptions, TrafficOptions {
   name?: string;
   /** Init parameters with their defaults; a test may override them. */
   params?: P;

@@ -16,6 +16,7 @@ import { InputError } from './parse.ts';
 import { ResultAggregator, type TestResult } from './results.ts';
 import type { CheckedScenario } from './scenario.ts';
 import { loadScenario } from './scenario-loader.ts';
+import { resolveShape, shapeWant, stageValue, stagesDurationMs, type LoadShape, type Stage } from './shape.ts';
 import { noRequestsOutcome } from './traffic.ts';
 
 type Ctx = RoleContext<LoadTestConfig, LoadTestKeys>;
@@ -37,6 +38,10 @@ export interface StartOptions {
   rate?: number;
   /** false: workers record nothing (bench). */
   metrics?: boolean;
+  /** Users over time (k6 stages): the users follow them and the test ends after the last. */
+  stages?: Stage[];
+  /** Arrival rate over time (k6 ramping-arrival-rate), from `rate` (default 0); `users` is the pool. */
+  rateStages?: Stage[];
 }
 
 export interface TestStatus {
@@ -49,6 +54,8 @@ export interface TestStatus {
   scenario?: string;
   workers: WorkerView[];
   result?: TestResult;
+  /** The running test's load shape: what it is, how far it is, the arrival rate it asks for now. */
+  shape?: { kind: LoadShape['kind']; elapsedS: number; rate?: number };
   /** The last test ran no request and recorded nothing, and its scenario does not allow that (allowNoRequests): it failed. */
   noRequests?: boolean;
 }
@@ -66,6 +73,13 @@ interface Run {
   snapshot: string[];
   target: number;
   assigned: number;
+  /** Users started (or stopped) per second now: the option's, or the load shape's. */
+  spawnRate: number;
+  shape?: LoadShape;
+  /** performance.now() when the test began running: the load shape's clock. */
+  runningAt: number;
+  /** The arrival rate last sent to the workers (set_rate), in a shaped arrival-rate test. */
+  sentRate?: number;
   ramp?: ReturnType<typeof setInterval>;
   rampBusy: boolean;
   rampCarry: number;
@@ -158,9 +172,20 @@ export class TestController {
     await this.resetAbandoned();
     const { epoch, generation } = await this.beginTest();
     const params = { ...scenario.params, ...options.params };
+    const shape = resolveShape(options, scenario, ctx.config);
+    const arrival = options.rate !== undefined || shape?.kind === 'rate-stages';
+    const firstRate = shape?.kind === 'rate-stages' ? shape.startRate : options.rate;
     let finish!: (r: TestResult) => void;
     const finished = new Promise<TestResult>((r) => (finish = r));
-    const payload: StartPayload = { scenario: absolute, params: options.params ?? {}, target_users: options.users, rate: options.rate, metrics: options.metrics };
+    const firstUsers = shape?.kind === 'stages' ? 0 : options.users;
+    const payload: StartPayload = {
+      scenario: absolute,
+      params: options.params ?? {},
+      target_users: firstUsers,
+      rate: firstRate,
+      metrics: options.metrics,
+      ...(shape?.kind === 'rate-stages' ? { arrival: true } : {}),
+    };
     const run: Run = {
       epoch,
       generation,
@@ -168,11 +193,15 @@ export class TestController {
       scenarioPath: absolute,
       scenario,
       payload,
-      aggregator: new ResultAggregator(epoch, ctx.clock.now(), options.rate ? 'arrival-rate' : 'users', scenarioPath),
+      aggregator: new ResultAggregator(epoch, ctx.clock.now(), arrival ? 'arrival-rate' : 'users', scenarioPath),
       cursors: new Map(),
       snapshot: workers.map((w) => w.id),
-      target: options.users,
+      target: firstUsers,
       assigned: 0,
+      spawnRate: shape?.kind === 'stages' ? AT_ONCE : options.spawnRate,
+      shape,
+      runningAt: performance.now(),
+      sentRate: shape?.kind === 'rate-stages' ? firstRate : undefined,
       rampBusy: false,
       rampCarry: 1, // the first user starts at once, the next ones at the spawn rate
       lastRampAt: performance.now(),
@@ -184,7 +213,7 @@ export class TestController {
       await ctx.backend.send(['SET', ctx.keys.cursor(), 0]);
       await prepareResources(ctx, scenario, params);
       await this.broadcast(run, 'start_test', payload, run.snapshot);
-      await this.timeline(run, 'start', `scenario ${scenarioPath}, target ${options.users} users`);
+      await this.timeline(run, 'start', `scenario ${scenarioPath}, ${shape ? `load shape ${describeShape(shape)}` : `target ${options.users} users`}`);
       await this.transition('PREPARING', 'RUNNING', false, epoch);
     } catch (err) {
       await this.endTest('PREPARING', epoch).catch(() => {});
@@ -193,8 +222,11 @@ export class TestController {
     this.run = run;
     run.aggregator.users(ctx.clock.now(), 0);
     await this.timeline(run, 'running');
-    this.log.info('test running', { epoch, users: options.users, spawnRate: options.spawnRate, workers: run.snapshot, mode: run.aggregator.mode });
-    run.ramp = setInterval(() => void this.rampStep(run), 100);
+    run.runningAt = performance.now();
+    this.log.info('test running', {
+      epoch, users: options.users, spawnRate: options.spawnRate, workers: run.snapshot, mode: run.aggregator.mode, ...(shape ? { shape: describeShape(shape) } : {}),
+    });
+    run.ramp = setInterval(() => void this.rampStep(run), RAMP_TICK_MS);
     void this.rampStep(run);
     if (options.durationMs) run.durationTimer = setTimeout(() => void this.stop('duration reached').catch(() => {}), options.durationMs);
     return { epoch, finished };
@@ -203,6 +235,7 @@ export class TestController {
   async setUsers(users: number): Promise<void> {
     const run = this.run;
     if (!run || this.stopping) throw new ConflictError('no test is running: start one first');
+    if (run.shape && run.shape.kind !== 'rate-stages') throw new ConflictError(`the test follows its load shape (${run.shape.kind}): its users change with it`);
     run.target = users;
     run.payload.target_users = users;
     await this.timeline(run, 'users', `target ${users}`);
@@ -293,11 +326,12 @@ export class TestController {
       epoch: Number(epoch ?? 0),
       target: run?.target ?? 0,
       users: run?.assigned ?? 0,
-      spawnRate: run?.options.spawnRate ?? 0,
+      spawnRate: run ? (run.spawnRate === AT_ONCE ? run.options.spawnRate : run.spawnRate) : 0,
       mode: run?.aggregator.mode ?? this.last?.mode ?? 'users',
       scenario: run?.scenarioPath ?? this.last?.scenario,
       workers,
       result: run ? run.aggregator.result(this.ctx.clock.now()) : this.last,
+      ...(run?.shape ? { shape: { kind: run.shape.kind, elapsedS: (performance.now() - run.runningAt) / 1000, ...(run.sentRate === undefined ? {} : { rate: run.sentRate }) } } : {}),
       ...(!run && this.lastRanNothing ? { noRequests: true } : {}),
     };
   }
@@ -309,7 +343,8 @@ export class TestController {
     run.rampBusy = true;
     try {
       const now = performance.now();
-      run.rampCarry += ((now - run.lastRampAt) / 1000) * run.options.spawnRate;
+      if (run.shape && !(await this.followShape(run, run.shape, now))) return;
+      run.rampCarry += ((now - run.lastRampAt) / 1000) * run.spawnRate;
       run.lastRampAt = now;
       const gap = run.target - run.assigned;
       if (gap === 0) {
@@ -328,6 +363,43 @@ export class TestController {
     } finally {
       run.rampBusy = false;
     }
+  }
+
+  /**
+   * Sets the users (and the arrival rate) the load shape wants now; false
+   * when the shape is over or failed and the test is stopping.
+   */
+  private async followShape(run: Run, shape: LoadShape, now: number): Promise<boolean> {
+    const elapsed = now - run.runningAt;
+    let want;
+    try {
+      want = shapeWant(shape, elapsed);
+    } catch (err) {
+      this.log.error('the load shape failed: stopping the test', { error: (err as Error).message });
+      void this.stop('load shape failed').catch(() => {});
+      return false;
+    }
+    if (want === null) {
+      void this.stop('load shape ended').catch(() => {});
+      return false;
+    }
+    if (want.users !== undefined && want.users !== run.target) {
+      run.target = want.users;
+      run.payload.target_users = want.users;
+    }
+    if (shape.kind === 'function') run.spawnRate = want.spawnRate ?? AT_ONCE;
+    if (shape.kind === 'rate-stages') {
+      // The rate holds until the next tick: send the one of the middle of that time, so a ramp's iterations add up.
+      const end = stagesDurationMs(shape.stages);
+      const rate = stageValue(shape.stages, shape.startRate, Math.min(elapsed + RAMP_TICK_MS / 2, end - 1)) ?? 0;
+      const sent = run.sentRate ?? 0;
+      if (Math.abs(rate - sent) > Math.max(0.002 * Math.max(rate, sent), 0.001)) {
+        await this.broadcast(run, 'set_rate', { rate }, run.snapshot);
+        run.sentRate = rate;
+        run.payload.rate = rate;
+      }
+    }
+    return true;
   }
 
   private async monitor(): Promise<void> {
@@ -527,6 +599,18 @@ export class TestController {
   private nowS(): string {
     return (this.ctx.clock.now() / 1000).toFixed(3);
   }
+}
+
+/** How often users are added or removed towards the target (and a load shape looked at). */
+const RAMP_TICK_MS = 100;
+/** A spawn rate that reaches any target in one tick (a load shape's stages, a shape function without spawnRate). */
+const AT_ONCE = 1e9;
+
+function describeShape(shape: LoadShape): string {
+  const stages = (list: Stage[], unit: string) => list.map((s) => `${s.durationMs / 1000}s:${Math.round(s.target * 100) / 100}${unit}`).join(',');
+  if (shape.kind === 'stages') return `stages ${stages(shape.stages, '')}`;
+  if (shape.kind === 'rate-stages') return `rate stages from ${shape.startRate}/s ${stages(shape.stages, '/s')}`;
+  return `shape function of ${shape.where}`;
 }
 
 /** A script's flat {a, b, a, b…} reply as pairs; a domain error becomes a ConflictError. */

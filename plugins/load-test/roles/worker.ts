@@ -10,7 +10,7 @@ import type { BlockingConnection, Reply } from '../../../core/backend.ts';
 import type { Role, RoleContext } from '../../../core/plugin.ts';
 import type { LoadTestConfig } from '../config.ts';
 import type { LoadTestKeys } from '../contract.ts';
-import { decodeEnvelope, type Envelope, type StartPayload } from '../envelope.ts';
+import { decodeEnvelope, type Envelope, type SetRatePayload, type StartPayload } from '../envelope.ts';
 import { loadScenario } from '../scenario-loader.ts';
 import { SystemStats } from '../system-stats.ts';
 import { TestSession } from '../worker-session.ts';
@@ -105,7 +105,11 @@ export function workerRole(ctx: Ctx): Role {
         const payload = env.payload as unknown as StartPayload;
         const path = config.scenario ?? payload.scenario;
         const scenario = await loadScenario(path);
+        // A session is in arrival-rate mode when its payload has a rate; rate stages may start at 0.
+        const rate = payload.rate;
+        if (payload.arrival && !rate) payload.rate = Number.MIN_VALUE;
         session = new TestSession(ctx, id, epoch, scenario, payload);
+        if (payload.arrival) payload.rate = rate ?? 0;
         log.info('test started', { epoch, scenario: path, mode: session.mode });
         await beat();
         break;
@@ -120,6 +124,13 @@ export function workerRole(ctx: Ctx): Role {
         if (typeof env.payload.target_users === 'number') session.targetUsers = env.payload.target_users;
         if (env.type === 'add_user') adding.push(user); // started with the batch's other new users (startAdded)
         else void session.removeUser(user).catch((err: unknown) => log.warn('user did not stop cleanly', { user, error: (err as Error).message }));
+        break;
+      }
+      case 'set_rate': {
+        if (!session || env.epoch !== session.epoch) return;
+        const rate = Number((env.payload as unknown as SetRatePayload).rate);
+        // The session reads its payload's rate at each scheduler tick.
+        if (Number.isFinite(rate) && rate >= 0) session.payload.rate = rate;
         break;
       }
       case 'stop_test': {
