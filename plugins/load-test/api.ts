@@ -1,18 +1,21 @@
 // The orchestrator's HTTP API and its page. JSON in and out:
 //   GET  /api/status              state, workers, users, results so far
-//   POST /api/start               {scenario?, users, spawnRate, duration?, params?, rate?}
+//   POST /api/start               {scenario?, users, spawnRate, duration?, params?, rate?, stages?, rateStages?}
 //   POST /api/users               {users}
 //   POST /api/stop
 //   GET  /                        the page (page.ts)
 // With a token configured every request must carry it (Authorization: Bearer
-// or ?token=); the page passes on the one it was opened with.
+// or ?token=); the page passes on the one it was opened with. Host, Origin,
+// content type and scenario paths are checked by api-guard.ts (403 / 400).
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { RoleContext } from '../../core/plugin.ts';
+import { allowedScenario, ForbiddenError, guardRequest } from './api-guard.ts';
 import type { LoadTestConfig } from './config.ts';
 import type { LoadTestKeys } from './contract.ts';
 import { page } from './page.ts';
 import { InputError, parseCount, parseDuration, parseRate } from './parse.ts';
+import { parseStages } from './shape.ts';
 import { ConflictError, type StartOptions, type TestController } from './test-control.ts';
 
 type Ctx = RoleContext<LoadTestConfig, LoadTestKeys>;
@@ -32,6 +35,12 @@ export async function serveApi(ctx: Ctx, controller: TestController): Promise<Se
 
 async function handle(ctx: Ctx, controller: TestController, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
+  try {
+    guardRequest(ctx.config, req);
+  } catch (err) {
+    if (err instanceof ForbiddenError) return reply(res, 403, { error: err.message });
+    throw err;
+  }
   if (!authorized(ctx.config.token, req, url)) return reply(res, 401, { error: 'missing or wrong token: send Authorization: Bearer TOKEN or ?token=TOKEN' });
   const route = `${req.method} ${url.pathname}`;
   try {
@@ -43,7 +52,8 @@ async function handle(ctx: Ctx, controller: TestController, req: IncomingMessage
         return reply(res, 200, await controller.status());
       case 'POST /api/start': {
         const body = await readJson(req);
-        const started = await controller.start(startOptions(body));
+        const options = startOptions(body);
+        const started = await controller.start({ ...options, scenario: allowedScenario(ctx.config, options.scenario) });
         return reply(res, 202, { epoch: started.epoch });
       }
       case 'POST /api/users': {
@@ -53,7 +63,7 @@ async function handle(ctx: Ctx, controller: TestController, req: IncomingMessage
       }
       case 'POST /api/stop': {
         const result = await controller.stop('stopped through the API');
-        return reply(res, 200, result);
+        return reply(res, 200, controller.ranNothing ? { ...result, noRequests: true } : result);
       }
       default:
         return reply(res, 404, { error: `no route ${route}: have GET /, GET /api/status, POST /api/start, POST /api/users, POST /api/stop` });
@@ -75,6 +85,8 @@ export function startOptions(body: Record<string, unknown>): StartOptions {
     durationMs: body.duration === undefined || body.duration === '' ? undefined : parseDuration(body.duration, 'duration'),
     params: typeof body.params === 'object' && body.params !== null ? (body.params as Record<string, unknown>) : undefined,
     rate: body.rate === undefined || body.rate === '' ? undefined : parseRate(body.rate, 'rate'),
+    stages: body.stages === undefined || body.stages === '' ? undefined : parseStages(body.stages, 'stages', 'users'),
+    rateStages: body.rateStages === undefined || body.rateStages === '' ? undefined : parseStages(body.rateStages, 'rateStages', 'rate'),
   };
 }
 

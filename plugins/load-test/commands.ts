@@ -19,6 +19,8 @@ const TEST_OPTIONS = [
   { flags: '--duration <duration>', description: 'Test length, e.g. 30s, 5m, 1m30s' },
   { flags: '--rate <rate>', description: 'Arrival-rate mode: iterations per second for the whole test, e.g. 200/s' },
   { flags: '--param <key=value>', description: 'Scenario parameter over its default (repeatable; JSON values allowed)' },
+  { flags: '--stages <stages>', description: 'Users over time (k6 stages), e.g. 30s:10,1m:50,30s:0; the test ends after the last' },
+  { flags: '--rate-stages <stages>', description: 'Arrival rate over time (k6 ramping-arrival-rate), e.g. 10s:50/s,1m:200/s, from --rate (default 0); --users is the pool' },
 ];
 
 /** Words left after the options (`--duration 5 minutes` leaves "minutes"): an error, not ignored. */
@@ -50,7 +52,7 @@ export const commands: PluginCommand[] = [
     run: (options, args, tools) =>
       userFacing(async () => {
         noArguments('load run', args);
-        return (await import('./load-run.ts')).loadRun(options, tools);
+        return (await import('./load-run.ts')).loadRun(...(await (await import('./shape-cli.ts')).withShape(options, tools)));
       }),
   },
   {
@@ -65,6 +67,7 @@ export const commands: PluginCommand[] = [
         if (options.spawnRate !== undefined) body.spawnRate = text(options.spawnRate);
         if (options.duration !== undefined) body.duration = text(options.duration);
         if (options.rate !== undefined) body.rate = text(options.rate);
+        Object.assign(body, (await import('./shape-cli.ts')).shapeBody(options));
         const params = (await import('./load-run.ts')).parseParams(options.param);
         if (Object.keys(params).length) body.params = params;
         const started = (await apiCall(options, 'POST', '/api/start', body)) as { epoch: number };

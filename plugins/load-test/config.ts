@@ -1,10 +1,16 @@
 // The load test's options. Times are in seconds.
+import type { StagesInput } from './shape.ts';
 
 export interface LoadTestConfig {
   host: string;
   port: number;
   token?: string;
   api: boolean;
+  allowedHosts?: string[];
+  allowedOrigins?: string[];
+  scenarioDir?: string;
+  stages?: StagesInput;
+  rateStages?: StagesInput;
   workerId?: string;
   scenario?: string;
   heartbeatInterval: number;
@@ -21,6 +27,23 @@ export interface LoadTestConfig {
 
 const seconds = (def: number, description: string) => ({ type: 'number', exclusiveMinimum: 0, default: def, description });
 
+const stagesSchema = (description: string) => ({
+  description,
+  oneOf: [
+    { type: 'string', minLength: 1 },
+    {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['duration', 'target'],
+        properties: { duration: { type: ['string', 'number'] }, target: { type: ['string', 'number'] } },
+      },
+    },
+  ],
+});
+
 export const configSchema = {
   type: 'object',
   additionalProperties: false,
@@ -29,8 +52,13 @@ export const configSchema = {
     port: { type: 'integer', minimum: 0, maximum: 65535, default: 8089, description: 'Port of the API and page (0 picks a free one).' },
     token: { type: 'string', minLength: 1, description: 'When set, the API and page want it: Authorization: Bearer … or ?token=….' },
     api: { type: 'boolean', default: true, description: 'Serve the HTTP API and page (coord load run turns it off).' },
+    allowedHosts: { type: 'array', items: { type: 'string', minLength: 1 }, description: "Host names the API answers besides the loopback names and the address it binds ('*': any); others get 403 (DNS rebinding)." },
+    allowedOrigins: { type: 'array', items: { type: 'string', minLength: 1 }, description: "Origins (http://host:port) whose pages may call the API besides its own page ('*': any); others get 403." },
+    scenarioDir: { type: 'string', minLength: 1, description: "Folder the API may start scenarios from (relative names resolve in it); default: the orchestrator's working folder. load-test.scenario is always allowed." },
     workerId: { type: 'string', pattern: '^[A-Za-z0-9_.-]+$', description: 'Id of this worker (default: host name and a random suffix).' },
     scenario: { type: 'string', minLength: 1, description: 'Scenario module a worker loads when start_test names none, or the page starts by default.' },
+    stages: stagesSchema('Users over time (k6 stages), used when a test gives no load shape of its own: "30s:10,1m:50,30s:0" or [{duration, target}]; the test ends after the last stage.'),
+    rateStages: stagesSchema('Arrival rate over time (k6 ramping-arrival-rate), used when a test gives no load shape of its own: "10s:50/s,1m:200/s" or [{duration, target}]; starts from the test\'s rate (default 0).'),
     heartbeatInterval: seconds(1, 'How often a worker writes worker:<id>:status.'),
     deadAfter: seconds(5, 'Heartbeat age after which the orchestrator marks a worker dead and reassigns its users; must exceed heartbeatInterval.'),
     metricsInterval: seconds(1, 'How often a worker writes its metric batches.'),

@@ -16,7 +16,8 @@ const streamId = { type: 'string', pattern: '^[0-9]+-[0-9]+$' };
 
 export const states = ['IDLE', 'PREPARING', 'RUNNING', 'STOPPING'] as const;
 export type TestState = (typeof states)[number];
-export const commandTypes = ['start_test', 'stop_test', 'add_user', 'remove_user'] as const;
+/** The seed's four commands, and coord's set_rate (a load shape's arrival rate, changed while the test runs). */
+export const commandTypes = ['start_test', 'stop_test', 'add_user', 'remove_user', 'set_rate'] as const;
 export type CommandType = (typeof commandTypes)[number];
 
 export const contract = defineContract({
@@ -38,6 +39,16 @@ export const contract = defineContract({
       ttl: 'none',
       writers: ['orchestrator'],
       value: count,
+    },
+    generation: {
+      pattern: 'test:generation',
+      type: 'string',
+      description:
+        "A random id of this deployment's coordination state, created by the first test (beginTest.lua). When Redis restarts empty it is gone, and test:epoch counts from 0 again: a worker that sees another generation follows the new epochs instead of ignoring them as stale.",
+      ttl: 'none',
+      writers: ['orchestrator'],
+      extension: true,
+      value: { type: 'string', minLength: 1 },
     },
     workers: {
       pattern: 'workers',
@@ -224,7 +235,8 @@ export const contract = defineContract({
     orchestrator: {
       pattern: 'orchestrator',
       type: 'string',
-      description: 'Lease of the orchestrator running the current test (its id), refreshed while the test runs: a test whose lease expired lost its orchestrator and may be reset by another.',
+      description:
+        'Lease of the orchestrator running the current test (its id), taken in the same step as IDLE → PREPARING (beginTest.lua), refreshed while the test runs, given back with STOPPING → IDLE (endTest.lua): a test whose lease expired lost its orchestrator and may be reset by another.',
       ttl: 'required',
       writers: ['orchestrator'],
       extension: true,

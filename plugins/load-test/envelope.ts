@@ -22,6 +22,13 @@ export interface StartPayload {
   rate?: number;
   /** false: record nothing (the bench's "metrics off"). */
   metrics?: boolean;
+  /** Arrival-rate mode even while the rate is 0 (rate stages may start there); set_rate commands change the rate. */
+  arrival?: boolean;
+}
+
+/** set_rate's payload: the whole test's arrival rate from now on (iterations per second). */
+export interface SetRatePayload {
+  rate: number;
 }
 
 /** Decodes one entry's field list; undefined when it is not an envelope (logged and skipped by the worker). */

@@ -5,6 +5,8 @@ import type { HttpClient } from './http-client.ts';
 import type { JsonRpcClient } from './jsonrpc-client.ts';
 import { InputError, parseDuration } from './parse.ts';
 import type { WsClient } from './ws-client.ts';
+import type { ShapeOptions } from './shape.ts';
+import type { TrafficOptions } from './traffic.ts';
 
 /** A resource a user holds: its id in the pool and the payload its factory built. */
 export interface Resource<T = unknown> {
@@ -62,7 +64,8 @@ export interface ResourceFactory<P = Record<string, unknown>> {
   create(index: number, params: Readonly<P>): unknown;
 }
 
-export interface Scenario<P = Record<string, unknown>> {
+/** Beside its steps: a load shape (stages, rateStages, shape) and allowNoRequests — see shape.ts and traffic.ts. */
+export interface Scenario<P = Record<string, unknown>> extends ShapeOptions, TrafficOptions {
   name?: string;
   /** Init parameters with their defaults; a test may override them. */
   params?: P;

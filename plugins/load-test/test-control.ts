@@ -14,7 +14,10 @@ import { streamIdAtLeast, type StartPayload } from './envelope.ts';
 import { clearRuntimeState, prepareResources, readBatches, readWorkers, type WorkerView } from './keyspace.ts';
 import { InputError } from './parse.ts';
 import { ResultAggregator, type TestResult } from './results.ts';
+import type { CheckedScenario } from './scenario.ts';
 import { loadScenario } from './scenario-loader.ts';
+import { resolveShape, shapeWant, stageValue, stagesDurationMs, type LoadShape, type Stage } from './shape.ts';
+import { noRequestsOutcome } from './traffic.ts';
 
 type Ctx = RoleContext<LoadTestConfig, LoadTestKeys>;
 
@@ -35,6 +38,10 @@ export interface StartOptions {
   rate?: number;
   /** false: workers record nothing (bench). */
   metrics?: boolean;
+  /** Users over time (k6 stages): the users follow them and the test ends after the last. */
+  stages?: Stage[];
+  /** Arrival rate over time (k6 ramping-arrival-rate), from `rate` (default 0); `users` is the pool. */
+  rateStages?: Stage[];
 }
 
 export interface TestStatus {
@@ -47,18 +54,32 @@ export interface TestStatus {
   scenario?: string;
   workers: WorkerView[];
   result?: TestResult;
+  /** The running test's load shape: what it is, how far it is, the arrival rate it asks for now. */
+  shape?: { kind: LoadShape['kind']; elapsedS: number; rate?: number };
+  /** The last test ran no request and recorded nothing, and its scenario does not allow that (allowNoRequests): it failed. */
+  noRequests?: boolean;
 }
 
 interface Run {
   epoch: number;
+  /** The deployment's generation when the test began (test:generation); another one means Redis lost its state. */
+  generation: string;
   options: StartOptions;
   scenarioPath: string;
+  scenario: CheckedScenario;
   payload: StartPayload;
   aggregator: ResultAggregator;
   cursors: Map<string, string>;
   snapshot: string[];
   target: number;
   assigned: number;
+  /** Users started (or stopped) per second now: the option's, or the load shape's. */
+  spawnRate: number;
+  shape?: LoadShape;
+  /** performance.now() when the test began running: the load shape's clock. */
+  runningAt: number;
+  /** The arrival rate last sent to the workers (set_rate), in a shaped arrival-rate test. */
+  sentRate?: number;
   ramp?: ReturnType<typeof setInterval>;
   rampBusy: boolean;
   rampCarry: number;
@@ -71,7 +92,10 @@ interface Run {
 export class TestController {
   private run?: Run;
   private stopping?: Promise<TestResult>;
+  /** A start between its first check and its test running (a stop waits for it; another start is refused). */
+  private starting?: Promise<unknown>;
   private last?: TestResult;
+  private lastRanNothing = false;
   private monitorTimer?: ReturnType<typeof setInterval>;
   private monitorBusy = false;
   private readonly tickListeners = new Set<(status: TestStatus) => void>();
@@ -108,12 +132,12 @@ export class TestController {
   }
 
   private async holdLease(): Promise<void> {
-    await this.ctx.backend.send(['SET', this.ctx.keys.orchestrator(), this.id, 'EX', Math.ceil(this.ctx.config.deadAfter * 2)]);
+    await this.ctx.backend.send(['SET', this.ctx.keys.orchestrator(), this.id, 'EX', this.leaseSeconds()]);
   }
 
   async close(reason: string): Promise<void> {
     clearInterval(this.monitorTimer);
-    if (this.run || this.stopping) await this.stop(reason).catch(() => {});
+    if (this.run || this.stopping || this.starting) await this.stop(reason).catch(() => {});
   }
 
   onTick(listener: (status: TestStatus) => void): () => void {
@@ -126,9 +150,19 @@ export class TestController {
     return this.run?.finished;
   }
 
-  async start(options: StartOptions): Promise<{ epoch: number; finished: Promise<TestResult> }> {
+  start(options: StartOptions): Promise<{ epoch: number; finished: Promise<TestResult> }> {
+    if (this.run || this.stopping || this.starting) return Promise.reject(new ConflictError('a test is already running: stop it first'));
+    const starting = this.begin(options);
+    this.starting = starting;
+    const done = () => {
+      if (this.starting === starting) this.starting = undefined;
+    };
+    starting.then(done, done);
+    return starting;
+  }
+
+  private async begin(options: StartOptions): Promise<{ epoch: number; finished: Promise<TestResult> }> {
     const { ctx } = this;
-    if (this.run || this.stopping) throw new ConflictError('a test is already running: stop it first');
     const scenarioPath = options.scenario ?? ctx.config.scenario;
     if (!scenarioPath) throw new InputError('no scenario: give one (--scenario FILE, or "scenario" in the request) or set load-test.scenario');
     const absolute = resolve(scenarioPath);
@@ -136,22 +170,38 @@ export class TestController {
     const workers = await this.waitForWorkers();
 
     await this.resetAbandoned();
-    const epoch = await this.transition('IDLE', 'PREPARING', true);
-    await this.holdLease();
+    const { epoch, generation } = await this.beginTest();
     const params = { ...scenario.params, ...options.params };
+    const shape = resolveShape(options, scenario, ctx.config);
+    const arrival = options.rate !== undefined || shape?.kind === 'rate-stages';
+    const firstRate = shape?.kind === 'rate-stages' ? shape.startRate : options.rate;
     let finish!: (r: TestResult) => void;
     const finished = new Promise<TestResult>((r) => (finish = r));
-    const payload: StartPayload = { scenario: absolute, params: options.params ?? {}, target_users: options.users, rate: options.rate, metrics: options.metrics };
+    const firstUsers = shape?.kind === 'stages' ? 0 : options.users;
+    const payload: StartPayload = {
+      scenario: absolute,
+      params: options.params ?? {},
+      target_users: firstUsers,
+      rate: firstRate,
+      metrics: options.metrics,
+      ...(shape?.kind === 'rate-stages' ? { arrival: true } : {}),
+    };
     const run: Run = {
       epoch,
+      generation,
       options,
       scenarioPath: absolute,
+      scenario,
       payload,
-      aggregator: new ResultAggregator(epoch, ctx.clock.now(), options.rate ? 'arrival-rate' : 'users', scenarioPath),
+      aggregator: new ResultAggregator(epoch, ctx.clock.now(), arrival ? 'arrival-rate' : 'users', scenarioPath),
       cursors: new Map(),
       snapshot: workers.map((w) => w.id),
-      target: options.users,
+      target: firstUsers,
       assigned: 0,
+      spawnRate: shape?.kind === 'stages' ? AT_ONCE : options.spawnRate,
+      shape,
+      runningAt: performance.now(),
+      sentRate: shape?.kind === 'rate-stages' ? firstRate : undefined,
       rampBusy: false,
       rampCarry: 1, // the first user starts at once, the next ones at the spawn rate
       lastRampAt: performance.now(),
@@ -163,18 +213,20 @@ export class TestController {
       await ctx.backend.send(['SET', ctx.keys.cursor(), 0]);
       await prepareResources(ctx, scenario, params);
       await this.broadcast(run, 'start_test', payload, run.snapshot);
-      await this.timeline(run, 'start', `scenario ${scenarioPath}, target ${options.users} users`);
+      await this.timeline(run, 'start', `scenario ${scenarioPath}, ${shape ? `load shape ${describeShape(shape)}` : `target ${options.users} users`}`);
       await this.transition('PREPARING', 'RUNNING', false, epoch);
     } catch (err) {
-      await this.transition('PREPARING', 'IDLE', false).catch(() => {});
-      await ctx.backend.send(['DEL', ctx.keys.orchestrator()]).catch(() => {});
+      await this.endTest('PREPARING', epoch).catch(() => {});
       throw err;
     }
     this.run = run;
     run.aggregator.users(ctx.clock.now(), 0);
     await this.timeline(run, 'running');
-    this.log.info('test running', { epoch, users: options.users, spawnRate: options.spawnRate, workers: run.snapshot, mode: run.aggregator.mode });
-    run.ramp = setInterval(() => void this.rampStep(run), 100);
+    run.runningAt = performance.now();
+    this.log.info('test running', {
+      epoch, users: options.users, spawnRate: options.spawnRate, workers: run.snapshot, mode: run.aggregator.mode, ...(shape ? { shape: describeShape(shape) } : {}),
+    });
+    run.ramp = setInterval(() => void this.rampStep(run), RAMP_TICK_MS);
     void this.rampStep(run);
     if (options.durationMs) run.durationTimer = setTimeout(() => void this.stop('duration reached').catch(() => {}), options.durationMs);
     return { epoch, finished };
@@ -183,6 +235,7 @@ export class TestController {
   async setUsers(users: number): Promise<void> {
     const run = this.run;
     if (!run || this.stopping) throw new ConflictError('no test is running: start one first');
+    if (run.shape && run.shape.kind !== 'rate-stages') throw new ConflictError(`the test follows its load shape (${run.shape.kind}): its users change with it`);
     run.target = users;
     run.payload.target_users = users;
     await this.timeline(run, 'users', `target ${users}`);
@@ -191,6 +244,13 @@ export class TestController {
   stop(reason: string): Promise<TestResult> {
     if (this.stopping) return this.stopping;
     const run = this.run;
+    if (!run && this.starting) {
+      // A stop that arrives while a start prepares stops the test it starts.
+      return this.starting.then(
+        () => this.stop(reason),
+        () => Promise.reject(new ConflictError('no test is running: its start failed')),
+      );
+    }
     if (!run) return Promise.reject(new ConflictError('no test is running'));
     this.stopping = (async () => {
       const { ctx } = this;
@@ -203,7 +263,7 @@ export class TestController {
         await this.transition('RUNNING', 'STOPPING', false, run.epoch).catch(() => this.transition('PREPARING', 'STOPPING', false, run.epoch));
       } catch (err) {
         if (!(err instanceof ConflictError)) throw err;
-        return this.abandon(run, err.message, endedAt);
+        return this.abandon(run, err.message, 'taken over', endedAt);
       }
       await this.timeline(run, 'stop', reason);
       const sent = await this.broadcast(run, 'stop_test', { reason }, run.snapshot);
@@ -212,10 +272,9 @@ export class TestController {
       run.aggregator.users(ctx.clock.now(), 0);
       await clearRuntimeState(ctx, { metrics: false });
       await this.timeline(run, 'stopped', reason, 0);
-      await this.transition('STOPPING', 'IDLE', false, run.epoch);
-      await ctx.backend.send(['DEL', ctx.keys.orchestrator()]);
+      await this.endTest('STOPPING', run.epoch);
       const result = run.aggregator.result(ctx.clock.now(), endedAt);
-      this.last = result;
+      this.finishedWith(run, result);
       this.run = undefined;
       this.stopping = undefined; // before anyone hears of the end, so a new start is accepted at once
       this.log.info('test stopped', { epoch: run.epoch, requests: result.total.count, errors: result.total.errors });
@@ -228,17 +287,35 @@ export class TestController {
     return this.stopping;
   }
 
-  /** Another orchestrator took the test over (this one's lease had expired): end it here without touching Redis. */
-  private abandon(run: Run, why: string, endedAt = this.ctx.clock.now()): TestResult {
+  /**
+   * The test is no longer this orchestrator's (another took it over after its
+   * lease expired, or Redis lost the coordination state): end it here without
+   * touching Redis, with the results read so far.
+   */
+  private abandon(run: Run, why: string, how: 'taken over' | 'state lost' = 'taken over', endedAt = this.ctx.clock.now()): TestResult {
     clearInterval(run.ramp);
     clearTimeout(run.durationTimer);
-    this.log.warn('the test was taken over by another orchestrator: ending it here', { epoch: run.epoch, why });
+    if (how === 'state lost') this.log.error('the test lost its coordination state: ending it here', { epoch: run.epoch, why });
+    else this.log.warn('the test was taken over by another orchestrator: ending it here', { epoch: run.epoch, why });
     const result = run.aggregator.result(this.ctx.clock.now(), endedAt);
-    this.last = result;
+    this.finishedWith(run, result);
     if (this.run === run) this.run = undefined;
     this.stopping = undefined;
     run.finish(result);
     return result;
+  }
+
+  /** The last test ran nothing and its scenario does not allow that: the run failed. */
+  get ranNothing(): boolean {
+    return !this.run && this.lastRanNothing;
+  }
+
+  private finishedWith(run: Run, result: TestResult): void {
+    this.last = result;
+    this.lastRanNothing = noRequestsOutcome(result, run.scenario) !== undefined;
+    if (this.lastRanNothing) {
+      this.log.error('the test ran no requests: its users sent nothing and recorded nothing (set allowNoRequests: true in the scenario if that is expected)', { epoch: run.epoch });
+    }
   }
 
   async status(): Promise<TestStatus> {
@@ -249,11 +326,13 @@ export class TestController {
       epoch: Number(epoch ?? 0),
       target: run?.target ?? 0,
       users: run?.assigned ?? 0,
-      spawnRate: run?.options.spawnRate ?? 0,
+      spawnRate: run ? (run.spawnRate === AT_ONCE ? run.options.spawnRate : run.spawnRate) : 0,
       mode: run?.aggregator.mode ?? this.last?.mode ?? 'users',
       scenario: run?.scenarioPath ?? this.last?.scenario,
       workers,
       result: run ? run.aggregator.result(this.ctx.clock.now()) : this.last,
+      ...(run?.shape ? { shape: { kind: run.shape.kind, elapsedS: (performance.now() - run.runningAt) / 1000, ...(run.sentRate === undefined ? {} : { rate: run.sentRate }) } } : {}),
+      ...(!run && this.lastRanNothing ? { noRequests: true } : {}),
     };
   }
 
@@ -264,7 +343,8 @@ export class TestController {
     run.rampBusy = true;
     try {
       const now = performance.now();
-      run.rampCarry += ((now - run.lastRampAt) / 1000) * run.options.spawnRate;
+      if (run.shape && !(await this.followShape(run, run.shape, now))) return;
+      run.rampCarry += ((now - run.lastRampAt) / 1000) * run.spawnRate;
       run.lastRampAt = now;
       const gap = run.target - run.assigned;
       if (gap === 0) {
@@ -285,14 +365,57 @@ export class TestController {
     }
   }
 
+  /**
+   * Sets the users (and the arrival rate) the load shape wants now; false
+   * when the shape is over or failed and the test is stopping.
+   */
+  private async followShape(run: Run, shape: LoadShape, now: number): Promise<boolean> {
+    const elapsed = now - run.runningAt;
+    let want;
+    try {
+      want = shapeWant(shape, elapsed);
+    } catch (err) {
+      this.log.error('the load shape failed: stopping the test', { error: (err as Error).message });
+      void this.stop('load shape failed').catch(() => {});
+      return false;
+    }
+    if (want === null) {
+      void this.stop('load shape ended').catch(() => {});
+      return false;
+    }
+    if (want.users !== undefined && want.users !== run.target) {
+      run.target = want.users;
+      run.payload.target_users = want.users;
+    }
+    if (shape.kind === 'function') run.spawnRate = want.spawnRate ?? AT_ONCE;
+    if (shape.kind === 'rate-stages') {
+      // The rate holds until the next tick: send the one of the middle of that time, so a ramp's iterations add up.
+      const end = stagesDurationMs(shape.stages);
+      const rate = stageValue(shape.stages, shape.startRate, Math.min(elapsed + RAMP_TICK_MS / 2, end - 1)) ?? 0;
+      const sent = run.sentRate ?? 0;
+      if (Math.abs(rate - sent) > Math.max(0.002 * Math.max(rate, sent), 0.001)) {
+        await this.broadcast(run, 'set_rate', { rate }, run.snapshot);
+        run.sentRate = rate;
+        run.payload.rate = rate;
+      }
+    }
+    return true;
+  }
+
   private async monitor(): Promise<void> {
     if (this.monitorBusy) return;
     this.monitorBusy = true;
     try {
       let run = this.run;
-      if (run && !this.stopping && Number(await this.ctx.backend.send(['GET', this.ctx.keys.testEpoch()])) !== run.epoch) {
-        this.abandon(run, 'a newer epoch started');
-        run = undefined;
+      if (run && !this.stopping) {
+        const [epoch, generation] = (await this.ctx.backend.pipeline([['GET', this.ctx.keys.testEpoch()], ['GET', this.ctx.keys.generation()]])) as (string | null)[];
+        if (generation !== run.generation) {
+          this.abandon(run, 'the coordination state is gone (Redis restarted empty?): the test ends with the results read so far', 'state lost');
+          run = undefined;
+        } else if (Number(epoch) !== run.epoch) {
+          this.abandon(run, 'a newer epoch started');
+          run = undefined;
+        }
       }
       if (run || this.stopping) await this.holdLease();
       const workers = await readWorkers(this.ctx);
@@ -390,6 +513,32 @@ export class TestController {
     return new Map(pairs);
   }
 
+  /** IDLE → PREPARING, epoch + 1 and the lease, in one step (beginTest.lua). */
+  private async beginTest(): Promise<{ epoch: number; generation: string }> {
+    const reply = (await this.ctx.scripts.run('beginTest', {
+      keys: { state: {}, epoch: {}, lease: {}, generation: {} },
+      args: { owner: this.id, leaseSeconds: this.leaseSeconds(), newGeneration: randomUUID() },
+    })) as string[];
+    if (reply[0] !== 'ok') {
+      if (reply[1] === 'LEASE_HELD') throw new ConflictError('another orchestrator is still ending its test: try again in a moment');
+      throw new ConflictError(`the test is ${reply[2]}: another test is running`);
+    }
+    return { epoch: Number(reply[1]), generation: reply[2]! };
+  }
+
+  /** STOPPING (or a failed start's PREPARING) → IDLE and the lease given back, in one step (endTest.lua). */
+  private async endTest(from: TestState, epoch: number): Promise<void> {
+    const reply = (await this.ctx.scripts.run('endTest', {
+      keys: { state: {}, epoch: {}, lease: {} },
+      args: { from, expectEpoch: epoch, owner: this.id },
+    })) as string[];
+    if (reply[0] !== 'ok') throw new ConflictError(`ending test ${epoch}: ${reply[1]} ${reply[2]}`);
+  }
+
+  private leaseSeconds(): number {
+    return Math.ceil(this.ctx.config.deadAfter * 2);
+  }
+
   private async transition(from: TestState, to: TestState, bump: boolean, expectEpoch?: number): Promise<number> {
     const reply = (await this.ctx.scripts.run('transitionState', {
       keys: { state: {}, epoch: {} },
@@ -450,6 +599,18 @@ export class TestController {
   private nowS(): string {
     return (this.ctx.clock.now() / 1000).toFixed(3);
   }
+}
+
+/** How often users are added or removed towards the target (and a load shape looked at). */
+const RAMP_TICK_MS = 100;
+/** A spawn rate that reaches any target in one tick (a load shape's stages, a shape function without spawnRate). */
+const AT_ONCE = 1e9;
+
+function describeShape(shape: LoadShape): string {
+  const stages = (list: Stage[], unit: string) => list.map((s) => `${s.durationMs / 1000}s:${Math.round(s.target * 100) / 100}${unit}`).join(',');
+  if (shape.kind === 'stages') return `stages ${stages(shape.stages, '')}`;
+  if (shape.kind === 'rate-stages') return `rate stages from ${shape.startRate}/s ${stages(shape.stages, '/s')}`;
+  return `shape function of ${shape.where}`;
 }
 
 /** A script's flat {a, b, a, b…} reply as pairs; a domain error becomes a ConflictError. */

@@ -1,14 +1,16 @@
 // The worker role: registers in `workers`, writes its heartbeat to
 // worker:<id>:status, and reads its command stream from where it last
 // acknowledged — so a command sent before it was listening is not lost.
-// Commands of an older epoch than the worker's are ignored.
+// Commands of an older epoch than the worker's are ignored — unless the
+// deployment's generation changed (Redis restarted empty and test:epoch counts
+// from 0 again): then the worker drops what it ran and follows the new epochs.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { BlockingConnection, Reply } from '../../../core/backend.ts';
 import type { Role, RoleContext } from '../../../core/plugin.ts';
 import type { LoadTestConfig } from '../config.ts';
 import type { LoadTestKeys } from '../contract.ts';
-import { decodeEnvelope, type Envelope, type StartPayload } from '../envelope.ts';
+import { decodeEnvelope, type Envelope, type SetRatePayload, type StartPayload } from '../envelope.ts';
 import { loadScenario } from '../scenario-loader.ts';
 import { SystemStats } from '../system-stats.ts';
 import { TestSession } from '../worker-session.ts';
@@ -34,6 +36,8 @@ export function workerRole(ctx: Ctx): Role {
   const log = logger.child({ workerId: id });
   const stats = new SystemStats();
   let epoch = 0;
+  /** The deployment's generation (test:generation) the epoch belongs to; null: none seen yet. */
+  let generation: string | null = null;
   let session: TestSession | undefined;
   let blocking: BlockingConnection | undefined;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
@@ -52,7 +56,13 @@ export function workerRole(ctx: Ctx): Role {
       ['HSET', statusKey, 'status', status, 'last_heartbeat', now(), ...Object.entries(stats.sample()).flat(), 'epoch', epoch, 'host', hostname()],
       ['EXPIRE', statusKey, Math.ceil(Math.max(60, config.deadAfter * 10))],
       ['SADD', keys.workers(), id],
+      ['GET', keys.generation()],
+      ['GET', keys.testEpoch()],
     ]);
+    if (generation !== null && replies[3] !== generation) {
+      await stateLost(replies[3] as string | null, Number(replies[4] ?? 0));
+      return;
+    }
     if (replies[2] === 1 && session) {
       // Not a member any more: the orchestrator took us for dead and gave our users to others.
       log.warn('dropped by the orchestrator while running a test: stopping its users', { epoch });
@@ -62,20 +72,44 @@ export function workerRole(ctx: Ctx): Role {
     }
   }
 
+  /**
+   * The coordination state this worker's epoch belongs to is gone (Redis
+   * restarted empty, or was flushed): the test it ran cannot be finished, so
+   * its users stop, and the epochs of the new generation count from here.
+   */
+  async function stateLost(current: string | null, currentEpoch: number): Promise<void> {
+    log.warn('the coordination state is gone (Redis restarted empty?): following the new epochs', { epoch, newEpoch: currentEpoch, running: session !== undefined });
+    generation = current;
+    epoch = Math.min(epoch, currentEpoch);
+    const old = session;
+    session = undefined;
+    await old?.stop();
+  }
+
   async function handle_(env: Envelope): Promise<void> {
     if (env.epoch < epoch) {
-      log.info('stale command ignored', { type: env.type, commandEpoch: env.epoch, epoch, commandId: env.command_id });
-      return;
+      const [current, currentEpoch] = (await backend.pipeline([['GET', keys.generation()], ['GET', keys.testEpoch()]])) as (string | null)[];
+      if (current === generation) {
+        log.info('stale command ignored', { type: env.type, commandEpoch: env.epoch, epoch, commandId: env.command_id });
+        return;
+      }
+      await stateLost(current, Number(currentEpoch ?? 0));
+      if (env.epoch < epoch) return;
     }
     switch (env.type) {
       case 'start_test': {
         if (session) await session.stop();
         session = undefined;
         epoch = env.epoch;
+        generation = ((await backend.send(['GET', keys.generation()])) as string | null) ?? generation;
         const payload = env.payload as unknown as StartPayload;
         const path = config.scenario ?? payload.scenario;
         const scenario = await loadScenario(path);
+        // A session is in arrival-rate mode when its payload has a rate; rate stages may start at 0.
+        const rate = payload.rate;
+        if (payload.arrival && !rate) payload.rate = Number.MIN_VALUE;
         session = new TestSession(ctx, id, epoch, scenario, payload);
+        if (payload.arrival) payload.rate = rate ?? 0;
         log.info('test started', { epoch, scenario: path, mode: session.mode });
         await beat();
         break;
@@ -90,6 +124,13 @@ export function workerRole(ctx: Ctx): Role {
         if (typeof env.payload.target_users === 'number') session.targetUsers = env.payload.target_users;
         if (env.type === 'add_user') adding.push(user); // started with the batch's other new users (startAdded)
         else void session.removeUser(user).catch((err: unknown) => log.warn('user did not stop cleanly', { user, error: (err as Error).message }));
+        break;
+      }
+      case 'set_rate': {
+        if (!session || env.epoch !== session.epoch) return;
+        const rate = Number((env.payload as unknown as SetRatePayload).rate);
+        // The session reads its payload's rate at each scheduler tick.
+        if (Number.isFinite(rate) && rate >= 0) session.payload.rate = rate;
         break;
       }
       case 'stop_test': {
@@ -150,7 +191,9 @@ export function workerRole(ctx: Ctx): Role {
 
   return {
     async start() {
-      epoch = Number((await backend.send(['GET', keys.testEpoch()])) ?? 0);
+      const [known, current] = (await backend.pipeline([['GET', keys.generation()], ['GET', keys.testEpoch()]])) as (string | null)[];
+      generation = known ?? null;
+      epoch = Number(current ?? 0);
       await beat();
       blocking = await backend.blocking();
       heartbeat = setInterval(() => {
