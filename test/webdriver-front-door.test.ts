@@ -1,5 +1,6 @@
 // The proxy's front door (plugins/webdriver/front-door.ts), byte by byte: a
 // routed request goes straight to its upstream with the session id swapped
+// in its path (never in bodies: they are the user's data)
 // both ways; everything else reaches the node:http server unchanged; answers
 // come back in order on one connection; an upstream that is gone hands the
 // request to the server; what the door does not read (chunked bodies,
@@ -9,8 +10,9 @@
 import t from 'tap';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { frontDoor, type Straight } from '../plugins/webdriver/front-door.ts';
+import { frontDoor, type FrontDoorLimits, type Straight } from '../plugins/webdriver/front-door.ts';
 import type { RequestHead } from '../plugins/webdriver/http-frames.ts';
+import { until } from './support/until.ts';
 
 interface Seen {
   method: string;
@@ -39,7 +41,7 @@ async function recorder(answer?: (req: IncomingMessage, body: string, res: impor
 }
 
 /** The door in front of `inside`, routing /session/grid-1/* to `upstreamPort` as /session/driver-9/*. */
-async function door(inside: Server, upstreamPort: () => number, answered: { status: number; body: string; bytesIn: number }[] = [], idleMs?: number) {
+async function door(inside: Server, upstreamPort: () => number, answered: { status: number; body: string; bytesIn: number }[] = [], limits: FrontDoorLimits = {}) {
   const route = (head: RequestHead): Straight | undefined => {
     const m = /^\/session\/grid-1(\/.*)$/.exec(head.target);
     if (!m || head.method === 'DELETE') return undefined;
@@ -47,11 +49,11 @@ async function door(inside: Server, upstreamPort: () => number, answered: { stat
       host: '127.0.0.1',
       port: upstreamPort(),
       path: `/session/driver-9${m[1]}`,
-      swap: { client: 'grid-1', upstream: 'driver-9' },
+      headers: 'X-Coord-Node-Key: k1\r\n',
       answered: (status, body, bytesIn) => answered.push({ status, body: body.toString(), bytesIn }),
     };
   };
-  const d = frontDoor(inside, route, idleMs);
+  const d = frontDoor(inside, route, limits);
   await new Promise<void>((r) => d.server.listen(0, '127.0.0.1', r));
   t.teardown(() => {
     d.server.close();
@@ -108,7 +110,7 @@ const get = (path: string, extra = '') => `GET ${path} HTTP/1.1\r\nHost: grid.ex
 const post = (path: string, body: string, extra = '') => `POST ${path} HTTP/1.1\r\nHost: grid.example:4444\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`;
 const bodies = (text: string) => [...text.matchAll(/\r\n\r\n(\{[^\r]*?\})(?=HTTP\/1\.1|$)/g)].map((m) => JSON.parse(m[1]!));
 
-t.test('a routed command goes straight: path and body ids swapped, Host set, the answer swapped back and counted', async (t) => {
+t.test('a routed command goes straight: the id swapped in the path only, Host and the node key set, bodies untouched both ways, counted', async (t) => {
   const upstream = await recorder((req, body, res) => {
     const out = JSON.stringify({ value: { sessionId: 'driver-9', got: body } });
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': out.length }).end(out);
@@ -118,8 +120,8 @@ t.test('a routed command goes straight: path and body ids swapped, Host set, the
   const { port, answered } = await door(inside.server, () => upstream.port);
   const { text } = await talk(port, [post('/session/grid-1/element', '{"using":"css","note":"grid-1"}')], 1);
   t.match(text, /^HTTP\/1\.1 200 OK\r\n/);
-  t.same(upstream.seen.map((s) => [s.method, s.url, s.host, s.type, s.body]), [['POST', '/session/driver-9/element', `127.0.0.1:${upstream.port}`, 'application/json', '{"using":"css","note":"driver-9"}']], 'up: the driver\'s id in path and body, its own Host');
-  t.same(bodies(text), [{ value: { sessionId: 'grid-1', got: '{"using":"css","note":"grid-1"}' } }], 'down: the grid\'s id back in the answer');
+  t.same(upstream.seen.map((s) => [s.method, s.url, s.host, s.type, s.body]), [['POST', '/session/driver-9/element', `127.0.0.1:${upstream.port}`, 'application/json', '{"using":"css","note":"grid-1"}']], 'up: the driver\'s id in the path, its own Host, the body as the client sent it');
+  t.same(bodies(text), [{ value: { sessionId: 'driver-9', got: '{"using":"css","note":"grid-1"}' } }], 'down: the answer as the upstream sent it');
   t.equal(inside.seen.length, 0, 'the server saw nothing');
   t.same(answered.map((a) => [a.status, a.bytesIn]), [[200, 31]], 'answered() got status and sizes');
 });
@@ -133,7 +135,7 @@ t.test('requests on one connection, some straight and some not, pipelined or not
   const { text } = await talk(port, [pipelined, get('/session/grid-1/again')], 5);
   t.same(
     bodies(text).map((b) => b.value.url),
-    ['/session/grid-1/title', '/session', '/session/grid-1/url', '/status', '/session/grid-1/again'],
+    ['/session/driver-9/title', '/session', '/session/driver-9/url', '/status', '/session/driver-9/again'],
     'five answers, in the order asked',
   );
   t.same(upstream.seen.map((s) => s.url), ['/session/driver-9/title', '/session/driver-9/url', '/session/driver-9/again'], 'the commands went straight');
@@ -162,7 +164,7 @@ t.test('a body of megabytes (a file upload) reaches the server whole, and the co
   // behind a command in flight, so the door holds megabytes it cannot take yet (and stops reading the client)
   const { text } = await talk(port, [get('/session/grid-1/url') + post('/session/grid-1/se/file', big) + get('/session/grid-1/title')], 3);
   t.same(bodies(text)[1], { value: { size: big.length } }, 'all of it');
-  t.same(bodies(text)[2].value.url, '/session/grid-1/title', 'then a command, straight');
+  t.same(bodies(text)[2].value.url, '/session/driver-9/title', 'then a command, straight');
   t.same(upstream.seen.map((s) => s.url), ['/session/driver-9/url', '/session/driver-9/title']);
 });
 
@@ -191,8 +193,8 @@ t.test('a chunked answer from upstream reaches the client with a length; Connect
   t.teardown(() => (upstream.server.close(), inside.server.close()));
   const { port } = await door(inside.server, () => upstream.port);
   const { text, closed } = await talk(port, [get('/session/grid-1/title', 'Connection: close\r\n')], 1);
-  t.match(text, /content-length: 18\r\n/);
-  t.same(bodies(text), [{ value: 'grid-1' }]);
+  t.match(text, /content-length: 20\r\n/);
+  t.same(bodies(text), [{ value: 'driver-9' }]);
   t.ok(closed, 'the connection closed after the answer');
 });
 
@@ -248,7 +250,7 @@ t.test('an idle kept-alive client connection is closed; one waiting for a slow a
     setTimeout(() => res.writeHead(200, { 'content-type': 'application/json', 'content-length': out.length }).end(out), req.url === '/slow' ? 600 : 0);
   });
   t.teardown(() => inside.server.close());
-  const { port } = await door(inside.server, () => 1, [], 200);
+  const { port } = await door(inside.server, () => 1, [], { idleMs: 200 });
   const slow = await talk(port, [get('/slow')], 1);
   t.match(slow.text, /^HTTP\/1\.1 200 /, 'an answer three idle periods late still arrives');
   const started = Date.now();
@@ -257,4 +259,32 @@ t.test('an idle kept-alive client connection is closed; one waiting for a slow a
     if (slow.socket.destroyed) resolve(0);
   });
   t.ok(closed < 1000, `then, with nothing asked, the door closed the connection (${closed} ms)`);
+});
+
+t.test('a head that does not arrive whole within the head timeout: 408 and closed; one that does is served', async (t) => {
+  const inside = await recorder();
+  t.teardown(() => inside.server.close());
+  const { port } = await door(inside.server, () => 1, [], { headTimeoutMs: 300 });
+  const started = Date.now();
+  const [silent, partial] = await Promise.all([talk(port, [], 1), talk(port, ['GET /status HTTP/1.1\r\nHost: x\r\n'], 1)]);
+  for (const [what, answer] of [['a silent connection', silent], ['half a head', partial]] as const) {
+    t.match(answer.text, /^HTTP\/1\.1 408 Request Timeout\r\n/, `${what}: 408`);
+    t.ok(answer.closed, `${what}: closed`);
+  }
+  t.ok(Date.now() - started < 3000, `both within the timeout and some slack (${Date.now() - started} ms)`);
+  const served = await talk(port, [get('/status')], 1);
+  t.match(served.text, /^HTTP\/1\.1 200 /, 'a whole head in time is served');
+});
+
+t.test('connections per client address are capped: one more is answered 429 and closed', async (t) => {
+  const inside = await recorder();
+  t.teardown(() => inside.server.close());
+  const { port } = await door(inside.server, () => 1, [], { perClient: 2 });
+  const held = await Promise.all([talk(port, [get('/a')], 1), talk(port, [get('/b')], 1)]);
+  t.ok(held.every((h) => /^HTTP\/1\.1 200 /.test(h.text)), 'two connections served');
+  const third = await talk(port, [get('/c')], 1);
+  t.match(third.text, /^HTTP\/1\.1 429 /, 'the third from the same address: 429');
+  t.ok(third.closed);
+  for (const h of held) h.socket.destroy();
+  await until('the count drops as connections close', async () => /^HTTP\/1\.1 200 /.test((await talk(port, [get('/d')], 1)).text), 5000);
 });

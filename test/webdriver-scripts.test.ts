@@ -170,12 +170,12 @@ t.test('reclaim: an unheld slot is orphaned at the second pass; a dead session i
 });
 
 t.test('timeouts: defaults written when missing, a stored value wins', async (t) => {
-  const ctx = grid({ timeouts: { queue: 7 } });
+  const ctx = grid({ timeouts: { queue: 700 } });
   await backend.send(['HSET', ctx.keys.timeouts(), 'scheduling', '99']);
   const read = await readTimeouts(ctx);
-  t.equal(read.queue, 7);
+  t.equal(read.queue, 700);
   t.equal(read.scheduling, 99, 'the hash wins over config');
-  t.same(await hash(ctx.keys.timeouts()), { scheduling: '99', queue: '7', nodeStartup: '120', driverStartup: '30', sessionTermination: '900', slotReclaimInterval: '300' });
+  t.same(await hash(ctx.keys.timeouts()), { scheduling: '99', queue: '700', nodeStartup: '120', driverStartup: '30', sessionTermination: '300', slotReclaimInterval: '300' });
 });
 
 t.test('purge and forget: every key of a session, an orchestrator whose retain expired', async (t) => {
@@ -243,4 +243,9 @@ t.test('no script spells a key: every key it touches comes in KEYS or from a con
   t.same(under('session:{sessionId}').filter((e) => !purged.has(e)), [], 'purgeSession deletes every session key');
   const forgotten = entriesOf('forgetOrchestrator');
   t.same(under('orchestrator:{orchestratorId}').filter((e) => !forgotten.has(e)), [], 'forgetOrchestrator deletes every orchestrator key');
+});
+
+t.test('timing rule: a queue timeout below the idle timeout is refused at start, with one line saying why', async (t) => {
+  t.throws(() => grid({ timeouts: { queue: 7 } }), /timeouts\.queue \(7s\) must be at least timeouts\.sessionTermination \(300s\)/);
+  t.doesNotThrow(() => grid({ timeouts: { queue: 7, sessionTermination: 7 } }));
 });

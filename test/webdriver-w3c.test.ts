@@ -33,7 +33,7 @@ t.test('W3C capability processing and matching', async (t) => {
 });
 
 const port = await freePort();
-const grid = await startWebdriver({ options: { proxy: { port, token: 'sekret', bodyTimeout: 1 }, api: { port: 0 }, orchestrator: { slots: 1 }, timeouts: { queue: 2 } } });
+const grid = await startWebdriver({ options: { proxy: { port, token: 'sekret', bodyTimeout: 1 }, api: { port: 0 }, orchestrator: { slots: 1 }, timeouts: { queue: 2, sessionTermination: 2 } } });
 const backend = await createBackend({ url: 'embedded://' });
 const page = await startPage();
 t.teardown(async () => {
@@ -118,12 +118,12 @@ function raw(bytes: string, halfClose: boolean, waitMs = 10_000): Promise<string
   });
 }
 
-t.test('a truncated request (body shorter than Content-Length) → 400 invalid argument in the W3C shape', async (t) => {
+t.test('a truncated request: a body that stalls → 408, one cut short by the client → 400, both in the W3C shape', async (t) => {
   const body = '{"capabilities": {"alwaysMa';
   const head = `POST /session HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer sekret\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n`;
   const started = Date.now();
   const answer = await raw(head + body, false);
-  t.match(answer, /^HTTP\/1\.1 400 /, `answered 400 after the body stalled (${Date.now() - started} ms)`);
+  t.match(answer, /^HTTP\/1\.1 408 /, `answered 408 after the body stalled (${Date.now() - started} ms)`);
   const json = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as W3CAnswer['body'];
   t.equal(json.value?.error, 'invalid argument');
   t.match(json.value?.message, /truncated request/);
@@ -137,7 +137,10 @@ t.test('nothing crashed: a queue timeout is session not created + QTIMEOUT, and 
   const created = await call('POST', '/session', newSessionBody());
   t.equal(created.status, 200, 'the one slot: a session');
   const id = created.body.value!.sessionId!;
+  // the session is used while the second client waits: its idle timeout is as short as the queue's
+  const keepBusy = setInterval(() => void call('GET', `/session/${id}/title`), 400);
   const waiting = await call('POST', '/session', newSessionBody());
+  clearInterval(keepBusy);
   shape(t, waiting, 500, 'session not created');
   t.match(waiting.body.value?.message, /queue timeout \(2 s\)/);
   t.same(await lastSessionCodes(), ['QUEUED', 'QTIMEOUT'], 'QTIMEOUT is in its log');

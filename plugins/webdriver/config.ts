@@ -14,7 +14,17 @@ export interface Timeouts {
 export interface WebDriverConfig {
   timeouts: Timeouts;
   heartbeat: { interval: number; nodeTtl: number; managerTtl: number };
-  proxy: { host: string; port: number; token?: string; metricsFlushInterval: number; bodyTimeout: number };
+  proxy: {
+    host: string;
+    port: number;
+    token?: string;
+    externalUrl?: string;
+    metricsFlushInterval: number;
+    bodyTimeout: number;
+    headerTimeout: number;
+    bodyLimit: number;
+    maxConnectionsPerClient: number;
+  };
   manager: { host: string; port: number; advertiseHost?: string };
   orchestrator: {
     id?: string;
@@ -48,11 +58,11 @@ export const configSchema = {
       default: {},
       description: 'Defaults for the `timeouts` hash in Redis; a field already there wins (change it live with HSET).',
       properties: {
-        queue: seconds(600, 'Longest a new session waits for a free slot (QTIMEOUT).'),
+        queue: seconds(300, 'Longest a new session waits for a free slot (QTIMEOUT); Selenium Grid\'s session-request-timeout. At least sessionTermination, so a queued client outwaits a session its client abandoned.'),
         scheduling: seconds(60, 'Longest the orchestrator may take to schedule the node (OTIMEOUT).'),
         nodeStartup: seconds(120, 'Longest the node may take to become responsive (NTIMEOUT).'),
         driverStartup: seconds(30, 'Longest the driver (chromedriver) may take to answer /status (DTIMEOUT).'),
-        sessionTermination: seconds(900, 'A session idle this long is ended (STIMEOUT).'),
+        sessionTermination: seconds(300, 'A session idle this long (no command, no BiDi message or pong) is ended (STIMEOUT); Selenium Grid\'s session-timeout.'),
         slotReclaimInterval: seconds(300, 'How often an orchestrator reclaims slots of dead sessions and orphaned slots.'),
       },
     },
@@ -73,9 +83,13 @@ export const configSchema = {
       properties: {
         host: host('Address the proxy binds (0.0.0.0 to serve other machines).'),
         port: port(4444, 'The one URL clients use (0 picks a free port).'),
-        token: { type: 'string', minLength: 1, description: 'When set, clients must send it: Authorization: Bearer TOKEN, or as the password of http://user:TOKEN@host:4444.' },
+        token: { type: 'string', minLength: 1, description: 'When set, every request to the proxy and the API needs it: Authorization: Bearer TOKEN, the password of http://user:TOKEN@host:4444, or ?token=TOKEN on a WebSocket.' },
+        externalUrl: { type: 'string', pattern: '^(https?|wss?)://', description: 'The URL clients reach the proxy by, when it differs from what they send (e.g. https://grid.example.com behind a TLS load balancer): new sessions\' webSocketUrl is built on it.' },
         metricsFlushInterval: seconds(1, 'How often the proxy adds its request and byte counts to the metrics keys.'),
-        bodyTimeout: seconds(10, 'A request body that stops arriving for this long is answered 400 invalid argument (truncated request).'),
+        bodyTimeout: seconds(10, 'A request body that stops arriving for this long is answered 408 and the connection closed.'),
+        headerTimeout: seconds(10, 'A request head not whole this long after the connection opened (or after its first byte) is answered 408 and the connection closed.'),
+        bodyLimit: { type: 'integer', minimum: 1024, default: 16 * 1024 * 1024, description: 'Largest request body in bytes (default 16 MiB); a larger one is answered 413 with a W3C error.' },
+        maxConnectionsPerClient: { type: 'integer', minimum: 0, default: 256, description: 'Open connections one client address may have (0: no cap); more are answered 429 and closed.' },
       },
     },
     manager: {
@@ -151,6 +165,7 @@ export const configEnv = {
   WEBDRIVER_SESSION_ID: 'node.sessionId',
   WEBDRIVER_NODE_ORCHESTRATOR_ID: 'node.orchestratorId',
   WEBDRIVER_QUEUE_TIMEOUT: 'timeouts.queue',
+  WEBDRIVER_EXTERNAL_URL: 'proxy.externalUrl',
 } as const;
 
 /** Rules between options; each broken rule is one message. */
@@ -159,5 +174,9 @@ export function checkConfig(c: WebDriverConfig): string[] {
   const rule = (ok: boolean, text: string) => ok || problems.push(text);
   rule(c.heartbeat.interval < c.heartbeat.nodeTtl, `heartbeat.nodeTtl (${c.heartbeat.nodeTtl}s) must be greater than heartbeat.interval (${c.heartbeat.interval}s), or live nodes look dead`);
   rule(c.heartbeat.interval < c.heartbeat.managerTtl, `heartbeat.managerTtl (${c.heartbeat.managerTtl}s) must be greater than heartbeat.interval (${c.heartbeat.interval}s), or waiting sessions look abandoned`);
+  rule(
+    c.timeouts.queue >= c.timeouts.sessionTermination,
+    `timeouts.queue (${c.timeouts.queue}s) must be at least timeouts.sessionTermination (${c.timeouts.sessionTermination}s), or clients waiting for a slot give up before a session whose client died gives it back; lower sessionTermination too`,
+  );
   return problems;
 }

@@ -172,7 +172,12 @@ export const contract = defineContract({
       ttl: 'none',
       writers: ['node'],
       derivable: true,
-      fields: { host: { type: 'string', minLength: 1 }, port: { type: 'integer', minimum: 1, maximum: 65535 }, driverSessionID: { type: 'string', minLength: 1 } },
+      fields: {
+        host: { type: 'string', minLength: 1 },
+        port: { type: 'integer', minimum: 1, maximum: 65535 },
+        driverSessionID: { type: 'string', minLength: 1 },
+        key: { type: 'string', minLength: 16, description: 'coord: the node\'s secret, which the proxy and the manager send with every request to it (never shown by the API)' },
+      },
       required: ['host', 'port', 'driverSessionID'],
     },
     sessionDownstream: {

@@ -9,7 +9,7 @@
 // one at a time, in order, so answers stay in order whichever way each went.
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { Server as HttpServer } from 'node:http';
-import { hostPort, swapText } from './http.ts';
+import { hostPort } from './http.ts';
 import { answerLength, HEAD_END, parseAnswerHead, parseRequestHead, readChunked, type AnswerHead, type RequestHead } from './http-frames.ts';
 import { memorySocketPair, type MemorySocket } from './memory-socket.ts';
 
@@ -19,8 +19,8 @@ export interface Straight {
   port: number;
   /** The request target upstream (a driver's own session id in place of the grid's). */
   path: string;
-  /** Text swapped in bodies: `client` → `upstream` on the way up, back on the way down. */
-  swap?: { client: string; upstream: string };
+  /** Header lines added to the request upstream, each ending in CRLF (a node's key). */
+  headers?: string;
   /** The client got its answer (status, body as sent, request body size). */
   answered(status: number, body: Buffer, bytesIn: number): void;
 }
@@ -36,18 +36,44 @@ const EMPTY: Buffer = Buffer.alloc(0);
 /** A kept-alive client connection with nothing asked for this long is closed (node:http's keepAliveTimeout did this before). */
 export const CLIENT_IDLE_MS = 60_000;
 
+/** A request head not whole this long after a connection opened (or after its first byte) is answered 408 (node:http's headersTimeout did this before). */
+export const HEAD_TIMEOUT_MS = 10_000;
+
+export interface FrontDoorLimits {
+  /** A kept-alive connection with nothing asked for this long is closed. */
+  idleMs?: number;
+  /** A request head must be whole this long after the connection opened or its first byte came: else 408 and closed. */
+  headTimeoutMs?: number;
+  /** Open connections one client address may have; more are answered 429 and closed (0: no cap). */
+  perClient?: number;
+}
+
 export interface FrontDoor {
   server: Server;
   /** Ends every client connection (the server stops accepting with server.close()). */
   closeAll(): void;
 }
 
-export function frontDoor(http: HttpServer, route: Router, idleMs = CLIENT_IDLE_MS): FrontDoor {
+export function frontDoor(http: HttpServer, route: Router, limits: FrontDoorLimits = {}): FrontDoor {
+  const { idleMs = CLIENT_IDLE_MS, headTimeoutMs = HEAD_TIMEOUT_MS, perClient = 0 } = limits;
   const open = new Set<Socket>();
+  const perAddress = new Map<string, number>();
   const server = createServer((client) => {
+    const address = client.remoteAddress ?? '';
+    const count = (perAddress.get(address) ?? 0) + 1;
+    if (perClient > 0 && count > perClient) {
+      client.on('error', () => client.destroy());
+      return refuse(client, 429, 'Too Many Requests', `more than ${perClient} connections from ${address}`);
+    }
+    perAddress.set(address, count);
     open.add(client);
-    client.once('close', () => open.delete(client));
-    new Conversation(client, http, route, idleMs);
+    client.once('close', () => {
+      open.delete(client);
+      const left = perAddress.get(address)! - 1;
+      if (left > 0) perAddress.set(address, left);
+      else perAddress.delete(address);
+    });
+    new Conversation(client, http, route, idleMs, headTimeoutMs);
   });
   return {
     server,
@@ -55,6 +81,14 @@ export function frontDoor(http: HttpServer, route: Router, idleMs = CLIENT_IDLE_
       for (const client of open) client.destroy();
     },
   };
+}
+
+/** Answers a connection with an error of the door's own (W3C-shaped) and closes it, whatever the client still sends. */
+function refuse(client: Socket, status: number, reason: string, message: string): void {
+  const body = JSON.stringify({ value: { error: status === 408 ? 'timeout' : 'unknown error', message, stacktrace: '' } });
+  client.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  // a client that never reads nor closes does not keep the socket
+  setTimeout(() => client.destroy(), 1000).unref();
 }
 
 /** An answer coming back from a driver or node, read whole before the client gets it. */
@@ -95,14 +129,18 @@ class Conversation {
   private readonly upstreams = new Map<string, Socket>();
   private readonly onData = (chunk: Buffer) => this.received(chunk);
   private readonly onInside = (chunk: Buffer) => this.fromInside(chunk);
+  /** Runs while a request head is awaited: from the connection's start, and from the first byte of each later head. */
+  private headTimer?: ReturnType<typeof setTimeout>;
 
   constructor(
     private readonly client: Socket,
     private readonly http: HttpServer,
     private readonly route: Router,
     idleMs: number,
+    private readonly headTimeoutMs: number,
   ) {
     client.setNoDelay(true);
+    this.awaitHead();
     // idle: no bytes either way for idleMs; a request still being answered (a queued new session) or a
     // BiDi connection (handed over) is not idle however quiet it is
     // (the timer fires once per quiet spell; the next byte either way starts it again)
@@ -118,6 +156,7 @@ class Conversation {
     });
     client.on('error', () => client.destroy());
     client.on('close', () => {
+      clearTimeout(this.headTimer);
       this.inside?.destroy();
       for (const upstream of this.upstreams.values()) upstream.destroy();
     });
@@ -147,8 +186,12 @@ class Conversation {
     }
     const end = this.pending.indexOf(HEAD_END);
     if (end === -1) {
-      if (this.pending.length > HEAD_LIMIT || this.clientEnded) this.handOver();
-      return;
+      if (this.pending.length > HEAD_LIMIT || this.clientEnded) return this.handOver();
+      return this.awaitHead();
+    }
+    if (this.headTimer) {
+      clearTimeout(this.headTimer);
+      this.headTimer = undefined;
     }
     const head = parseRequestHead(this.pending.toString('latin1', 0, end));
     if (!head) return this.handOver();
@@ -162,17 +205,26 @@ class Conversation {
     else this.sendInside(head, request, size - request.length);
   }
 
+  /** Starts the head timer unless it runs: a head still incomplete when it fires is answered 408. */
+  private awaitHead(): void {
+    if (this.headTimer || this.headTimeoutMs <= 0) return;
+    this.headTimer = setTimeout(() => {
+      this.headTimer = undefined;
+      if (this.busy || this.handedOver || this.client.destroyed) return;
+      if (this.pending.indexOf(HEAD_END) !== -1) return;
+      refuse(this.client, 408, 'Request Timeout', `the request head did not arrive within ${this.headTimeoutMs / 1000} s`);
+    }, this.headTimeoutMs);
+  }
+
   // ---- straight to a driver or node ----
 
   private sendStraight(head: RequestHead, request: Buffer, body: Buffer, straight: Straight): void {
-    const { swap } = straight;
-    const payload = swap ? swapText(body, swap.client, swap.upstream) : body;
     const type = head.headers.get('content-type');
     const upstream = this.upstreamFor(straight);
     this.straightAnswer = { upstream, straight, method: head.method, request, bytesIn: body.length, close: head.close, bytes: EMPTY };
     upstream.cork();
-    upstream.write(`${head.method} ${straight.path} HTTP/1.1\r\nHost: ${hostPort(straight)}\r\n${type ? `Content-Type: ${type}\r\n` : ''}Content-Length: ${payload.length}\r\n\r\n`, 'latin1');
-    if (payload.length) upstream.write(payload);
+    upstream.write(`${head.method} ${straight.path} HTTP/1.1\r\nHost: ${hostPort(straight)}\r\n${straight.headers ?? ''}${type ? `Content-Type: ${type}\r\n` : ''}Content-Length: ${body.length}\r\n\r\n`, 'latin1');
+    if (body.length) upstream.write(body);
     upstream.uncork();
   }
 
@@ -239,15 +291,13 @@ class Conversation {
 
   private deliver(answer: StraightAnswer, body: Buffer): void {
     this.straightAnswer = undefined;
-    const { swap } = answer.straight;
-    const out = swap ? swapText(body, swap.upstream, swap.client) : body;
     const head = answer.head!;
     const type = head.headers.get('content-type') ?? 'application/json; charset=utf-8';
     this.client.cork();
-    this.client.write(`HTTP/1.1 ${head.status} ${head.reason}\r\ncontent-type: ${type}\r\ncontent-length: ${out.length}\r\ncache-control: no-cache\r\n${answer.close ? 'connection: close\r\n' : ''}\r\n`, 'latin1');
-    this.client.write(out);
+    this.client.write(`HTTP/1.1 ${head.status} ${head.reason}\r\ncontent-type: ${type}\r\ncontent-length: ${body.length}\r\ncache-control: no-cache\r\n${answer.close ? 'connection: close\r\n' : ''}\r\n`, 'latin1');
+    this.client.write(body);
     this.client.uncork();
-    answer.straight.answered(head.status, out, answer.bytesIn);
+    answer.straight.answered(head.status, body, answer.bytesIn);
     this.busy = false;
     if (answer.close) return void this.client.end();
     this.next();
@@ -314,6 +364,7 @@ class Conversation {
   private handOver(): void {
     if (this.handedOver) return;
     this.handedOver = true;
+    clearTimeout(this.headTimer);
     const inside = this.insideSocket();
     this.client.off('data', this.onData);
     inside.off('data', this.onInside);

@@ -14,27 +14,39 @@ export const BODY_IDLE_MS = 10_000;
 
 const EMPTY = Buffer.alloc(0);
 
-/** Reads the whole body; rejects with W3CError when it is too large, stalls, or the client goes away mid-body. */
+/**
+ * Reads the whole body; rejects with W3CError when it is too large (413: the
+ * rest is read and dropped while the answer goes out), stalls (408), or the
+ * client goes away mid-body (400). The caller answers and closes the connection.
+ */
 export function readBody(req: IncomingMessage, limit = BODY_LIMIT, idleMs = BODY_IDLE_MS): Promise<Buffer> {
   // most commands (GET …/title) carry no body: no listeners, no timer
   if (req.headers['transfer-encoding'] === undefined && (req.headers['content-length'] === undefined || req.headers['content-length'] === '0')) return Promise.resolve(EMPTY);
+  const tooLarge = () => new W3CError('invalid argument', `the request body is larger than the limit of ${limit} bytes (proxy.bodyLimit)`, 413);
+  if (Number(req.headers['content-length']) > limit) {
+    req.resume(); // read and dropped, so the client sees the answer rather than a reset
+    return Promise.reject(tooLarge());
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const timer = setTimeout(() => {
-      reject(new W3CError('invalid argument', `the request body stopped after ${size} of ${req.headers['content-length'] ?? '?'} bytes (truncated request)`));
+      reject(new W3CError('invalid argument', `the request body stopped after ${size} of ${req.headers['content-length'] ?? '?'} bytes for ${idleMs / 1000} s (truncated request)`, 408));
     }, idleMs);
     req.once('close', () => clearTimeout(timer));
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       timer.refresh();
       size += chunk.length;
       if (size > limit) {
-        reject(new W3CError('invalid argument', `request body larger than ${limit} bytes`));
-        req.destroy();
-        return;
+        clearTimeout(timer);
+        req.off('data', onData);
+        req.resume();
+        chunks.length = 0;
+        return reject(tooLarge());
       }
       chunks.push(chunk);
-    });
+    };
+    req.on('data', onData);
     req.on('end', () => {
       clearTimeout(timer);
       resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));

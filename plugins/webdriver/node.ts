@@ -16,7 +16,8 @@ import { driverCapabilities } from './driver-capabilities.ts';
 import { DriverError, startDriver, type Driver } from './driver.ts';
 import type { WarmDriver } from './driver-pool.ts';
 import { frontDoor, type Straight } from './front-door.ts';
-import { closeServer, hop, listen, parseJson, readBody, sendError, sendJson, swapText } from './http.ts';
+import { NODE_KEY_HEADER, randomSecret, sameSecret } from './auth.ts';
+import { closeServer, hop, listen, readBody, sendError, sendJson } from './http.ts';
 import { refuseUpgrade, relayUpgrade } from './relay.ts';
 import { appendLog } from './session-log.ts';
 import { terminateSession } from './terminate.ts';
@@ -54,9 +55,12 @@ export class SessionNode {
   private readonly id: string;
   private readonly server = createServer((req, res) => void this.onRequest(req, res));
   /** The endpoint's socket: commands go to the driver as bytes; ending the session and anything else reach `server`. */
+  /** What the proxy (and the manager) must send in NODE_KEY_HEADER: published in session:{id}:upstream, never shown by the API. */
+  private readonly key = randomSecret();
   private readonly door = frontDoor(this.server, (head) => {
     const prefix = `/session/${this.id}`;
-    return head.target.startsWith(prefix) ? this.straight(head.method, head.target.slice(prefix.length)) : undefined;
+    if (!head.target.startsWith(prefix) || !sameSecret(head.headers.get(NODE_KEY_HEADER) ?? '', this.key)) return undefined;
+    return this.straight(head.method, head.target.slice(prefix.length));
   });
   private driver?: Driver;
   private driverSessionId = '';
@@ -159,7 +163,7 @@ export class SessionNode {
       // last: the manager serves the client once it sees this; the push wakes it (it waits in a blocking pop)
       const host = advertisedHost(config.orchestrator.nodeHost, config.orchestrator.advertiseHost);
       await ctx.backend.multi([
-        ['HSET', ctx.keys.sessionUpstream({ sessionId: id }), 'host', host, 'port', port, 'driverSessionID', this.driverSessionId],
+        ['HSET', ctx.keys.sessionUpstream({ sessionId: id }), 'host', host, 'port', port, 'driverSessionID', this.driverSessionId, 'key', this.key],
         ['RPUSH', ctx.keys.sessionReady({ sessionId: id }), `${host}:${port}`],
       ]);
     } catch (error) {
@@ -230,10 +234,20 @@ export class SessionNode {
     if (idle > this.options.timeouts.sessionTermination * 1000) void this.end('STIMEOUT', `no command for ${Math.round(idle / 1000)} s`);
   }
 
+  /** Only the grid (the proxy, the manager) talks to a node: it knows the node's key. */
+  private fromGrid(req: IncomingMessage): boolean {
+    const sent = req.headers[NODE_KEY_HEADER];
+    return typeof sent === 'string' && sameSecret(sent, this.key);
+  }
+
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = req.url ?? '/';
+    if (!this.fromGrid(req)) {
+      res.shouldKeepAlive = false;
+      return sendError(res, 'unauthorized', 'this is a node of the grid: send commands to the proxy');
+    }
     if (url === '/status') {
-      return sendJson(res, 200, { value: { ready: !!this.driverSessionId && !this.ending, message: this.driverSessionId ? `serving session ${this.id}` : 'starting' } });
+      return sendJson(res, 200, { value: { ready: !!this.driverSessionId && !this.ending, message: this.driverSessionId ? 'serving its session' : 'starting' } });
     }
     let body: Buffer;
     try {
@@ -281,8 +295,7 @@ export class SessionNode {
     const closing = endsSession(method, url.slice(prefix.length));
     const driverId = this.driverSessionId;
     const driver = this.driverTarget!;
-    // only bodies that carry the id are rewritten (as text); the rest pass as they are
-    body = swapText(body, this.id, driverId);
+    // bodies pass as they are, both ways: only the path names a session (the grid's id outside, the driver's inside)
     let answer;
     try {
       const headers = contentType === undefined || contentType === JSON_TYPE ? driver.headers : driverHeaders(driver.port, contentType);
@@ -291,8 +304,7 @@ export class SessionNode {
       if (!this.ending) void this.end('DFAILURE', `driver unreachable: ${(error as Error).message}`);
       return failure('unknown error', `the driver of session ${this.id} did not answer: ${(error as Error).message}`);
     }
-    const out = swapText(answer.body, driverId, this.id);
-    const reply = { status: answer.status, contentType: String(answer.headers['content-type'] ?? JSON_TYPE), body: out };
+    const reply = { status: answer.status, contentType: String(answer.headers['content-type'] ?? JSON_TYPE), body: answer.body };
     if (closing) {
       this.driverSessionId = ''; // the driver has ended it already
       this.driverFree = answer.status === 200;
@@ -316,11 +328,12 @@ export class SessionNode {
     if (!this.driverSessionId || this.ending || !this.driverTarget) return undefined;
     this.lastSeen = Date.now();
     const { host, port } = this.driverTarget;
-    return { host, port, path: `/session/${this.driverSessionId}${rest}`, swap: { client: this.id, upstream: this.driverSessionId }, answered };
+    return { host, port, path: `/session/${this.driverSessionId}${rest}`, answered };
   }
 
   /** BiDi: /session/{id}/se/bidi → the driver's own WebSocket URL. */
   private async onUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
+    if (!this.fromGrid(req)) return refuseUpgrade(socket, 401, errorBody('unauthorized', 'this is a node of the grid: connect to the proxy'));
     if (req.url !== `/session/${this.id}/se/bidi` || !this.driverWebSocket || this.ending) {
       return refuseUpgrade(socket, 404, errorBody('invalid session id', `no BiDi session ${req.url} on this node`));
     }

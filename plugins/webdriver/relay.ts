@@ -3,7 +3,7 @@
 import { connect, type Socket } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 
-export function relayUpgrade(req: IncomingMessage, client: Socket, head: Buffer, target: { host: string; port: number; path: string }): Promise<void> {
+export function relayUpgrade(req: IncomingMessage, client: Socket, head: Buffer, target: { host: string; port: number; path: string; headers?: Record<string, string> }): Promise<void> {
   return new Promise((resolve) => {
     const upstream = connect(target.port, target.host);
     let done = false;
@@ -18,9 +18,10 @@ export function relayUpgrade(req: IncomingMessage, client: Socket, head: Buffer,
       const lines = [`${req.method} ${target.path} HTTP/1.1`, `Host: ${target.host}:${target.port}`];
       for (let i = 0; i < req.rawHeaders.length; i += 2) {
         const name = req.rawHeaders[i]!;
-        if (/^(host|origin|authorization)$/i.test(name)) continue;
+        if (/^(host|origin|authorization|x-coord-node-key)$/i.test(name)) continue;
         lines.push(`${name}: ${req.rawHeaders[i + 1]}`);
       }
+      for (const [name, value] of Object.entries(target.headers ?? {})) if (value) lines.push(`${name}: ${value}`);
       upstream.write(lines.join('\r\n') + '\r\n\r\n');
       if (head.length) upstream.write(head);
       upstream.pipe(client);
@@ -41,6 +42,6 @@ export function relayUpgrade(req: IncomingMessage, client: Socket, head: Buffer,
 /** Answers an upgrade request with an HTTP error and closes the socket. */
 export function refuseUpgrade(socket: Socket, status: number, body: string): void {
   if (socket.destroyed) return;
-  const reason = { 401: 'Unauthorized', 404: 'Not Found', 500: 'Internal Server Error', 502: 'Bad Gateway' }[status] ?? 'Error';
+  const reason = { 400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 500: 'Internal Server Error', 502: 'Bad Gateway' }[status] ?? 'Error';
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }

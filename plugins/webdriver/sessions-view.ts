@@ -40,6 +40,12 @@ const parse = (text: string | undefined) => {
   }
 };
 
+/** The node's key stays in Redis: whoever reads the API must not be able to talk to the node with it. */
+function withoutSecrets(upstream: Record<string, string>): Record<string, string> {
+  const { key: _key, ...shown } = upstream;
+  return shown;
+}
+
 export async function readSessions(ctx: Reader, ids: readonly string[], withLog = false): Promise<SessionView[]> {
   const { backend, keys } = ctx;
   const per = 8;
@@ -90,7 +96,7 @@ export async function readSessions(ctx: Reader, ids: readonly string[], withLog 
       browser: actual?.browserName ? `${actual.browserName} ${actual.browserVersion ?? ''}`.trim() : undefined,
       capabilities: { requested: parse(caps.requested), actual },
       metadata: toObject((r[4] as string[] | null) ?? []),
-      upstream: toObject((r[5] as string[] | null) ?? []),
+      upstream: withoutSecrets(toObject((r[5] as string[] | null) ?? [])),
       downstream: toObject((r[6] as string[] | null) ?? []),
       lastCode: last ? toObject(last[1]).code : undefined,
       log: withLog ? await readLog(ctx, id) : undefined,

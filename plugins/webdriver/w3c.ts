@@ -21,11 +21,13 @@ export class W3CError extends Error {
   constructor(
     readonly error: ErrorCode,
     message: string,
+    /** An HTTP status other than the code's own (413 for a body over the limit, 408 for one that stalls). */
+    private readonly httpStatus?: number,
   ) {
     super(message);
   }
   get status(): number {
-    return errorStatus[this.error];
+    return this.httpStatus ?? errorStatus[this.error];
   }
 }
 

@@ -1,4 +1,6 @@
-// The API: the grid as JSON, read from Redis on each request.
+// The API: the grid as JSON, read from Redis on each request. It binds
+// loopback unless api.host says otherwise; with proxy.token set, every path
+// needs the token (header or ?token=), as the proxy does.
 //   GET /api/sessions[?state=active|terminated]   sessions with status timestamps, timings, capabilities
 //   GET /api/sessions/{id}                        one session with its log
 //   GET /api/orchestrators                        orchestrators with their slots and queues
@@ -7,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Role } from '../../../core/plugin.ts';
+import { credentials, UNAUTHORIZED_MESSAGE } from '../auth.ts';
 import type { Ctx } from '../context.ts';
 import { closeServer, listen, sendError, sendJson } from '../http.ts';
 import { advertisedHost } from '../node.ts';
@@ -26,6 +29,8 @@ export function apiRole(ctx: Ctx): Role {
   );
 
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // with a token, nothing at all is said without it: no session id, not even which paths exist
+    if (credentials(config.proxy.token, req.headers.authorization, req.url) !== 'token') return sendError(res, 'unauthorized', UNAUTHORIZED_MESSAGE);
     const url = new URL(req.url ?? '/', 'http://api');
     if (req.method !== 'GET') return sendError(res, 'unknown method', 'the API is read-only: use GET');
     const path = url.pathname.replace(/\/$/, '');

@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { BlockingConnection } from '../../../core/backend.ts';
 import type { Role } from '../../../core/plugin.ts';
 import type { Code } from '../codes.ts';
+import { NODE_KEY_HEADER } from '../auth.ts';
 import { MANAGER_HOST_TTL, type Ctx } from '../context.ts';
 import { closeServer, hop, listen, parseJson, readBody, sendError, sendJson } from '../http.ts';
 import { advertisedHost } from '../node.ts';
@@ -198,14 +199,14 @@ export function managerRole(ctx: Ctx): Role {
       // everything NALIVE and the answer need, in one round trip
       const [active, fields, actual, status] = (await backend.pipeline([
         ['SISMEMBER', keys.sessionsActive(), sessionId],
-        ['HMGET', keys.sessionUpstream(s), 'host', 'port'],
+        ['HMGET', keys.sessionUpstream(s), 'host', 'port', 'key'],
         ['HGET', keys.sessionCapabilities(s), 'actual'],
         ['HMGET', keys.sessionStatus(s), 'queuedAt', 'pendingAt'],
       ])) as [number, (string | null)[], string | null, (string | null)[]];
       if (active === 0) throw new Refusal('NTIMEOUT', new W3CError('session not created', await whyEnded(sessionId)));
       if (!fields[0] || !fields[1]) continue;
       const target = { host: fields[0], port: Number(fields[1]) };
-      const answer = await hop(target, 'GET', '/status', {}, undefined, undefined, 2000).catch(() => undefined);
+      const answer = await hop(target, 'GET', '/status', { [NODE_KEY_HEADER]: fields[2] ?? '' }, undefined, undefined, 2000).catch(() => undefined);
       if (answer?.status === 200 && (JSON.parse(answer.body.toString()) as { value?: { ready?: boolean } }).value?.ready) {
         upstream = target;
         actualJson = actual;

@@ -13,6 +13,7 @@ import { frontDoor, type Straight } from '../front-door.ts';
 import { closeServer, forwardHeaders, hop, listen, originOf, readBody, sendError, type Hop } from '../http.ts';
 import type { RequestHead } from '../http-frames.ts';
 import { HttpMetrics } from '../http-metrics.ts';
+import { credentials, NODE_KEY_HEADER, sameSecret, sentToken, sessionToken, UNAUTHORIZED_MESSAGE } from '../auth.ts';
 import { endsSession, localNodes } from '../node.ts';
 import { refuseUpgrade, relayUpgrade } from '../relay.ts';
 import { gridCapacity } from '../status.ts';
@@ -25,7 +26,9 @@ const ROUTE_SWEEP_MS = 60_000;
 /** Selenium 3 clients still add this prefix. */
 const LEGACY_PREFIX = '/wd/hub';
 const SESSION_PATH = /^\/session\/([^/?]+)(\/[^?]*)?(\?.*)?$/;
-const NO_HEADERS = {};
+const BIDI_PATH = /^\/session\/([^/]+)\/se\/bidi$/;
+/** Answers 200 without the token and says nothing about the grid: for load balancers' health checks. */
+export const HEALTH_PATH = '/healthz';
 
 function withoutLegacyPrefix(path: string): string {
   if (path.startsWith(LEGACY_PREFIX) && (path.length === LEGACY_PREFIX.length || path[LEGACY_PREFIX.length] === '/')) return path.slice(LEGACY_PREFIX.length) || '/';
@@ -37,11 +40,16 @@ interface Route {
   port: number;
   /** http://host:port, built once per route rather than per request. */
   origin: string;
+  /** The node's key (session:{id}:upstream), sent with every request to it; '' for managers. */
+  key: string;
 }
 
-function route(host: string, port: number): Route {
-  return { host, port, origin: originOf({ host, port }) };
+function route(host: string, port: number, key = ''): Route {
+  return { host, port, origin: originOf({ host, port }), key };
 }
+
+/** Session ids are the grid's UUIDs (or another grid's hex ids): anything else is not one, and must not reach a key name. */
+const SESSION_ID = /^[A-Za-z0-9-]{1,64}$/;
 
 export function proxyRole(ctx: Ctx): Role {
   const { config, logger, keys, backend, clock } = ctx;
@@ -55,20 +63,12 @@ export function proxyRole(ctx: Ctx): Role {
     sendError(res, 'unknown error', (error as Error).message);
   }));
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => void onUpgrade(req, socket, head));
-  const door = frontDoor(server, straightRoute);
+  const door = frontDoor(server, straightRoute, { headTimeoutMs: config.proxy.headerTimeout * 1000, perClient: config.proxy.maxConnectionsPerClient });
+  const token = config.proxy.token;
 
+  /** HTTP requests carry the token in a header (Bearer, or Basic as Selenium's http://user:TOKEN@host sends it). */
   function authorized(req: IncomingMessage): boolean {
-    return authorizedBy(req.headers.authorization);
-  }
-
-  function authorizedBy(header = ''): boolean {
-    if (!config.proxy.token) return true;
-    const bearer = /^Bearer (.+)$/i.exec(header)?.[1];
-    if (bearer === config.proxy.token) return true;
-    const basic = /^Basic (.+)$/i.exec(header)?.[1];
-    if (!basic) return false;
-    const decoded = Buffer.from(basic, 'base64').toString();
-    return decoded.slice(decoded.indexOf(':') + 1) === config.proxy.token;
+    return credentials(token, req.headers.authorization) === 'token';
   }
 
   function reply(req: IncomingMessage, res: ServerResponse, answer: Hop | { status: number; body: string }, bytesIn: number): void {
@@ -92,7 +92,7 @@ export function proxyRole(ctx: Ctx): Role {
   function straightRoute(head: RequestHead): Straight | undefined {
     const path = withoutLegacyPrefix(head.target);
     const session = SESSION_PATH.exec(path);
-    if (!session || !authorizedBy(head.headers.get('authorization'))) return undefined;
+    if (!session || credentials(token, head.headers.get('authorization')) !== 'token') return undefined;
     const [, sessionId, rest = '', query = ''] = session as unknown as [string, string, string?, string?];
     const local = localNodes.get(sessionId);
     if (local) return local.straight(head.method, rest + query, (status, body, bytesIn) => metrics.count(head.method, status, bytesIn, body.length));
@@ -103,6 +103,7 @@ export function proxyRole(ctx: Ctx): Role {
       host: target.host,
       port: target.port,
       path,
+      headers: target.key ? `${NODE_KEY_HEADER}: ${target.key}\r\n` : undefined,
       answered: (status, body, bytesIn) => {
         if (status === 404 && body.includes('invalid session id')) routes.delete(sessionId);
         metrics.count(head.method, status, bytesIn, body.length);
@@ -112,14 +113,20 @@ export function proxyRole(ctx: Ctx): Role {
 
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = withoutLegacyPrefix(req.url ?? '/');
-    if (!authorized(req)) return fail(req, res, new W3CError('unauthorized', 'missing or wrong token: send Authorization: Bearer TOKEN, or use http://user:TOKEN@host:port'));
+    const bare = path.split('?')[0];
+    // the one token-free path, for load balancers: it says the proxy runs, nothing about the grid
+    if (bare === HEALTH_PATH && req.method === 'GET') return reply(req, res, { status: 200, body: '{"value":{"ready":true,"message":"proxy running"}}' }, 0);
+    if (!authorized(req)) {
+      res.shouldKeepAlive = false; // its body (if any) is not read
+      return fail(req, res, new W3CError('unauthorized', UNAUTHORIZED_MESSAGE));
+    }
     let body: Buffer;
     try {
-      body = await readBody(req, undefined, config.proxy.bodyTimeout * 1000);
+      body = await readBody(req, config.proxy.bodyLimit, config.proxy.bodyTimeout * 1000);
     } catch (error) {
+      res.shouldKeepAlive = false;
       return fail(req, res, error as W3CError);
     }
-    const bare = path.split('?')[0];
     if (bare === '/status' && req.method === 'GET') {
       const capacity = await gridCapacity(ctx);
       const answer = { value: capacity };
@@ -130,6 +137,7 @@ export function proxyRole(ctx: Ctx): Role {
       return newSession(req, res, body);
     }
     const session = SESSION_PATH.exec(path);
+    if (session && !SESSION_ID.test(session[1]!)) return fail(req, res, new W3CError('invalid argument', `"${session[1]!.slice(0, 80)}" is not a session id (letters, digits and dashes)`), body.length);
     if (session) return command(req, res, session[1]!, path, body);
     fail(req, res, new W3CError('unknown command', `${req.method} ${bare} is not a WebDriver command this grid knows`), body.length);
   }
@@ -140,7 +148,7 @@ export function proxyRole(ctx: Ctx): Role {
     res.once('close', () => {
       if (!res.writableFinished) gone.abort();
     });
-    const headers = forwardHeaders(req.headers, { 'x-forwarded-for': req.socket.remoteAddress ?? '', 'x-forwarded-host': req.headers.host ?? '', 'content-type': 'application/json; charset=utf-8' });
+    const headers = forwardHeaders(req.headers, { 'x-forwarded-for': req.socket.remoteAddress ?? '', 'content-type': 'application/json; charset=utf-8' });
     const tried: Route[] = [];
     for (;;) {
       const manager = await nextManager(tried);
@@ -150,13 +158,43 @@ export function proxyRole(ctx: Ctx): Role {
       tried.push(manager);
       try {
         const answer = await hop(manager, 'POST', '/session', headers, body, gone.signal);
-        return reply(req, res, answer, body.length);
+        return reply(req, res, withWebSocketUrl(answer, req), body.length);
       } catch (error) {
         if (gone.signal.aborted) return metrics.count('POST', 499, body.length, 0);
         logger.warn('manager unreachable; trying another', { manager: `${manager.host}:${manager.port}`, error: (error as Error).message });
         managers.at = 0;
       }
     }
+  }
+
+  /**
+   * The new session's webSocketUrl, as the client reaches this proxy: the
+   * configured external URL, else X-Forwarded-Proto/Host (a TLS load balancer),
+   * else the Host the client used; with the session's own token when the grid has one.
+   */
+  function withWebSocketUrl(answer: Hop, req: IncomingMessage): Hop {
+    if (answer.status !== 200 || !answer.body.includes('"webSocketUrl"')) return answer;
+    const created = JSON.parse(answer.body.toString()) as { value?: { sessionId?: string; capabilities?: Record<string, unknown> } };
+    const id = created.value?.sessionId;
+    const caps = created.value?.capabilities;
+    if (!id || typeof caps?.webSocketUrl !== 'string') return answer;
+    const url = new URL(`/session/${id}/se/bidi`, publicBase(req));
+    if (token) url.searchParams.set('token', sessionToken(token, id));
+    caps.webSocketUrl = url.toString();
+    return { ...answer, body: Buffer.from(JSON.stringify(created)) };
+  }
+
+  /** ws(s)://host[/prefix]/ of this proxy as the client sees it. */
+  function publicBase(req: IncomingMessage): string {
+    if (config.proxy.externalUrl) {
+      const external = new URL(config.proxy.externalUrl);
+      external.protocol = external.protocol === 'https:' || external.protocol === 'wss:' ? 'wss:' : 'ws:';
+      return external.toString().replace(/\/?$/, '/');
+    }
+    const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value)?.split(',')[0]?.trim();
+    const proto = first(req.headers['x-forwarded-proto']) === 'https' ? 'wss' : 'ws';
+    const host = first(req.headers['x-forwarded-host']) || req.headers.host || `${config.proxy.host}:${config.proxy.port}`;
+    return `${proto}://${host}/`;
   }
 
   async function nextManager(exclude: Route[]): Promise<Route | undefined> {
@@ -177,9 +215,9 @@ export function proxyRole(ctx: Ctx): Role {
   async function sessionRoute(sessionId: string): Promise<Route | undefined> {
     const cached = routes.get(sessionId);
     if (cached) return cached;
-    const [host, port] = (await backend.send(['HMGET', keys.sessionUpstream({ sessionId }), 'host', 'port'])) as (string | null)[];
+    const [host, port, key] = (await backend.send(['HMGET', keys.sessionUpstream({ sessionId }), 'host', 'port', 'key'])) as (string | null)[];
     if (!host || !port) return undefined;
-    const found = route(host, Number(port));
+    const found = route(host, Number(port), key ?? '');
     routes.set(sessionId, found);
     return found;
   }
@@ -204,7 +242,7 @@ export function proxyRole(ctx: Ctx): Role {
     try {
       // the node reads nothing but the body's type: the client's other headers need not cross another hop
       const type = req.headers['content-type'];
-      answer = await hop(target, req.method ?? 'GET', path, type ? { 'content-type': type } : NO_HEADERS, body);
+      answer = await hop(target, req.method ?? 'GET', path, type ? { 'content-type': type, [NODE_KEY_HEADER]: target.key } : { [NODE_KEY_HEADER]: target.key }, body);
     } catch {
       return fail(req, res, await ended(sessionId), body.length);
     }
@@ -213,17 +251,30 @@ export function proxyRole(ctx: Ctx): Role {
     reply(req, res, answer, body.length);
   }
 
-  /** WebDriver BiDi: ws://proxy/session/{id}/se/bidi → the node. */
+  /**
+   * WebDriver BiDi: ws://proxy/session/{id}/se/bidi → the node. With a token
+   * set, the socket needs it (Authorization, or ?token=) or the session's own
+   * token from its webSocketUrl; every refusal is the same 401, whatever exists.
+   */
   async function onUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
     socket.on('error', () => socket.destroy());
-    const path = req.url ?? '/';
-    const session = /^\/session\/([^/?]+)\/se\/bidi$/.exec(path);
-    // no token asked here: clients open the BiDi socket without their HTTP headers, and the path carries
-    // the session's random ID, which only the client that created it (with the token) knows
-    if (!session) return refuseUpgrade(socket, authorized(req) ? 404 : 401, errorBody(authorized(req) ? 'unknown command' : 'unauthorized', `no WebSocket endpoint ${path}`));
-    const target = await sessionRoute(session[1]!).catch(() => undefined);
-    if (!target) return refuseUpgrade(socket, 404, errorBody('invalid session id', `session ${session[1]} does not exist or has ended`));
-    await relayUpgrade(req, socket, head, { ...target, path });
+    const target = withoutLegacyPrefix(req.url ?? '/');
+    const [path = '/'] = target.split('?');
+    const session = BIDI_PATH.exec(path);
+    const sessionId = session?.[1];
+    if (!upgradeAllowed(req.headers.authorization, target, sessionId)) return refuseUpgrade(socket, 401, errorBody('unauthorized', UNAUTHORIZED_MESSAGE));
+    if (!sessionId) return refuseUpgrade(socket, 404, errorBody('unknown command', `no WebSocket endpoint ${path}`));
+    if (!SESSION_ID.test(sessionId)) return refuseUpgrade(socket, 400, errorBody('invalid argument', 'not a session id'));
+    const node = await sessionRoute(sessionId).catch(() => undefined);
+    if (!node) return refuseUpgrade(socket, 404, errorBody('invalid session id', `session ${sessionId} does not exist or has ended`));
+    await relayUpgrade(req, socket, head, { ...node, path, headers: { [NODE_KEY_HEADER]: node.key } });
+  }
+
+  function upgradeAllowed(authorization: string | undefined, target: string, sessionId: string | undefined): boolean {
+    if (!token) return true;
+    const sent = sentToken(authorization, target);
+    if (!sent) return false;
+    return sameSecret(sent, token) || (!!sessionId && sameSecret(sent, sessionToken(token, sessionId)));
   }
 
   /** Drops cached routes of sessions that ended without this proxy seeing it (idle timeout, another proxy's DELETE). */

@@ -1,0 +1,59 @@
+// Who may use the grid when `proxy.token` is set. A request carries the
+// token as `Authorization: Bearer TOKEN`, as the password of Basic auth
+// (Selenium's http://user:TOKEN@host), or as `?token=TOKEN` (WebSockets,
+// whose clients often cannot set headers). A session's BiDi URL carries a
+// token of its own instead: derived from the grid token and the session id,
+// it opens that session's WebSocket and nothing else, and only the session's
+// creator is ever told it (in the new session's webSocketUrl).
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** What a request's credentials are: none at all, the grid token, or something else (refused). */
+export type Credentials = 'none' | 'token' | 'wrong';
+
+/** Equal strings, compared in constant time. */
+export function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The token a request sent: Bearer, Basic password, or ?token= of the target; '' when it sent none. */
+export function sentToken(authorization: string | undefined, target?: string): string {
+  if (authorization) {
+    const bearer = /^Bearer\s+(.+)$/i.exec(authorization)?.[1];
+    if (bearer !== undefined) return bearer.trim();
+    const basic = /^Basic\s+(.+)$/i.exec(authorization)?.[1];
+    if (basic !== undefined) {
+      const decoded = Buffer.from(basic.trim(), 'base64').toString();
+      return decoded.slice(decoded.indexOf(':') + 1);
+    }
+    return authorization; // some other scheme: a token it is not
+  }
+  const query = target?.indexOf('?') ?? -1;
+  if (query === -1) return '';
+  return new URLSearchParams(target!.slice(query + 1)).get('token') ?? '';
+}
+
+/** Checks a request against the grid token (undefined: no token configured, everything passes). */
+export function credentials(token: string | undefined, authorization: string | undefined, target?: string): Credentials {
+  if (!token) return 'token';
+  const sent = sentToken(authorization, target);
+  if (!sent) return 'none';
+  return sameSecret(sent, token) ? 'token' : 'wrong';
+}
+
+/** The token that opens one session's WebSocket: HMAC(grid token, session id), so any proxy can check it without Redis. */
+export function sessionToken(token: string, sessionId: string): string {
+  return createHmac('sha256', token).update(`webdriver session ${sessionId}`).digest('base64url');
+}
+
+/** A random secret (a node's key), URL-safe. */
+export function randomSecret(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+/** The header by which the proxy and the manager prove to a node that they are the grid (the node's key from session:{id}:upstream). */
+export const NODE_KEY_HEADER = 'x-coord-node-key';
+
+/** One W3C 401 for every refusal: it says what to send and nothing about what exists. */
+export const UNAUTHORIZED_MESSAGE = 'missing or wrong token: send Authorization: Bearer TOKEN, use http://user:TOKEN@host:port, or add ?token=TOKEN to a WebSocket URL';

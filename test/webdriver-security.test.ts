@@ -1,0 +1,151 @@
+// With webdriver.proxy.token set, every surface needs it: the proxy's HTTP
+// commands, new sessions and /status, the API, BiDi WebSockets, and the
+// nodes behind (which only the grid, knowing their key, may talk to). Each
+// refusal is 401 and says nothing else: no session id, not even whether a
+// session exists. A real WebdriverIO 9 client with the token works, BiDi
+// included, and an outsider cannot attach to its BiDi socket.
+import { connect } from 'node:net';
+import t, { type Test } from 'tap';
+import { remote } from 'webdriverio';
+import WebSocket from 'ws';
+import { createBackend } from '../adapters/index.ts';
+import { sessionToken } from '../plugins/webdriver/auth.ts';
+import { freePort } from './support/redis.ts';
+import { chromeOptions, newSessionBody, startPage, startWebdriver, w3c, type W3CAnswer } from './support/webdriver.ts';
+
+const TOKEN = 'sekret-token-1';
+const port = await freePort();
+const apiPort = await freePort();
+const grid = await startWebdriver({ redis: 'embedded://security', options: { proxy: { port, token: TOKEN }, api: { port: apiPort }, orchestrator: { slots: 3 } } });
+const backend = await createBackend({ url: 'embedded://security' });
+const page = await startPage();
+t.teardown(async () => {
+  await grid.handle.stop('test done');
+  await backend.close();
+  await page.close();
+});
+const base = `http://127.0.0.1:${port}`;
+const api = `http://127.0.0.1:${apiPort}`;
+const bearer = { authorization: `Bearer ${TOKEN}` };
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+
+/** A refusal: 401, the W3C unauthorized error, and nothing that names a session. */
+function refused(t: Test, answer: { status: number; text: string }, what: string) {
+  t.equal(answer.status, 401, `${what}: 401`);
+  t.notMatch(answer.text, UUID, `${what}: no session id in the answer`);
+  t.equal((JSON.parse(answer.text) as W3CAnswer['body']).value?.error, 'unauthorized', `${what}: the W3C unauthorized error`);
+}
+
+async function http(url: string, method = 'GET', headers: Record<string, string> = {}, body?: string) {
+  const res = await fetch(url, { method, headers: { 'content-type': 'application/json', ...headers }, body });
+  return { status: res.status, text: await res.text() };
+}
+
+/** A WebSocket upgrade by hand: the status line and body the server answers. */
+function upgrade(target: string, headers: Record<string, string> = {}, at = port): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(at, '127.0.0.1');
+    let text = '';
+    socket.on('data', (d) => {
+      text += d.toString();
+      if (/^HTTP\/1\.1 101/.test(text) && text.includes('\r\n\r\n')) socket.destroy();
+    });
+    socket.on('close', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), text: text.slice(text.indexOf('\r\n\r\n') + 4) }));
+    socket.on('error', reject);
+    const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    socket.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${at}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n${extra}\r\n`);
+  });
+}
+
+const created = await w3c(base, 'POST', '/session', newSessionBody({ webSocketUrl: true }), bearer);
+const id = created.body.value!.sessionId!;
+const other = await w3c(base, 'POST', '/session', newSessionBody({ webSocketUrl: true }), bearer);
+const otherId = other.body.value!.sessionId!;
+
+t.test('two sessions made with the token; each webSocketUrl carries its own session token, not the grid token', async (t) => {
+  t.equal(created.status, 200);
+  t.equal(other.status, 200);
+  const url = new URL(String(created.body.value!.capabilities!.webSocketUrl));
+  t.equal(url.pathname, `/session/${id}/se/bidi`);
+  t.equal(url.searchParams.get('token'), sessionToken(TOKEN, id), 'a token derived for this session');
+  t.notMatch(url.toString(), TOKEN, 'the grid token is not in it');
+});
+
+t.test('the proxy: every HTTP surface refuses a request without the token, or with a wrong one', async (t) => {
+  refused(t, await http(`${base}/session`, 'POST', {}, JSON.stringify(newSessionBody())), 'POST /session');
+  refused(t, await http(`${base}/session/${id}/title`), 'a command');
+  refused(t, await http(`${base}/session/${id}/url`, 'POST', {}, JSON.stringify({ url: page.url })), 'a command with a body');
+  refused(t, await http(`${base}/session/${id}`, 'DELETE'), 'DELETE /session/{id}');
+  refused(t, await http(`${base}/session/${id}/title`, 'GET', { authorization: 'Bearer nope' }), 'a wrong Bearer token');
+  refused(t, await http(`${base}/session/${id}/title`, 'GET', { authorization: `Basic ${Buffer.from('me:nope').toString('base64')}` }), 'a wrong Basic password');
+  refused(t, await http(`${base}/session/${id}/title?token=${TOKEN}`), 'the token in the query of an HTTP command (headers only)');
+  refused(t, await http(`${base}/status`), '/status');
+  refused(t, await http(`${base}/wd/hub/status`), '/wd/hub/status');
+  refused(t, await http(`${base}/nowhere`), 'an unknown path');
+  refused(t, await http(`${base}/session/00000000-0000-4000-8000-000000000000/title`), 'an unknown session');
+  const health = await http(`${base}/healthz`);
+  t.equal(health.status, 200, '/healthz answers without the token');
+  t.notMatch(health.text, UUID);
+  t.notMatch(health.text, /slot|session|orchestrator/i, '/healthz says nothing about the grid');
+  t.equal((await w3c(base, 'GET', `/session/${id}/title`, undefined, bearer)).status, 200, 'the session is alive and served with the token');
+});
+
+t.test('the API: every path refuses without the token and lists sessions with it', async (t) => {
+  for (const path of ['/api/sessions?state=active', '/api/sessions', `/api/sessions/${id}`, '/api/orchestrators', '/api/metrics', '/api/status', '/api/nowhere']) {
+    refused(t, await http(`${api}${path}`), `API ${path}`);
+  }
+  refused(t, await http(`${api}/api/sessions?token=nope`), 'API with a wrong ?token=');
+  const listed = await http(`${api}/api/sessions?state=active`, 'GET', bearer);
+  t.equal(listed.status, 200);
+  t.match(listed.text, id, 'with the token the API lists the session');
+  t.equal((await http(`${api}/api/sessions?state=active&token=${TOKEN}`)).status, 200, '?token= works too (a browser)');
+  const one = JSON.parse((await http(`${api}/api/sessions/${id}`, 'GET', bearer)).text) as { upstream: Record<string, string> };
+  t.notOk('key' in one.upstream, "the node's key is not shown");
+});
+
+t.test('BiDi: refused without the token, with a wrong one, and with another session\'s token; opened with either right one', async (t) => {
+  const path = `/session/${id}/se/bidi`;
+  refused(t, await upgrade(path), 'no token');
+  refused(t, await upgrade(`${path}?token=nope`), 'a wrong ?token=');
+  refused(t, await upgrade(`${path}?token=${sessionToken(TOKEN, otherId)}`), "another session's token");
+  refused(t, await upgrade(path, { authorization: 'Bearer nope' }), 'a wrong Bearer token');
+  refused(t, await upgrade('/session/00000000-0000-4000-8000-000000000000/se/bidi'), 'an unknown session');
+  refused(t, await upgrade('/session/x/se/cdp'), 'any other WebSocket path');
+  t.equal((await upgrade(`${path}?token=${sessionToken(TOKEN, id)}`)).status, 101, "the session's own token opens it");
+  t.equal((await upgrade(path, bearer)).status, 101, 'the grid token in a header opens it');
+  t.equal((await upgrade(`${path}?token=${TOKEN}`)).status, 101, 'the grid token in ?token= opens it');
+});
+
+t.test('a node answers only the grid: without its key, 401 for /status, commands and BiDi', async (t) => {
+  const [host, nodePort] = (await backend.send(['HMGET', `session:${id}:upstream`, 'host', 'port'])) as string[];
+  const node = `http://${host}:${nodePort}`;
+  refused(t, await http(`${node}/status`), 'node /status');
+  refused(t, await http(`${node}/session/${id}/title`), 'node command');
+  refused(t, await http(`${node}/session/${id}/title`, 'GET', bearer), 'node command with the grid token (a node wants its key)');
+  refused(t, await upgrade(`/session/${id}/se/bidi`, bearer, Number(nodePort)), 'node BiDi');
+  t.equal((await w3c(base, 'GET', `/session/${id}/title`, undefined, bearer)).status, 200, 'through the proxy the session still works');
+});
+
+t.test('WebdriverIO 9 with the token: BiDi through the grid; an outsider cannot attach to its BiDi socket', async (t) => {
+  const browser = await remote({ hostname: '127.0.0.1', port, path: '/', logLevel: 'silent', headers: bearer, capabilities: { browserName: 'chrome', 'goog:chromeOptions': chromeOptions } });
+  t.teardown(() => browser.deleteSession().catch(() => {}));
+  await browser.url(`${page.url}/wdio-secure`);
+  const tree = await browser.browsingContextGetTree({});
+  t.equal(tree.contexts[0]?.url, `${page.url}/wdio-secure`, 'a BiDi command answered through the grid');
+  t.equal(await browser.getTitle(), 'coord /wdio-secure');
+
+  const bidiPath = `/session/${browser.sessionId}/se/bidi`;
+  const outsider = await new Promise<number>((resolve) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}${bidiPath}`);
+    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+    ws.on('open', () => (ws.close(), resolve(101)));
+    ws.on('error', () => resolve(-1));
+  });
+  t.equal(outsider, 401, 'an outsider who knows the session id is still refused');
+  t.equal(await browser.getTitle(), 'coord /wdio-secure', 'the session goes on');
+});
+
+t.test('cleanup with the token', async (t) => {
+  t.equal((await w3c(base, 'DELETE', `/session/${id}`, undefined, bearer)).status, 200);
+  t.equal((await w3c(base, 'DELETE', `/session/${otherId}`, undefined, bearer)).status, 200);
+});
