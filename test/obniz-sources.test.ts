@@ -57,6 +57,7 @@ t.test('module source: the default export is called at every sync; its errors ar
   const source = sourceOf({ devices: join(fixtures, 'list-devices.mjs') });
   process.env.OBNIZ_TEST_DEVICE_COUNT = '3';
   t.same((await source.list()).map((d) => d.id), ['fn-0', 'fn-1', 'fn-2']);
+  t.same((await source.list())[0], { id: 'fn-0', configs: '{"from":"function"}', hardware: 'unknown' }, 'the SDK\'s DeviceInfo shape from a function too');
   process.env.OBNIZ_TEST_DEVICE_COUNT = '1';
   t.same((await source.list()).map((d) => d.id), ['fn-0']);
   process.env.OBNIZ_TEST_DEVICE_COUNT = '-1';
@@ -110,6 +111,7 @@ t.test('obniz Cloud source: at most cloudRateLimit requests in any second', asyn
   t.teardown(server.close);
   const list = await sourceOf({ appToken: 'good-token', cloudApiUrl: server.url, cloudPageSize: 1, cloudRateLimit: 10 }).list();
   t.equal(list.length, 25, '25 pages of one');
+  t.same(list[0], { id: 'r-0', hardware: 'unknown', configs: '{}' }, 'an install with no configs or hardware gets the SDK\'s shape');
   const busiest = Math.max(...at.map((start) => at.filter((x) => x >= start && x < start + 1000).length));
   // requests leave 100 ms apart; their arrival may jitter a little, never by a whole slot twice
   t.ok(busiest <= 11, `at most 10 (+1 for arrival jitter) requests in any 1 s window: ${busiest}`);

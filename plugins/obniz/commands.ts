@@ -54,7 +54,7 @@ export const commands: PluginCommand[] = [
   },
   {
     name: 'obniz relocate',
-    description: 'Move one device to the least-loaded other alive slave (the seed\'s relocation; --force moves it from an alive slave)',
+    description: 'Move one device to the least-loaded other alive slave (obniz-app-sdk\'s relocation; --force moves it from an alive slave)',
     options: [{ flags: '--force', description: 'Move it even when its slave is alive' }],
     async run(options, args, tools) {
       const obnizId = args[0];
