@@ -93,10 +93,14 @@ t.test('relocateDevice: every seed error in the seed\'s order, then a move that 
   // a 20-digit number and empty lists: a cjson round trip would change them
   const raw = '{"id":"odd-1","serial":12345678901234567890,"tags":[],"nested":{"a":[]}}';
   await ctx.scripts.run('assignDevices', {
-    keys: { slaveIndex: {}, newInstalls: {}, uninstalls: {} },
+    keys: { slaveIndex: {}, newInstalls: {}, uninstalls: {}, coordSlaves: {} },
     args: { slaveTail: ':heartbeat', nowMs: T0, deadAfterMs: 30_000, devices: ['odd-1', raw] },
   });
-  await t.rejects(relocateDevice(ctx, 'odd-1'), { code: 'NO_NEED_TO_RELOCATE' }, 'its slave is alive');
+  await t.rejects(
+    relocateDevice(ctx, 'odd-1'),
+    { code: 'NO_NEED_TO_RELOCATE', message: 'relocating odd-1: NO_NEED_TO_RELOCATE: its slave s1 is alive; add --force (force: true) to move it anyway' },
+    'its slave is alive: the error says which and what to do',
+  );
   await t.rejects(relocateDevice(ctx, 'odd-1', true), { code: 'NO_OTHER_ACCEPTABLE_WORKER' }, 'forced, but no other slave');
   await touchSlave(ctx, 's2');
   clock.advance(1000);
@@ -209,11 +213,11 @@ t.test('removeDevices and updateDevices: NOT_INSTALLED, uninstall marks for a ru
   const list = devices(4);
   const assigned = await assignDevices(ctx, list);
   const [d0, d1, d2] = list;
-  t.same(await updateDevices(ctx, [{ ...d0!, configs: { n: 99 } }, { id: 'nope' }]), [
+  t.same(await updateDevices(ctx, [{ ...d0!, configs: '{"n":99}' }, { id: 'nope' }]), [
     { obnizId: d0!.id, ok: true, detail: assigned[0]!.detail },
     { obnizId: 'nope', ok: false, detail: 'NOT_INSTALLED' },
   ]);
-  t.match(await hget(ctx, assigned[0]!.detail, d0!.id), /"configs":\{"n":99\}/);
+  t.match(await hget(ctx, assigned[0]!.detail, d0!.id), /"configs":"\{\\"n\\":99\}"/);
   await claimDevices(ctx, assigned[1]!.detail, [d1!.id]);
   await claimDevices(ctx, assigned[2]!.detail, [d2!.id]);
   await kill(ctx, assigned[2]!.detail);
@@ -223,6 +227,72 @@ t.test('removeDevices and updateDevices: NOT_INSTALLED, uninstall marks for a ru
   t.equal(await backend.send(['SISMEMBER', ctx.keys.newInstalls(), d1!.id]), 0);
   await assignDevices(ctx, [d1!]);
   t.equal(await backend.send(['SISMEMBER', ctx.keys.uninstalls(), d1!.id]), 0, 'installed again: not uninstalled any more');
+});
+
+t.test('updateDevices: NO_RUNNING_WORKER (checked first, as the SDK\'s update) when no slave is alive', async (t) => {
+  const ctx = ctxOf();
+  await touchSlave(ctx, 'a');
+  const [d0] = await assignDevices(ctx, devices(1));
+  await kill(ctx, 'a');
+  t.same(await updateDevices(ctx, [{ ...devices(1)[0]!, configs: '{"n":1}' }, { id: 'nope' }]), [
+    { obnizId: d0!.obnizId, ok: false, detail: 'NO_RUNNING_WORKER' },
+    { obnizId: 'nope', ok: false, detail: 'NO_RUNNING_WORKER' },
+  ]);
+  t.match(await hget(ctx, 'a', d0!.obnizId), /"configs":"\{\\"n\\":0\}"/, 'the entry is unchanged');
+});
+
+t.test('onInstall marks only for coord slaves: a device placed on or moved to an obniz-app-sdk slave is not marked', async (t) => {
+  const ctx = ctxOf();
+  const isNew = async (id: string) => (await backend.send(['SISMEMBER', ctx.keys.newInstalls(), id])) === 1;
+  // an SDK slave: its heartbeat and an index entry (as discover adds it), never touchSlave
+  const sdkBeat = () => backend.send(['SET', ctx.keys.slaveHeartbeat({ name: 'sdk' }), String(clock.now()), 'EX', 20]);
+  await sdkBeat();
+  await backend.send(['ZADD', ctx.keys.slaveIndex(), 'NX', 0, 'sdk']);
+  const onSdk = await assignDevices(ctx, devices(2));
+  t.same(onSdk.map((r) => r.detail), ['sdk', 'sdk']);
+  t.equal(await backend.send(['SCARD', ctx.keys.newInstalls()]), 0, 'devices on an SDK slave are not marked');
+  await touchSlave(ctx, 'coord');
+  t.same(await backend.send(['SMEMBERS', ctx.keys.coordSlaves()]), ['coord']);
+  const [moved] = devices(1);
+  t.same(await relocateDevice(ctx, moved!.id, true), { from: 'sdk', to: 'coord' });
+  t.same((await claimDevices(ctx, 'coord', [moved!.id]))[0]!.fresh, false, 'moved from an SDK slave to a coord slave: no onInstall');
+  const [fresh] = await assignDevices(ctx, devices(1, 10));
+  t.equal(fresh!.detail, 'coord');
+  t.ok(await isNew(fresh!.obnizId), 'placed on a coord slave: marked');
+  t.same(await relocateDevice(ctx, fresh!.obnizId, true), { from: 'coord', to: 'sdk' });
+  t.notOk(await isNew(fresh!.obnizId), 'moved, not started yet, to an SDK slave: installed there, the mark goes');
+  // relocateAll and a dead coord slave's relocation drop the mark the same way
+  await backend.send(['DEL', ctx.keys.workers({ name: 'sdk' })]);
+  const batch = await assignDevices(ctx, devices(4, 20));
+  t.ok(batch.every((r) => r.detail === 'sdk' || r.detail === 'coord'));
+  const onCoord = batch.filter((r) => r.detail === 'coord').map((r) => r.obnizId);
+  for (const id of onCoord) t.ok(await isNew(id));
+  await relocateAll(ctx);
+  const stillNew = (await backend.send(['SMEMBERS', ctx.keys.newInstalls()])) as string[];
+  const onCoordNow = [...(await readList(ctx, 'coord')).keys()];
+  t.same(stillNew.filter((id) => !onCoordNow.includes(id)), [], 'after relocateAll, only devices on the coord slave are marked');
+  await kill(ctx, 'coord');
+  await relocateSlave(ctx, 'coord');
+  t.equal(await backend.send(['SCARD', ctx.keys.newInstalls()]), 0, 'a dead coord slave\'s unstarted devices moved to the SDK slave: unmarked');
+  t.same(await backend.send(['SMEMBERS', ctx.keys.coordSlaves()]), [], 'and it left the coord-slave set');
+});
+
+t.test('touchSlave drops index members the SDK considers gone (no heartbeat, no list), rescoring the ones still beating', async (t) => {
+  const ctx = ctxOf();
+  await touchSlave(ctx, 'gone');
+  await touchSlave(ctx, 'dead-with-devices');
+  await backend.send(['HSET', ctx.keys.workers({ name: 'dead-with-devices' }), 'd1', '{"install":{"id":"d1"},"instanceName":"dead-with-devices","updatedMillisecond":1}']);
+  await backend.send(['SET', ctx.keys.slaveHeartbeat({ name: 'sdk' }), String(T0), 'EX', 20]);
+  await backend.send(['ZADD', ctx.keys.slaveIndex(), 'NX', 0, 'sdk']);
+  // as an SDK manager's health check leaves a dead slave: heartbeat and list deleted, nothing else
+  await kill(ctx, 'gone');
+  await kill(ctx, 'dead-with-devices');
+  clock.advance(31_000);
+  await backend.send(['SET', ctx.keys.slaveHeartbeat({ name: 'sdk' }), String(clock.now()), 'EX', 20]);
+  t.equal(await touchSlave(ctx, 'me'), 1, 'one member dropped');
+  t.same(await backend.send(['ZRANGE', ctx.keys.slaveIndex(), 0, -1]), ['dead-with-devices', 'me', 'sdk'], 'gone left; a dead slave with devices waits for a manager; the beating SDK slave stays');
+  t.same(((await backend.send(['SMEMBERS', ctx.keys.coordSlaves()])) as string[]).sort(), ['dead-with-devices', 'me'], 'gone left the coord-slave set too');
+  t.equal(await backend.send(['ZSCORE', ctx.keys.slaveIndex(), 'sdk']), String(clock.now()), 'the SDK slave is scored as seen now');
 });
 
 t.test('touchManager: isFirstManager without KEYS; a gone manager leaves the index', async (t) => {

@@ -2,7 +2,7 @@
 // user function, the obniz Cloud API (a fake GraphQL server: pages, the rate
 // limit, 429 with Retry-After, 500s, a refused token), and the webhook.
 import t from 'tap';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createBackend } from '../adapters/index.ts';
@@ -40,10 +40,10 @@ t.test('URL source: JSON and YAML bodies, headers sent, HTTP errors and bad list
   });
   t.teardown(server.close);
   const source = sourceOf({ devices: `${server.url}/devices.json`, devicesHeaders: { authorization: 'Bearer s3cret' } });
-  t.same(await source.list(), [{ id: 'u-1' }, { id: 'u-2' }]);
+  t.same(await source.list(), [{ id: 'u-1', hardware: 'unknown', configs: '{}' }, { id: 'u-2', hardware: 'unknown', configs: '{}' }], 'as the SDK\'s DeviceInfo: a hardware, configs a JSON string');
   t.equal(auth, 'Bearer s3cret');
   body = 'devices:\n  - id: y-1\n    configs: {a: 1}\n';
-  t.same(await source.list(), [{ id: 'y-1', configs: { a: 1 } }], 'YAML, {devices: [...]}');
+  t.same(await source.list(), [{ id: 'y-1', configs: '{"a":1}', hardware: 'unknown' }], 'YAML, {devices: [...]}: configs encoded as JSON text');
   status = 503;
   await t.rejects(source.list(), { message: `devices URL ${server.url}/devices.json: HTTP 503 Service Unavailable` });
   status = 200;
@@ -57,6 +57,7 @@ t.test('module source: the default export is called at every sync; its errors ar
   const source = sourceOf({ devices: join(fixtures, 'list-devices.mjs') });
   process.env.OBNIZ_TEST_DEVICE_COUNT = '3';
   t.same((await source.list()).map((d) => d.id), ['fn-0', 'fn-1', 'fn-2']);
+  t.same((await source.list())[0], { id: 'fn-0', configs: '{"from":"function"}', hardware: 'unknown' }, 'the SDK\'s DeviceInfo shape from a function too');
   process.env.OBNIZ_TEST_DEVICE_COUNT = '1';
   t.same((await source.list()).map((d) => d.id), ['fn-0']);
   process.env.OBNIZ_TEST_DEVICE_COUNT = '-1';
@@ -110,6 +111,7 @@ t.test('obniz Cloud source: at most cloudRateLimit requests in any second', asyn
   t.teardown(server.close);
   const list = await sourceOf({ appToken: 'good-token', cloudApiUrl: server.url, cloudPageSize: 1, cloudRateLimit: 10 }).list();
   t.equal(list.length, 25, '25 pages of one');
+  t.same(list[0], { id: 'r-0', hardware: 'unknown', configs: '{}' }, 'an install with no configs or hardware gets the SDK\'s shape');
   const busiest = Math.max(...at.map((start) => at.filter((x) => x >= start && x < start + 1000).length));
   // requests leave 100 ms apart; their arrival may jitter a little, never by a whole slot twice
   t.ok(busiest <= 11, `at most 10 (+1 for arrival jitter) requests in any 1 s window: ${busiest}`);
@@ -156,4 +158,37 @@ t.test('webhook: bound to 127.0.0.1, a token, GET/POST re-read the list; with no
   await until(() => events.some((e) => e.id === 'h-1' && e.ev === 'uninstall'), 'uninstalled');
   t.equal((await post({ type: 'bogus' })).status, 400);
   t.equal((await fetch(url2, { method: 'POST', body: 'not json' })).status, 400);
+  const badDevice = await post({ type: 'install.create', payload: { device: { id: 'h-2', hardware: 7 } } });
+  t.equal(badDevice.status, 400);
+  t.same(await badDevice.json(), { error: 'webhook event 0: payload.device.hardware: expected text such as "obnizb1", got number 7' });
+
+  // over 1 MiB: 413 with the reason, whether the size is announced (Content-Length) or only counted (chunked)
+  const reason = { error: 'the body is larger than 1 MiB (1048576 bytes): a webhook call carries install events, not data' };
+  const limit = 1 << 20;
+  t.equal((await fetch(url2, { method: 'POST', body: 'x'.repeat(limit) })).status, 400, 'exactly 1 MiB is read (and is no JSON)');
+  const announced = await fetch(url2, { method: 'POST', body: 'x'.repeat(limit + 1) });
+  t.equal(announced.status, 413, 'Content-Length over 1 MiB');
+  t.same(await announced.json(), reason);
+  const counted = await postChunked(url2, 'x'.repeat(64 * 1024), 40);
+  t.equal(counted.status, 413, 'a chunked body passing 1 MiB');
+  t.same(JSON.parse(counted.body), reason);
+  t.notOk(counted.body.includes('\n'), 'one line');
+  t.equal((await post({ type: 'install.create', payload: { device: { id: 'h-3' } } })).status, 200, 'the webhook still answers afterwards');
 });
+
+/** POSTs `count` chunks with Transfer-Encoding: chunked (no Content-Length); resolves with the answer, even if the server closes before reading it all. */
+function postChunked(url: string, chunk: string, count: number): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { 'transfer-encoding': 'chunked' } }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+      res.on('error', reject);
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE' && err.code !== 'ECONNRESET') reject(err);
+    });
+    for (let i = 0; i < count; i++) req.write(chunk);
+    req.end();
+  });
+}

@@ -1,13 +1,14 @@
 // Wire compatibility with obniz-app-sdk 1.5, with the SDK's side played by
-// plain Redis commands exactly as ANCHORS.md describes it (bare keys, no
-// prefix): a coord manager finds an SDK slave by its heartbeat, assigns it
+// support/obniz-sdk.ts and plain Redis commands as the SDK does it (bare keys,
+// no prefix): a coord manager finds an SDK slave by its heartbeat, assigns it
 // devices, and its synchronize / keyRequest envelopes are the SDK's; a coord
-// slave runs devices an SDK manager assigned (seconds, a status field) and
+// slave runs devices an SDK manager assigned (updatedMillisecond in seconds) and
 // answers the SDK manager's keyRequest on its own channel.
 import t from 'tap';
 import { createBackend } from '../adapters/index.ts';
 import type { Backend, PubSubMessage } from '../core/backend.ts';
 import { deviceFile, devices, recordEvents, startManager, startSlave, until } from './support/obniz.ts';
+import { SdkSlave } from './support/obniz-sdk.ts';
 import { startRedis } from './support/redis.ts';
 
 const redis = await startRedis();
@@ -33,30 +34,15 @@ async function listen(): Promise<{ messages: PubSubMessage[]; close(): Promise<v
 t.test('a coord manager and an SDK slave: found by its heartbeat, given devices in the SDK format, asked over the SDK envelope', async (t) => {
   await sdk.send(['FLUSHALL']);
   const app = await listen();
-  // the SDK slave: heartbeat Date.now() ms with EX 20; SUBSCRIBE app and app.{name}
-  await sdk.send(['SET', 'slave:sdk-s1:heartbeat', Date.now(), 'EX', 20]);
-  const slaveSub = await sdk.subscriber();
-  const received: { channel: string; message: any }[] = [];
-  slaveSub.onMessage((m) => {
-    const message = JSON.parse(m.message);
-    received.push({ channel: m.channel, message });
-    // answers a keyRequest as the SDK slave does: direct, toManager, on its own channel
-    if (message.action === 'keyRequest' && !message.info.toManager) {
-      void sdk.send(['HKEYS', 'workers:sdk-s1']).then((ids) =>
-        sdk.send(['PUBLISH', 'app.sdk-s1', JSON.stringify({
-          action: 'keyRequestResponse',
-          info: { sendMode: 'direct', toManager: true, to: message.info.from, from: 'sdk-s1' },
-          body: { requestId: message.body.requestId, results: Object.fromEntries((ids as string[]).map((id) => [id, `sdk:${message.body.key}`])) },
-        })]));
-    }
-  });
-  await slaveSub.subscribe('app', 'app.sdk-s1');
+  // the SDK slave (support/obniz-sdk.ts): heartbeat Date.now() ms with EX 20; SUBSCRIBE app and app.{name}
+  const sdkSlave = await new SdkSlave(sdk, 'sdk-s1').start();
+  const received = sdkSlave.received as { channel: string; message: any }[];
 
   const file = deviceFile(devices(4));
   const manager = await startManager(backend, '', 'm1', { devices: file.path, ...sdkTimings });
   t.teardown(async () => {
     await manager.stop();
-    await slaveSub.close();
+    await sdkSlave.kill();
     await app.close();
   });
   const list = (await sdk.send(['HGETALL', 'workers:sdk-s1'])) as string[];
@@ -73,12 +59,12 @@ t.test('a coord manager and an SDK slave: found by its heartbeat, given devices 
   t.same(sync.message, { action: 'synchronize', info: { sendMode: 'broadcast', toManager: false, from: 'm1' }, body: { syncType: 'redis' } }, 'exactly the SDK envelope');
 
   const answers = await manager.request('temp');
-  t.same(answers, Object.fromEntries(devices(4).map((d) => [d.id, 'sdk:temp'])), 'app.request gathers the SDK slave\'s answer');
+  t.same(answers, Object.fromEntries(devices(4).map((d) => [d.id, `sdk:temp:${d.id}`])), 'app.request gathers the SDK slave\'s answer');
   const ask = received.find((r) => r.message.action === 'keyRequest')!;
   t.same(ask.message.info, { sendMode: 'broadcast', toManager: false, from: 'm1' });
   t.same(Object.keys(ask.message.body).sort(), ['key', 'requestId']);
   const direct = await manager.directRequest(devices(1)[0]!.id, 'one');
-  t.same(direct, Object.fromEntries(devices(4).map((d) => [d.id, 'sdk:one'])), 'directRequest goes to app.sdk-s1 (the SDK slave answers for all it runs)');
+  t.same(direct, Object.fromEntries(devices(4).map((d) => [d.id, `sdk:one:${d.id}`])), 'directRequest goes to app.sdk-s1 (the SDK slave answers for all it runs)');
   const directAsk = received.filter((r) => r.message.action === 'keyRequest')[1]!;
   t.equal(directAsk.channel, 'app.sdk-s1');
   t.same(directAsk.message.info, { sendMode: 'direct', to: 'sdk-s1', toManager: false, from: 'm1' });
@@ -90,7 +76,7 @@ t.test('a coord manager and an SDK slave: found by its heartbeat, given devices 
 
 });
 
-t.test('a coord slave and an SDK manager: runs what the SDK assigned (seconds, status), answers its keyRequest as an SDK slave would', async (t) => {
+t.test('a coord slave and an SDK manager: runs what the SDK assigned (seconds, no status), answers its keyRequest as an SDK slave would', async (t) => {
   await sdk.send(['FLUSHALL']);
   const events = recordEvents();
   const app = await listen();
@@ -104,9 +90,9 @@ t.test('a coord slave and an SDK manager: runs what the SDK assigned (seconds, s
   const ttl = (await sdk.send(['TTL', 'slave:c1:heartbeat'])) as number;
   t.ok(ttl >= 19 && ttl <= 20, `EX 20 (TTL now ${ttl})`);
 
-  // what the SDK manager's own Lua writes: updatedMillisecond as Unix seconds (text), status 0
+  // what the SDK manager's own Lua writes (1.5: updatedMillisecond as Unix seconds, text; no status field)
   const install = { id: 'sdk-dev-1', hardware: 'obnizb1', configs: '{"a":1}' };
-  await sdk.send(['HSET', 'workers:c1', install.id, JSON.stringify({ install, instanceName: 'c1', updatedMillisecond: String(Math.floor(Date.now() / 1000)), status: 0 })]);
+  await sdk.send(['HSET', 'workers:c1', install.id, JSON.stringify({ install, instanceName: 'c1', updatedMillisecond: String(Math.floor(Date.now() / 1000)) })]);
   await sdk.send(['PUBLISH', 'app', JSON.stringify({ action: 'synchronize', info: { sendMode: 'broadcast', toManager: false, from: 'sdk-m' }, body: { syncType: 'redis' } })]);
   await until(() => slave.running().includes(install.id), 'the coord slave runs the SDK-assigned device');
   t.same(events.filter((e) => e.id === install.id).map((e) => e.ev), ['start'], 'started (no onInstall: the SDK manager does not mark new installs)');

@@ -1,11 +1,15 @@
 // A worker: one instance per installed device, on whichever slave the device
 // is assigned to. Every hook is optional.
 //   npx coord run --plugin obniz --set obniz.worker=examples/obniz/worker.mjs --set obniz.devices=examples/obniz/devices.yaml
+//   npx coord obniz request temperature          (another terminal, with --redis when not standalone)
 export default class TemperatureWorker {
   constructor(device, app) {
-    this.device = device; // { id, configs, … } as the device list gives it
+    // { id, hardware, configs, … } as obniz-app-sdk's DeviceInfo: configs is JSON text
+    this.device = device;
+    this.configs = JSON.parse(device.configs);
     this.log = app.logger; // lines carry obnizId
     this.readings = 0;
+    this.temperature = undefined;
   }
 
   async onInstall() {
@@ -13,17 +17,21 @@ export default class TemperatureWorker {
   }
 
   async onStart() {
-    this.log.info(`started on ${this.device.id} with ${JSON.stringify(this.device.configs ?? {})}`);
+    this.log.info(`started on ${this.device.id} (${this.device.hardware}) in the ${this.configs.room ?? 'unnamed room'}`);
   }
 
   async onLoop() {
-    // about every loopInterval (1 s); a throw is logged once and the loop goes on
+    // about every loopInterval (1 s); a throw is logged once and the loop goes on.
+    // A stand-in reading; with the obniz package and an appToken, read a sensor on this.obniz instead.
     this.readings += 1;
+    this.temperature = 20 + (this.readings % 10) / 10;
   }
 
   async onRequest(key) {
     // answers app.request(key) / `coord obniz request KEY`
-    return key === 'readings' ? String(this.readings) : '';
+    if (key === 'temperature') return this.temperature === undefined ? '' : this.temperature.toFixed(1);
+    if (key === 'readings') return String(this.readings);
+    return '';
   }
 
   // with the obniz package installed and an appToken set: the device connection

@@ -1,8 +1,11 @@
 // `coord obniz status`, `relocate-all`, `relocate` and `request`:
-// a running deployment seen and steered from the command line.
+// a running deployment seen and steered from the command line. The commands
+// that act first find the slaves coord's index does not list yet (obniz-app-sdk
+// slaves, before any coord manager ran), so they see the fleet the SDK sees.
 import type { CommandTools, PluginCommand, RoleContext } from '../../core/plugin.ts';
 import type { ObnizConfig } from './config.ts';
 import type { ObnizKeys } from './contract.ts';
+import { discover } from './discover.ts';
 import { channelFor, envelope } from './messages.ts';
 import { KeyRequester } from './requests.ts';
 import { obnizStatus, type ObnizStatus } from './status.ts';
@@ -11,9 +14,10 @@ import { relocateAll, relocateDevice, type Ctx } from './store.ts';
 type CommandCtx = RoleContext<ObnizConfig, ObnizKeys> & { close(): Promise<void> };
 const SENDER = `coord-cli-${process.pid}`;
 
-async function withCtx<T>(tools: CommandTools, fn: (ctx: Ctx) => Promise<T>): Promise<T> {
+async function withCtx<T>(tools: CommandTools, fn: (ctx: Ctx) => Promise<T>, opts: { discover?: boolean } = {}): Promise<T> {
   const ctx = (await tools.connect()) as CommandCtx;
   try {
+    if (opts.discover && ctx.config.discover) await discover(ctx);
     return await fn(ctx);
   } finally {
     await ctx.close();
@@ -35,18 +39,22 @@ export const commands: PluginCommand[] = [
     description: 'Balance the devices over the alive slaves (doAllRelocate: every slave within 1 of every other)',
     options: [{ flags: '--json', description: 'Print JSON' }],
     async run(options, _args, tools) {
-      const result = await withCtx(tools, async (ctx) => {
-        const r = await relocateAll(ctx);
-        await synchronize(ctx);
-        return r;
-      });
+      const result = await withCtx(
+        tools,
+        async (ctx) => {
+          const r = await relocateAll(ctx);
+          await synchronize(ctx);
+          return r;
+        },
+        { discover: true },
+      );
       if (options.json) tools.print(JSON.stringify(result, null, 2));
       else tools.print(`moved ${result.moved} devices; now ${Object.entries(result.counts).map(([n, c]) => `${n} ${c}`).join(', ')}`);
     },
   },
   {
     name: 'obniz relocate',
-    description: 'Move one device to the least-loaded other alive slave (the seed\'s relocation; --force moves it from an alive slave)',
+    description: 'Move one device to the least-loaded other alive slave (obniz-app-sdk\'s relocation; --force moves it from an alive slave)',
     options: [{ flags: '--force', description: 'Move it even when its slave is alive' }],
     async run(options, args, tools) {
       const obnizId = args[0];
@@ -54,11 +62,15 @@ export const commands: PluginCommand[] = [
         tools.print('usage: coord obniz relocate OBNIZ_ID [--force]');
         return 2;
       }
-      const moved = await withCtx(tools, async (ctx) => {
-        const r = await relocateDevice(ctx, obnizId, options.force === true);
-        await synchronize(ctx);
-        return r;
-      });
+      const moved = await withCtx(
+        tools,
+        async (ctx) => {
+          const r = await relocateDevice(ctx, obnizId, options.force === true);
+          await synchronize(ctx);
+          return r;
+        },
+        { discover: true },
+      );
       tools.print(`moved ${obnizId} from ${moved.from} to ${moved.to}`);
     },
   },
@@ -72,15 +84,19 @@ export const commands: PluginCommand[] = [
         tools.print('usage: coord obniz request KEY [--device OBNIZ_ID]');
         return 2;
       }
-      const results = await withCtx(tools, async (ctx) => {
-        const requester = new KeyRequester(ctx, SENDER);
-        await requester.start();
-        try {
-          return options.device === undefined ? await requester.request(key) : await requester.directRequest(String(options.device), key);
-        } finally {
-          await requester.close();
-        }
-      });
+      const results = await withCtx(
+        tools,
+        async (ctx) => {
+          const requester = new KeyRequester(ctx, SENDER);
+          await requester.start();
+          try {
+            return options.device === undefined ? await requester.request(key) : await requester.directRequest(String(options.device), key);
+          } finally {
+            await requester.close();
+          }
+        },
+        { discover: true },
+      );
       tools.print(JSON.stringify(results, null, 2));
     },
   },

@@ -39,9 +39,10 @@ export class KeyRequester {
     await this.subscriber?.close().catch(() => {});
   }
 
-  /** Every running worker's onRequest(key), by obnizId; rejects when an alive slave does not answer in time. */
+  /** Every running worker's onRequest(key), by obnizId; rejects when no slave is alive or an alive one does not answer in time. */
   async request(key: string, timeoutMs = this.ctx.config.requestTimeout * 1000): Promise<Record<string, string>> {
     const alive = (await slaveStates(this.ctx)).filter((s) => s.alive).map((s) => s.name);
+    if (!alive.length) throw new RequestError(`request "${key}": no slave is alive to ask (none has written slave:{name}:heartbeat lately)`);
     return this.ask(envelope('keyRequest', this.name, { requestId: randomUUID(), key }), alive, timeoutMs, `request "${key}"`);
   }
 
@@ -58,7 +59,6 @@ export class KeyRequester {
   private async ask(message: Envelope, slaves: string[], timeoutMs: number, what: string): Promise<Record<string, string>> {
     const requestId = message.body.requestId as string;
     const expected = new Set(slaves);
-    if (!expected.size) return {};
     const answered = new Promise<Record<string, string>>((resolve) => this.waiting.set(requestId, { expected, results: {}, resolve }));
     await this.ctx.backend.send(['PUBLISH', channelFor(message, this.ctx.global.redis.keyPrefix, 'manager'), JSON.stringify(message)]);
     const timer = new AbortController();

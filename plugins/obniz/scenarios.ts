@@ -6,18 +6,18 @@ import type { ObnizKeys } from './contract.ts';
 import { assignDevices, claimDevices, relocateAll, relocateSlave, removeDevices, touchManager, touchSlave, updateDevices, type Ctx } from './store.ts';
 
 const devices = (n: number, from = 0) =>
-  Array.from({ length: n }, (_, i) => ({ id: `0000-${String(from + i).padStart(4, '0')}`, hardware: 'blewifi_gw2', configs: { interval: 5 }, tags: [] }));
+  Array.from({ length: n }, (_, i) => ({ id: `0000-${String(from + i).padStart(4, '0')}`, hardware: 'blewifi_gw2', configs: '{"interval":5}', tags: [] }));
 
 export const scenarios: Scenario<ObnizConfig, ObnizKeys>[] = [
   {
     name: 'slaves and a manager beat, devices are assigned, changed, claimed, rebalanced and removed',
-    expects: ['slaveHeartbeat', 'masterHeartbeat', 'workers', 'slaveIndex', 'managerIndex', 'claims', 'newInstalls', 'uninstalls'],
+    expects: ['slaveHeartbeat', 'masterHeartbeat', 'workers', 'slaveIndex', 'coordSlaves', 'managerIndex', 'claims', 'newInstalls', 'uninstalls'],
     async run(ctx: Ctx) {
       await touchManager(ctx, 'manager-1');
       await touchSlave(ctx, 'slave-1');
       await assignDevices(ctx, devices(6));
       await touchSlave(ctx, 'slave-2');
-      await updateDevices(ctx, [{ ...devices(1)[0]!, configs: { interval: 10 } }]);
+      await updateDevices(ctx, [{ ...devices(1)[0]!, configs: '{"interval":10}' }]);
       await claimDevices(ctx, 'slave-1', devices(3).map((d) => d.id));
       await relocateAll(ctx);
       await assignDevices(ctx, devices(2, 6));
@@ -26,7 +26,7 @@ export const scenarios: Scenario<ObnizConfig, ObnizKeys>[] = [
   },
   {
     name: 'a dead slave\'s devices move to the alive ones and its keys go',
-    expects: ['slaveHeartbeat', 'workers', 'slaveIndex'],
+    expects: ['slaveHeartbeat', 'workers', 'slaveIndex', 'coordSlaves'],
     async run(ctx: Ctx) {
       await touchSlave(ctx, 'slave-a');
       await touchSlave(ctx, 'slave-b');

@@ -1,5 +1,5 @@
 // What `coord obniz status` shows, read straight from Redis without writing:
-// every slave (indexed or found by SCAN) with its heartbeat and its devices,
+// every slave (indexed or found by SCAN) that has a heartbeat or devices,
 // the workers coord slaves run (their claims), and the managers.
 import type { Command } from '../../core/backend.ts';
 import { scanNames } from './discover.ts';
@@ -29,7 +29,8 @@ export async function obnizStatus(ctx: Ctx): Promise<ObnizStatus> {
   const running = new Map<string, number>();
   for (let i = 1; i < claims.length; i += 2) running.set(claims[i]!, (running.get(claims[i]!) ?? 0) + 1);
 
-  const slaves = (await slaveStates(ctx, slaveNames)).map((s) => ({
+  // A slave with neither a heartbeat nor a list is gone, as obniz-app-sdk sees it (a Redis hash is never empty).
+  const slaves = (await slaveStates(ctx, slaveNames)).filter((s) => s.heartbeatMs !== null || s.devices > 0).map((s) => ({
     name: s.name,
     alive: s.alive,
     heartbeatAgeMs: s.heartbeatMs === null ? null : now - s.heartbeatMs,

@@ -9,9 +9,10 @@ import { parseAssignment, toMs, type Assignment, type DeviceInfo } from './value
 
 export type Ctx = RoleContext<ObnizConfig, ObnizKeys>;
 
-/** The seed's Lua errors (and NO_WORKER of the SDK's doAllRelocate). */
+/** The seed's Lua errors (and NO_WORKER of the SDK's doAllRelocate, NO_RUNNING_WORKER of its update). */
 export type ObnizErrorCode =
   | 'NO_ACCEPTABLE_WORKER'
+  | 'NO_RUNNING_WORKER'
   | 'ALREADY_INSTALLED'
   | 'NOT_INSTALLED'
   | 'NO_NEED_TO_RELOCATE'
@@ -20,8 +21,9 @@ export type ObnizErrorCode =
 
 export class ObnizScriptError extends Error {
   override readonly name = 'ObnizScriptError';
-  constructor(readonly code: ObnizErrorCode, what: string) {
-    super(`${what}: ${code}`);
+  /** `hint` follows the code in the message: what it means here, what to do. */
+  constructor(readonly code: ObnizErrorCode, what: string, hint?: string) {
+    super(`${what}: ${code}${hint ? `: ${hint}` : ''}`);
   }
 }
 
@@ -44,11 +46,13 @@ function timing(ctx: Ctx) {
   return { nowMs: Math.floor(ctx.clock.now()), deadAfterMs: Math.round(ctx.config.deadAfter * 1000) };
 }
 
-export async function touchSlave(ctx: Ctx, name: string): Promise<void> {
-  await ctx.scripts.run('touchSlave', {
-    keys: { heartbeat: { name }, slaveIndex: {} },
-    args: { name, nowMs: Math.floor(ctx.clock.now()), ttlMs: Math.round(ctx.config.heartbeatTtl * 1000) },
-  });
+/** Writes a slave heartbeat; returns how many index members it dropped as gone. */
+export async function touchSlave(ctx: Ctx, name: string): Promise<number> {
+  const { nowMs, deadAfterMs } = timing(ctx);
+  return (await ctx.scripts.run('touchSlave', {
+    keys: { heartbeat: { name }, slaveIndex: {}, coordSlaves: {} },
+    args: { slaveTail, name, nowMs, ttlMs: Math.round(ctx.config.heartbeatTtl * 1000), staleBeforeMs: nowMs - deadAfterMs },
+  })) as number;
 }
 
 /** Writes a manager heartbeat; returns how many other managers are alive. */
@@ -64,7 +68,7 @@ export async function assignDevices(ctx: Ctx, devices: readonly DeviceInfo[]): P
   for (let i = 0; i < devices.length; i += BATCH) {
     const batch = devices.slice(i, i + BATCH);
     const reply = await ctx.scripts.run('assignDevices', {
-      keys: { slaveIndex: {}, newInstalls: {}, uninstalls: {} },
+      keys: { slaveIndex: {}, newInstalls: {}, uninstalls: {}, coordSlaves: {} },
       args: { slaveTail, ...timing(ctx), devices: batch.flatMap((d) => [d.id, JSON.stringify(d)]) },
     });
     out.push(...triples(reply));
@@ -78,7 +82,7 @@ export async function updateDevices(ctx: Ctx, devices: readonly DeviceInfo[]): P
     const batch = devices.slice(i, i + BATCH);
     const reply = await ctx.scripts.run('updateDevices', {
       keys: { slaveIndex: {} },
-      args: { nowMs: Math.floor(ctx.clock.now()), devices: batch.flatMap((d) => [d.id, JSON.stringify(d)]) },
+      args: { slaveTail, ...timing(ctx), devices: batch.flatMap((d) => [d.id, JSON.stringify(d)]) },
     });
     out.push(...triples(reply));
   }
@@ -100,17 +104,20 @@ export async function removeDevices(ctx: Ctx, obnizIds: readonly string[]): Prom
 /** The seed's relocation of one device; throws ObnizScriptError with the seed's codes. */
 export async function relocateDevice(ctx: Ctx, obnizId: string, force = false): Promise<{ from: string; to: string }> {
   const reply = (await ctx.scripts.run('relocateDevice', {
-    keys: { slaveIndex: {} },
+    keys: { slaveIndex: {}, newInstalls: {}, coordSlaves: {} },
     args: { slaveTail, ...timing(ctx), obnizId, force: force ? 'true' : 'false' },
   })) as string[];
-  if (reply[0] === 'err') throw new ObnizScriptError(reply[1] as ObnizErrorCode, `relocating ${obnizId}`);
+  if (reply[0] === 'err') {
+    const hint = reply[1] === 'NO_NEED_TO_RELOCATE' ? `its slave ${reply[2]} is alive; add --force (force: true) to move it anyway` : undefined;
+    throw new ObnizScriptError(reply[1] as ObnizErrorCode, `relocating ${obnizId}`, hint);
+  }
   return { from: reply[1]!, to: reply[2]! };
 }
 
 /** Moves every device of a dead slave to the alive ones and deletes its keys; 'alive' when it is not dead. */
 export async function relocateSlave(ctx: Ctx, name: string): Promise<'alive' | { obnizId: string; to: string }[]> {
   const reply = (await ctx.scripts.run('relocateSlave', {
-    keys: { slaveIndex: {}, workers: { name }, heartbeat: { name } },
+    keys: { slaveIndex: {}, workers: { name }, heartbeat: { name }, newInstalls: {}, coordSlaves: {} },
     args: { slaveTail, ...timing(ctx), name },
   })) as string[];
   if (reply[0] === 'alive') return 'alive';
@@ -122,7 +129,7 @@ export async function relocateSlave(ctx: Ctx, name: string): Promise<'alive' | {
 
 /** doAllRelocate: every alive slave ends within 1 of every other. */
 export async function relocateAll(ctx: Ctx): Promise<{ moved: number; counts: Record<string, number> }> {
-  const reply = (await ctx.scripts.run('relocateAll', { keys: { slaveIndex: {} }, args: { slaveTail, ...timing(ctx) } })) as (string | number)[];
+  const reply = (await ctx.scripts.run('relocateAll', { keys: { slaveIndex: {}, newInstalls: {}, coordSlaves: {} }, args: { slaveTail, ...timing(ctx) } })) as (string | number)[];
   if (reply[0] === 'err') throw new ObnizScriptError(reply[1] as ObnizErrorCode, 'relocating all devices');
   const counts: Record<string, number> = {};
   for (let i = 2; i < reply.length; i += 2) counts[String(reply[i])] = Number(reply[i + 1]);

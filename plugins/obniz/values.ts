@@ -1,9 +1,16 @@
 // Reading the values obniz-app-sdk and coord write: timestamps in ms or in
 // seconds, and workers:{name} entries.
 
-/** A device as a list gives it: at least an id; everything else is the worker's business. */
+/**
+ * A device as obniz-app-sdk's DeviceInfo has it: an id, a hardware, configs
+ * as a JSON string, and whatever else the list gives (the obniz Cloud's
+ * install fields). Lists are normalised to it (devices.ts); entries an SDK
+ * manager wrote are taken as they are.
+ */
 export interface DeviceInfo {
   id: string;
+  hardware?: string;
+  configs?: string;
   [field: string]: unknown;
 }
 
@@ -41,11 +48,16 @@ export function parseAssignment(text: string | null | undefined): Assignment | u
   };
 }
 
-/** JSON with object keys sorted, so two equal devices compare equal whatever their key order. */
+/**
+ * JSON with object keys sorted, so two equal devices compare equal whatever
+ * their key order; an empty list reads as an empty object, because the SDK's
+ * Lua (cjson) re-encodes every entry it moves and turns `[]` into `{}`.
+ */
 export function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    isObject(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
-  );
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (Array.isArray(v) && v.length === 0) return {};
+    return isObject(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v;
+  });
 }
 
 /** Whether two installs differ in what a worker sees (the SDK ignores deviceLiveInfo the same way). */

@@ -2,10 +2,12 @@
 // webhookHost, 127.0.0.1 by default): a call re-reads the device list and
 // synchronizes, as obniz-app-sdk does. With no device list to re-read
 // (deviceSource none), install.create / install.update / install.delete
-// events in a POST body are applied directly.
+// events in a POST body are applied directly. A body over 1 MiB is answered
+// 413 at once (by its Content-Length, or when the bytes read pass the limit).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { deviceSourceKind } from './config.ts';
+import { DeviceListError, toDeviceInfo } from './devices.ts';
 import type { Manager } from './roles/manager.ts';
 import type { Ctx } from './store.ts';
 import { isObject, type DeviceInfo } from './values.ts';
@@ -17,6 +19,9 @@ export interface Webhook {
 }
 
 const MAX_BODY = 1 << 20;
+const TOO_LARGE = `the body is larger than 1 MiB (${MAX_BODY} bytes): a webhook call carries install events, not data`;
+
+class BodyTooLarge extends Error {}
 
 export async function startWebhook(ctx: Ctx, manager: Pick<Manager, 'syncNow' | 'applyEvents'>): Promise<Webhook> {
   const { config, logger } = ctx;
@@ -35,7 +40,14 @@ export async function startWebhook(ctx: Ctx, manager: Pick<Manager, 'syncNow' | 
       const given = url.searchParams.get('token') ?? req.headers.authorization?.replace(/^Bearer\s+/i, '');
       if (given !== config.webhookToken) return reply(res, 401, { error: 'missing or wrong token' });
     }
-    const body = req.method === 'POST' ? await readBody(req) : '';
+    if (Number(req.headers['content-length'] ?? 0) > MAX_BODY) return tooLarge(req, res);
+    let body = '';
+    try {
+      if (req.method === 'POST') body = await readBody(req);
+    } catch (err) {
+      if (err instanceof BodyTooLarge) return tooLarge(req, res);
+      throw err;
+    }
     if (direct && body.trim()) {
       let parsed: unknown;
       try {
@@ -43,7 +55,13 @@ export async function startWebhook(ctx: Ctx, manager: Pick<Manager, 'syncNow' | 
       } catch {
         return reply(res, 400, { error: 'the body is not JSON' });
       }
-      const events = installEvents(parsed);
+      let events: ReturnType<typeof installEvents>;
+      try {
+        events = installEvents(parsed);
+      } catch (err) {
+        if (err instanceof DeviceListError) return reply(res, 400, { error: err.message });
+        throw err;
+      }
       if (!events) return reply(res, 400, { error: 'expected install events: {"type":"install.create|install.update|install.delete","payload":{"device":{"id":…}}} or a list of them' });
       await manager.applyEvents(events);
       return reply(res, 200, { applied: events.length });
@@ -71,25 +89,37 @@ function installEvents(value: unknown): { type: string; device: DeviceInfo }[] |
   for (const e of list) {
     const device = isObject(e) && isObject(e.payload) ? e.payload.device : undefined;
     if (!isObject(e) || !['install.create', 'install.update', 'install.delete'].includes(e.type) || !isObject(device) || typeof device.id !== 'string') return undefined;
-    out.push({ type: e.type, device: device as DeviceInfo });
+    out.push({ type: e.type, device: toDeviceInfo(device, `webhook event ${out.length}: payload.device`) });
   }
   return out;
 }
 
+/** The body as text; rejects with BodyTooLarge (and stops reading) once it passes MAX_BODY. */
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     let size = 0;
     const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY) {
-        reject(new Error('the body is larger than 1 MiB'));
-        req.destroy();
-      } else chunks.push(chunk);
-    });
+      if (size <= MAX_BODY) return void chunks.push(chunk);
+      req.off('data', onData);
+      req.pause();
+      reject(new BodyTooLarge());
+    };
+    req.on('data', onData);
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
+}
+
+/**
+ * 413 with the reason, then the connection closes: the rest of the body is
+ * not read. Closing only after the answer is out lets the client read it.
+ */
+function tooLarge(req: IncomingMessage, res: ServerResponse): void {
+  res.shouldKeepAlive = false;
+  res.once('finish', () => setTimeout(() => req.socket.destroy(), 1000).unref());
+  reply(res, 413, { error: TOO_LARGE });
 }
 
 function reply(res: ServerResponse, status: number, body: unknown): void {

@@ -192,13 +192,10 @@ export function workerFactory(module: Record<string, unknown>, spec: string): Wo
   if (typeof exported !== 'function') {
     throw new Error(`cannot load worker ${spec}: it has no default export (export default class MyWorker { onStart() {…} })`);
   }
+  // A class or a plain function is called with new; an arrow function (no prototype) is called.
+  // Deciding up front keeps the constructor's own error (say, an obniz-app-sdk Worker subclass
+  // reaching for the SDK's App) the one reported, not a retry's "cannot be invoked without 'new'".
+  if (exported.prototype === undefined) return exported as (device: DeviceInfo, app: WorkerApp) => UserWorker;
   const make = exported as new (device: DeviceInfo, app: WorkerApp) => UserWorker;
-  return (device, app) => {
-    try {
-      return new make(device, app);
-    } catch (err) {
-      if (err instanceof TypeError && /is not a constructor/.test(err.message)) return (exported as (d: DeviceInfo, a: WorkerApp) => UserWorker)(device, app);
-      throw err;
-    }
-  };
+  return (device, app) => new make(device, app);
 }

@@ -41,8 +41,12 @@ export function obnizCtx(backend: Backend, opts: { clock?: Clock; config?: Parti
   }) as Ctx;
 }
 
+/** Devices as obniz-app-sdk's DeviceInfo has them (configs a JSON string); `extra.configs` may be an object: it is encoded. */
 export function devices(n: number, from = 0, extra: Record<string, unknown> = {}) {
-  return Array.from({ length: n }, (_, i) => ({ id: `${String(from + i).padStart(4, '0')}-0000`, hardware: 'obnizb1', configs: { n: from + i }, ...extra }));
+  return Array.from({ length: n }, (_, i) => {
+    const device = { id: `${String(from + i).padStart(4, '0')}-0000`, hardware: 'obnizb1', configs: { n: from + i } as unknown, ...extra };
+    return { ...device, configs: typeof device.configs === 'string' ? device.configs : JSON.stringify(device.configs) };
+  });
 }
 
 // ---- in-process roles
@@ -69,6 +73,7 @@ export interface LifecycleEvent {
   ev: 'install' | 'start' | 'end' | 'uninstall' | 'connect' | 'close';
   id: string;
   slave: string;
+  /** The device's configs as the worker parsed them (JSON.parse of the SDK's configs string). */
   configs: Record<string, unknown> | null;
 }
 

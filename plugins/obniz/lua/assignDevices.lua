@@ -1,10 +1,12 @@
 -- assignDevices: the seed's assignment for a batch of devices. No alive slave:
 -- NO_ACCEPTABLE_WORKER; already in a distribution list: ALREADY_INSTALLED; else the
 -- alive slave with the fewest assignments (ties: first by name) gets it, as
--- {"install":…,"instanceName":…,"updatedMillisecond":…}, marked new for onInstall.
+-- {"install":…,"instanceName":…,"updatedMillisecond":…}, marked new for onInstall when
+-- that slave is a coord slave (an SDK slave never calls onInstall nor clears the mark).
 -- KEYS[1] slaveIndex
 -- KEYS[2] newInstalls
 -- KEYS[3] uninstalls
+-- KEYS[4] coordSlaves
 -- ARGV[1] workersHead @head workers
 -- ARGV[2] slaveHead @head slaveHeartbeat
 -- ARGV[3] slaveTail                    what follows the name in a heartbeat key
@@ -16,6 +18,7 @@
 -- @include slaves
 -- @include entry
 -- @include results
+-- @include installs
 local workersHead, nowText = ARGV[1], ARGV[4]
 local alive = slaveAliveCheck(ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]))
 
@@ -45,7 +48,8 @@ end
 
 -- decide every device first, then write with one command per slave list and per set
 local unpack = unpack or table.unpack
-local taken, fields, placed = {}, {}, {}
+local isCoord = coordSlaveCheck(KEYS[4])
+local taken, fields, placed, fresh = {}, {}, {}, {}
 for i = 0, n - 1 do
   local id, install = ARGV[6 + 2 * i], ARGV[7 + 2 * i]
   if taken[id] or ownerOf(id) then
@@ -55,6 +59,7 @@ for i = 0, n - 1 do
     counts[best] = counts[best] + 1
     taken[id] = true
     placed[#placed + 1] = id
+    if isCoord(best) then fresh[#fresh + 1] = id end
     fields[best] = fields[best] or {}
     local list = fields[best]
     list[#list + 1] = id
@@ -63,8 +68,6 @@ for i = 0, n - 1 do
   end
 end
 for name, list in pairs(fields) do redis.call('HSET', workersHead .. name, unpack(list)) end
-if #placed > 0 then
-  redis.call('SADD', KEYS[2], unpack(placed))
-  redis.call('SREM', KEYS[3], unpack(placed))
-end
+if #fresh > 0 then redis.call('SADD', KEYS[2], unpack(fresh)) end
+if #placed > 0 then redis.call('SREM', KEYS[3], unpack(placed)) end
 return out

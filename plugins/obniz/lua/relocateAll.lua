@@ -1,8 +1,11 @@
 -- relocateAll: doAllRelocate, made exact: with T devices on n alive slaves, every
 -- slave ends with floor(T/n) or floor(T/n)+1, the +1 going to the slaves that hold the
 -- most now, so the fewest devices move (the seed's loop can stop short of that).
--- Devices of dead slaves are left to the health check.
+-- Devices of dead slaves are left to the health check. A device not started yet and
+-- moved to an SDK slave is no longer marked new.
 -- KEYS[1] slaveIndex
+-- KEYS[2] newInstalls
+-- KEYS[3] coordSlaves
 -- ARGV[1] workersHead @head workers
 -- ARGV[2] slaveHead @head slaveHeartbeat
 -- ARGV[3] slaveTail                    what follows the name in a heartbeat key
@@ -11,7 +14,9 @@
 -- Returns {'err', 'NO_WORKER'} | {'ok', moved, name, count, name, count, …} (counts after)
 -- @include heartbeat
 -- @include entry
+-- @include installs
 local workersHead, nowText = ARGV[1], ARGV[4]
+local isCoord = coordSlaveCheck(KEYS[3])
 local alive = slaveAliveCheck(ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]))
 
 local slaves, total = {}, 0
@@ -49,6 +54,7 @@ for _, giver in ipairs(givers) do
     local from = workersHead .. giver.name
     redis.call('HSET', workersHead .. taker.name, id, reassignedEntry(redis.call('HGET', from, id), taker.name, nowText))
     redis.call('HDEL', from, id)
+    keepMarkOnMove(KEYS[2], isCoord, id, taker.name)
     giver.count, taker.count = giver.count - 1, taker.count + 1
     surplus, i, moved = surplus - 1, i + 1, moved + 1
     if taker.count == taker.target then t = t + 1 end

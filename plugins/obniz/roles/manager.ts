@@ -93,8 +93,9 @@ export class Manager {
   private async join(): Promise<void> {
     const { ctx } = this;
     await this.requester.start();
-    await this.beat();
+    // obniz-app-sdk managers are found before the first heartbeat counts the others (isFirstManager)
     if (ctx.config.discover) await discover(ctx);
+    await this.beat();
     // A list that cannot be parsed or a module that does not load is the user's to fix now: the start fails with it.
     const delay = await this.syncOnce({ throwBadList: true });
     this.heartbeatLoop.start(ctx.config.heartbeatInterval * 1000);
@@ -207,9 +208,10 @@ export class Manager {
     const removed = (await removeDevices(ctx, removes)).filter((r) => r.ok).length;
     const updatedResults = await updateDevices(ctx, updates);
     // a device that left its list between the read and the update is assigned anew
-    const lost = updatedResults.filter((r) => !r.ok).map((r) => updates.find((d) => d.id === r.obnizId)!);
+    const lost = updatedResults.filter((r) => r.detail === 'NOT_INSTALLED').map((r) => updates.find((d) => d.id === r.obnizId)!);
     const assigned = await assignDevices(ctx, [...adds, ...lost]);
-    const waiting = assigned.filter((r) => r.detail === 'NO_ACCEPTABLE_WORKER').length;
+    // with no slave alive, changes wait too (NO_RUNNING_WORKER, as the SDK's update)
+    const waiting = assigned.filter((r) => r.detail === 'NO_ACCEPTABLE_WORKER').length + updatedResults.filter((r) => r.detail === 'NO_RUNNING_WORKER').length;
     const already = assigned.filter((r) => r.detail === 'ALREADY_INSTALLED');
     if (waiting) this.logOnce('assign', `NO_ACCEPTABLE_WORKER: no slave is alive, ${waiting} devices wait for one`);
     else if (this.lastError.delete('assign')) ctx.logger.info('slaves are back: devices assigned');
