@@ -1,8 +1,10 @@
 // One in-process dataset per embedded:// name. ioredis-mock shares data between
 // instances whose host:port/db match, so every instance made with a dataset's
-// options sees the same keys, expiries and pub/sub channels.
+// options sees the same expiries and pub/sub channels; each one's keys are put
+// in the dataset's one non-copying store (store.ts).
 import type { EventEmitter } from 'node:events';
 import RedisMock from 'ioredis-mock';
+import { createStore, type SharedExpires, type Store } from './store.ts';
 
 /** The ioredis-mock internals the adapter builds on (not in its published types). */
 export interface MockData {
@@ -24,7 +26,7 @@ export interface MockExpires {
 export interface MockInstance extends EventEmitter {
   readonly data: MockData;
   readonly expires: MockExpires;
-  readonly context: { modifiedKeyEvents: EventEmitter; channels: EventEmitter; patternChannels: EventEmitter };
+  readonly context: { modifiedKeyEvents: EventEmitter; channels: EventEmitter; patternChannels: EventEmitter; expires: SharedExpires };
   subscribe(...channels: string[]): Promise<unknown>;
   unsubscribe(...channels: string[]): Promise<unknown>;
   psubscribe(...patterns: string[]): Promise<unknown>;
@@ -57,9 +59,17 @@ function open(name: string): Dataset {
   // A host no real client would use keeps these datasets apart from other ioredis-mock users in the process.
   const options = { host: `coord-embedded:${name}`, port: 6379, db: 0, lazyConnect: false };
   const Mock = RedisMock as unknown as new (options: object) => MockInstance;
-  const mock = new Mock(options);
+  let store: Store | undefined;
+  // Every instance of the dataset reads and writes one non-copying store (see store.ts).
+  const instance = () => {
+    const mock = new Mock(options);
+    store ??= createStore(mock.context.expires, mock.context.modifiedKeyEvents);
+    (mock as { data: MockData }).data = store;
+    return mock;
+  };
+  const mock = instance();
   const { modifiedKeyEvents, channels, patternChannels } = mock.context;
   // Every instance (subscribers included) listens on these; many connections are normal here.
   for (const emitter of [modifiedKeyEvents, channels, patternChannels]) emitter.setMaxListeners(0);
-  return { name, mock, modified: modifiedKeyEvents, connect: () => new Mock(options) };
+  return { name, mock, modified: modifiedKeyEvents, connect: instance };
 }

@@ -15,6 +15,7 @@ import { scanCommands } from './scan.ts';
 import { scriptCommands } from './scripting.ts';
 import { streamGroupCommands } from './stream-groups.ts';
 import { streamCommands } from './streams.ts';
+import { zsetRangeCommands } from './zset-ranges.ts';
 import { checkKeyTypes, checkNumbers, dropEmptyKeys, typeOf } from './type-check.ts';
 
 const own: Record<string, CommandImpl> = {
@@ -24,6 +25,7 @@ const own: Record<string, CommandImpl> = {
   ...scanCommands,
   ...blockingCommands,
   ...expireCommands,
+  ...zsetRangeCommands,
   type: ({ ds }, [key]) => typeOf(ds.mock.data.get(key!)),
   // Redis answers nil for a key that holds no string; ioredis-mock returns the value whatever it is.
   mget: ({ ds }, keys) => {

@@ -103,9 +103,15 @@ export function dropEmptyKeys(ds: Dataset, command: string, args: readonly strin
     const empty =
       value instanceof Set || value instanceof Map ? value.size === 0
       : Array.isArray(value) ? value.length === 0
-      : typeOf(value) === 'hash' && Object.keys(value as object).length === 0;
+      : typeOf(value) === 'hash' && !hasOwnKey(value as object);
     if (empty) ds.mock.data.delete(key);
   }
+}
+
+/** Whether an object has any own key, without listing them all (a hash can be large). */
+function hasOwnKey(value: object): boolean {
+  for (const key in value) if (Object.hasOwn(value, key)) return true;
+  return false;
 }
 
 const INTEGER = /^-?\d+$/;
