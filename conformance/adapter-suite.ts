@@ -1,7 +1,7 @@
 // The shared adapter conformance suite. An adapter author runs it with one call:
 //
 //   import t from 'tap';
-//   import { adapterSuite } from 'coord/conformance';
+//   import { adapterSuite } from 'coordkit/conformance';
 //   await adapterSuite(t, { name: 'my-adapter', make: () => createMyBackend({ url }) });
 //
 // Every subtest makes its own backend and closes it. Every key and channel starts

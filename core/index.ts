@@ -1,5 +1,5 @@
 // coord's public API: everything a plugin author, an adapter author or an
-// embedding application needs. `import { … } from 'coord'`.
+// embedding application needs. `import { … } from 'coordkit'`.
 export * from './backend.ts';
 export * from './clock.ts';
 export * from './config.ts';

@@ -24,16 +24,16 @@ const write = (path: string, text: string) => {
   writeFileSync(join(project, path), text);
 };
 write('package.json', JSON.stringify({ name: 'my-project', private: true, type: 'module' }));
-mkdirSync(join(project, 'node_modules/coord'), { recursive: true });
-copyFileSync(join(root, 'package.json'), join(project, 'node_modules/coord/package.json'));
-for (const part of ['dist', 'lua', 'node_modules']) symlinkSync(join(root, part), join(project, 'node_modules/coord', part));
+mkdirSync(join(project, 'node_modules/coordkit'), { recursive: true });
+copyFileSync(join(root, 'package.json'), join(project, 'node_modules/coordkit/package.json'));
+for (const part of ['dist', 'lua', 'node_modules']) symlinkSync(join(root, part), join(project, 'node_modules/coordkit', part));
 
 const contract = (name: string) =>
   `defineContract({ plugin: '${name}', keys: { greeting: { pattern: 'greeting', type: 'string', description: 'what the greeter said', ttl: 'none', writers: ['greeter'], value: { type: 'string' } } } })`;
 write('node_modules/coord-plugin-hello/package.json', JSON.stringify({ name: 'coord-plugin-hello', version: '1.0.0', type: 'module', exports: { '.': { import: './index.js' } } }));
 write(
   'node_modules/coord-plugin-hello/index.js',
-  `import { defineContract } from 'coord';
+  `import { defineContract } from 'coordkit';
 export default {
   name: 'hello', version: '1.0.0', coord: '^0.1.0', description: 'a plugin from an npm package',
   contract: ${contract('hello')},
@@ -42,8 +42,8 @@ export default {
 };
 `,
 );
-write('helper.ts', `import type { RoleContext } from 'coord';\nexport const greet = (ctx: RoleContext, who: string): Promise<unknown> => ctx.backend.send(['SET', ctx.keys.greeting!(), \`hi \${who}\`]);\n`);
-const typed = (name: string, helper: string) => `import { defineContract, type Plugin } from 'coord';
+write('helper.ts', `import type { RoleContext } from 'coordkit';\nexport const greet = (ctx: RoleContext, who: string): Promise<unknown> => ctx.backend.send(['SET', ctx.keys.greeting!(), \`hi \${who}\`]);\n`);
+const typed = (name: string, helper: string) => `import { defineContract, type Plugin } from 'coordkit';
 import { greet } from '${helper}';
 interface Config { who: string }
 const plugin: Plugin<Config> = {

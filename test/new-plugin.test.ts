@@ -36,9 +36,9 @@ function files(dir: string): string[] {
 /** What `npm install` gives the new folder: coord (its files from this checkout), tap, typescript and @types/node. */
 function installDevDependencies(dir: string): void {
   const modules = join(dir, 'node_modules');
-  mkdirSync(join(modules, 'coord'), { recursive: true });
-  copyFileSync(join(root, 'package.json'), join(modules, 'coord/package.json'));
-  for (const part of ['dist', 'lua', 'node_modules']) symlinkSync(join(root, part), join(modules, 'coord', part));
+  mkdirSync(join(modules, 'coordkit'), { recursive: true });
+  copyFileSync(join(root, 'package.json'), join(modules, 'coordkit/package.json'));
+  for (const part of ['dist', 'lua', 'node_modules']) symlinkSync(join(root, part), join(modules, 'coordkit', part));
   for (const dep of ['tap', 'typescript', '@types/node']) {
     mkdirSync(join(modules, dep, '..'), { recursive: true });
     symlinkSync(join(root, 'node_modules', dep), join(modules, dep));
@@ -60,7 +60,7 @@ t.test('coord new plugin job-queue: a filled-in folder', async (t) => {
   ]);
   for (const file of files(plugin)) t.notMatch(readFileSync(join(plugin, file), 'utf8'), /__[A-Z_]+__/, `${file}: no placeholder left`);
   const pkg = JSON.parse(readFileSync(join(plugin, 'package.json'), 'utf8'));
-  t.match(pkg, { name: 'job-queue', type: 'module', peerDependencies: { coord: '^0.1.0' }, scripts: { test: 'tap' } });
+  t.match(pkg, { name: 'job-queue', type: 'module', peerDependencies: { coordkit: '^0.1.0' }, scripts: { test: 'tap' } });
   t.match(readFileSync(join(plugin, 'index.ts'), 'utf8'), "name: 'job-queue'");
   t.match(readFileSync(join(plugin, 'config.ts'), 'utf8'), "JOB_QUEUE_MEMBER_ID: 'memberId'", 'env names from the plugin name');
 });

@@ -1,7 +1,7 @@
 // The four steps of a tick, each one Lua script: the scheduler queues it,
 // a runner claims it under a lease and finishes it, and the sweep records a
 // tick whose lease ran out as lost. Roles, scenarios and tests all call these.
-import type { RoleContext } from 'coord';
+import type { RoleContext } from 'coordkit';
 import { timeoutOf, type CronConfig, type CronJob } from './config.ts';
 import { contract, type CronKeys } from './contract.ts';
 

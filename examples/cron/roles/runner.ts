@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { channelBuilders, type Role, type Subscriber } from 'coord';
+import { channelBuilders, type Role, type Subscriber } from 'coordkit';
 import { contract } from '../contract.ts';
 import { claimTick, finishTick, type Claimed, type CronContext } from '../ticks.ts';
 

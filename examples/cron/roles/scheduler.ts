@@ -1,7 +1,7 @@
 // The scheduler: at every tick of every job it queues the tick (scheduleTick;
 // run it on as many machines as you like, each tick is queued once), wakes the
 // runners, and every sweepInterval records ticks whose lease ran out as lost.
-import { channelBuilders, type Role } from 'coord';
+import { channelBuilders, type Role } from 'coordkit';
 import { contract } from '../contract.ts';
 import { scheduleTick, sweepLeases, tickOf, type CronContext } from '../ticks.ts';
 

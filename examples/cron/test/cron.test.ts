@@ -5,8 +5,8 @@
 //   npx tap test/cron.test.ts                                  embedded backend only
 //   REDIS_URL=redis://127.0.0.1:6379 npx tap test/cron.test.ts also ioredis and node-redis
 import t from 'tap';
-import { createBackend, loadConfig, memoryLogger, registerPlugin, startProcess } from 'coord';
-import { contractSuite } from 'coord/conformance';
+import { createBackend, loadConfig, memoryLogger, registerPlugin, startProcess } from 'coordkit';
+import { contractSuite } from 'coordkit/conformance';
 import plugin from '../index.ts';
 
 const url = process.env.REDIS_URL || undefined;

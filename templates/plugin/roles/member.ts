@@ -2,7 +2,7 @@
 // removes its record when it stops. Replace it with your own role: start()
 // resolves once the role serves, stop() drains and releases what it holds.
 import { hostname } from 'node:os';
-import type { Role, RoleContext } from 'coord';
+import type { Role, RoleContext } from 'coordkit';
 import type { Config } from '../config.ts';
 import type { Keys } from '../contract.ts';
 

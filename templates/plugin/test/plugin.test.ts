@@ -3,8 +3,8 @@
 // too when REDIS_URL names a Redis the tests may write to), and its role
 // starts, heartbeats and cleans up after itself.
 import t from 'tap';
-import { createBackend, loadConfig, registerPlugin, startProcess } from 'coord';
-import { contractSuite } from 'coord/conformance';
+import { createBackend, loadConfig, registerPlugin, startProcess } from 'coordkit';
+import { contractSuite } from 'coordkit/conformance';
 import plugin from '../index.ts';
 
 const url = process.env.REDIS_URL || undefined;
