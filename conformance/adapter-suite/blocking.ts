@@ -81,10 +81,11 @@ export async function blockingTests(t: Test, ctx: SuiteContext): Promise<void> {
       const list = ctx.key('bfifo', 'list');
       const first = await b.blocking();
       const second = await b.blocking();
+      const before = await blockedClients(b);
       const firstPop = settled(first.send(['BLPOP', list, 5]));
-      await sleep(30);
+      await untilBlocked(b, before, 1);
       const secondPop = settled(second.send(['BLPOP', list, 5]));
-      await sleep(30);
+      await untilBlocked(b, before, 2);
       await b.send(['RPUSH', list, 'a', 'b']);
       t.same((await firstPop).value, [list, 'a'], 'the first to wait gets the first element');
       t.same((await secondPop).value, [list, 'b'], 'the second gets the next');
@@ -125,4 +126,26 @@ async function popWokenBy(b: Backend, pop: Command, push: Command): Promise<{ re
   } finally {
     await conn.close();
   }
+}
+
+/** Clients blocked on the server (INFO clients), or undefined where the backend has no INFO (embedded). */
+async function blockedClients(b: Backend): Promise<number | undefined> {
+  try {
+    const info = String(await b.send(['INFO', 'clients']));
+    const match = /blocked_clients:(\d+)/.exec(info);
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Waits until `count` more clients than `before` are blocked, so the order of
+ * two pops is the order they reached the server, however loaded the machine.
+ * Without INFO (the embedded backend runs in this process) a short pause does.
+ */
+async function untilBlocked(b: Backend, before: number | undefined, count: number): Promise<void> {
+  if (before === undefined) return sleep(30);
+  const deadline = Date.now() + 5000;
+  while (((await blockedClients(b)) ?? 0) < before + count && Date.now() < deadline) await sleep(5);
 }

@@ -41,7 +41,10 @@ function portIsFree(port: number): Promise<boolean> {
 /** A free loopback port; with `bus`, port + 10000 is free too (cluster bus). */
 export async function freePort(bus = false): Promise<number> {
   for (let i = 0; i < 200; i++) {
-    const port = 20000 + Math.floor(Math.random() * 30000);
+    // Below Linux's ephemeral range (32768+), where the kernel picks ports for
+    // outgoing connections and port-0 listeners (browser servers) at any time;
+    // a cluster bus port (port + 10000) stays below it too.
+    const port = 20000 + Math.floor(Math.random() * (bus ? 2700 : 12700));
     if ((await portIsFree(port)) && (!bus || (await portIsFree(port + 10000)))) return port;
   }
   throw new Error('no free loopback port found');
