@@ -79,7 +79,7 @@ t.test('an SDK-only fleet (SDK manager and slaves, no coord manager): the coord 
 
     const bare = await coord('obniz', 'relocate', first!);
     t.equal(bare.code, 1);
-    t.equal(bare.err, `coord: relocating ${first}: NO_NEED_TO_RELOCATE: its slave sdk-s1 is alive; add --force (force: true) to move it anyway`, 'the hint, in one line');
+    t.equal(bare.err, `coord: relocating ${first}: NO_NEED_TO_RELOCATE: its slave sdk-s1 is alive; add --force to move it anyway`, 'the hint, in one line');
     const forced = await coord('obniz', 'relocate', first!, '--force');
     t.equal(forced.code, 0, forced.err);
     t.equal(forced.out, `moved ${first} from sdk-s1 to sdk-s2`);

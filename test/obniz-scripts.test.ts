@@ -98,7 +98,7 @@ t.test('relocateDevice: every seed error in the seed\'s order, then a move that 
   });
   await t.rejects(
     relocateDevice(ctx, 'odd-1'),
-    { code: 'NO_NEED_TO_RELOCATE', message: 'relocating odd-1: NO_NEED_TO_RELOCATE: its slave s1 is alive; add --force (force: true) to move it anyway' },
+    { code: 'NO_NEED_TO_RELOCATE', message: 'relocating odd-1: NO_NEED_TO_RELOCATE: its slave s1 is alive; add --force to move it anyway' },
     'its slave is alive: the error says which and what to do',
   );
   await t.rejects(relocateDevice(ctx, 'odd-1', true), { code: 'NO_OTHER_ACCEPTABLE_WORKER' }, 'forced, but no other slave');
