@@ -152,11 +152,13 @@ t.test('a slave that stops beating is found dead and its devices move; one that 
     const p = prefix();
     const file = deviceFile(devices(4));
     const lines: Parameters<typeof startSlave>[4] = [];
-    // s1's backend: a connection we can cut to play a slave that lost Redis
+    // s1's backend: a connection we can cut to play a slave that lost Redis.
+    // A 3 s TTL leaves the fence 1.25 s of margin before the expiry, so a loaded machine's stalls do not decide the result.
+    const timings = { heartbeatInterval: 0.5, heartbeatTtl: 3, deadAfter: 3 };
     const cut = await createBackend({ url: redis.url });
-    const s1 = track(await startSlave(cut, p, 's1', {}, lines));
-    const s2 = track(await startSlave(backend, p, 's2'));
-    track(await startManager(backend, p, 'm1', { devices: file.path }));
+    const s1 = track(await startSlave(cut, p, 's1', timings, lines));
+    const s2 = track(await startSlave(backend, p, 's2', timings));
+    track(await startManager(backend, p, 'm1', { devices: file.path, ...timings }));
     await until(() => s1.running().length === 2 && s2.running().length === 2, 'spread');
     const ids = s1.running();
     const ttlLeft = (await backend.send(['PTTL', roleCtx(backend, p, {}).keys.slaveHeartbeat({ name: 's1' })])) as number;
