@@ -28,8 +28,11 @@ t.teardown(async () => {
   await redis.stop();
 });
 
-/** coord roles beside SDK processes: beats well inside the SDK's 30 s, so nothing here dies by accident on a loaded machine. */
-const mixed = { heartbeatInterval: 0.5, heartbeatTtl: 5, deadAfter: 6, healthCheckInterval: 0.5 };
+/**
+ * coord roles beside SDK processes: the SDK's TTL and death rule (SDK slaves beat only every 10 s), quicker beats and
+ * checks. Deaths here are played by deleting a heartbeat (missing = dead), never by waiting for one to age.
+ */
+const mixed = { heartbeatInterval: 0.5, heartbeatTtl: 20, deadAfter: 30, healthCheckInterval: 0.5 };
 
 /** `coord …` in this process, on the test's Redis (bare keys, as the SDK uses). */
 async function coord(...args: string[]): Promise<{ code: number; out: string; err: string }> {
