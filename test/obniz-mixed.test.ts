@@ -28,8 +28,11 @@ t.teardown(async () => {
   await redis.stop();
 });
 
-/** coord roles beside SDK processes: beats well inside the SDK's 30 s, so nothing here dies by accident on a loaded machine. */
-const mixed = { heartbeatInterval: 0.5, heartbeatTtl: 5, deadAfter: 6, healthCheckInterval: 0.5 };
+/**
+ * coord roles beside SDK processes: the SDK's TTL and death rule (SDK slaves beat only every 10 s), quicker beats and
+ * checks. Deaths here are played by deleting a heartbeat (missing = dead), never by waiting for one to age.
+ */
+const mixed = { heartbeatInterval: 0.5, heartbeatTtl: 20, deadAfter: 30, healthCheckInterval: 0.5 };
 
 /** `coord …` in this process, on the test's Redis (bare keys, as the SDK uses). */
 async function coord(...args: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -79,7 +82,7 @@ t.test('an SDK-only fleet (SDK manager and slaves, no coord manager): the coord 
 
     const bare = await coord('obniz', 'relocate', first!);
     t.equal(bare.code, 1);
-    t.equal(bare.err, `coord: relocating ${first}: NO_NEED_TO_RELOCATE: its slave sdk-s1 is alive; add --force (force: true) to move it anyway`, 'the hint, in one line');
+    t.equal(bare.err, `coord: relocating ${first}: NO_NEED_TO_RELOCATE: its slave sdk-s1 is alive; add --force to move it anyway`, 'the hint, in one line');
     const forced = await coord('obniz', 'relocate', first!, '--force');
     t.equal(forced.code, 0, forced.err);
     t.equal(forced.out, `moved ${first} from sdk-s1 to sdk-s2`);

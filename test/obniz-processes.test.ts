@@ -147,7 +147,7 @@ t.test('bad input through the CLI: each is one line and a non-zero exit; a TypeS
   t.equal(answer.status, 0, answer.stderr);
   t.same(JSON.parse(answer.stdout), { '0700-0000': 'hello 0700-0000 (k)' }, 'coord obniz request --device');
   for (const [args, error] of [
-    [['0700-0000'], 'NO_NEED_TO_RELOCATE: its slave ts1 is alive; add --force (force: true) to move it anyway'],
+    [['0700-0000'], 'NO_NEED_TO_RELOCATE: its slave ts1 is alive; add --force to move it anyway'],
     [['0700-0000', '--force'], 'NO_OTHER_ACCEPTABLE_WORKER'],
     [['nope'], 'NOT_INSTALLED'],
   ] as const) {

@@ -127,17 +127,38 @@ t.test('a slave that stops cleanly hands its devices over at once; the manager r
     t.equal((await readList(ctx, 's2')).size, 6);
   }));
 
+t.test('a change while no slave is alive waits (NO_RUNNING_WORKER, as the SDK\'s update) and applies once a slave is back', (t) =>
+  scope(async (track) => {
+    const events = recordEvents();
+    const p = prefix();
+    const [device] = devices(1);
+    const file = deviceFile([device]);
+    const s1 = await startSlave(backend, p, 's1');
+    const manager = track(await startManager(backend, p, 'm1', { devices: file.path }));
+    await until(() => s1.running().length === 1, 'running');
+    await s1.stop('test'); // the last slave: its list stays for the next one
+    file.write([{ ...device!, configs: { n: 'changed' } }]);
+    await until(() => manager.lastSync?.waiting === 1, 'the manager saw the change and could not apply it');
+    t.same(manager.lastSync, { added: 0, updated: 0, removed: 0, waiting: 1 });
+    t.match((await readList(roleCtx(backend, p, {}), 's1')).get(device!.id)?.install.configs, /"n":0/, 'the entry is unchanged');
+    const back = track(await startSlave(backend, p, 's1'));
+    await until(() => events.some((e) => e.ev === 'start' && e.slave === 's1' && (e.configs as { n: unknown }).n === 'changed'), 'the changed device runs (retried every syncRetryInterval)');
+    t.same(back.running(), [device!.id]);
+  }));
+
 t.test('a slave that stops beating is found dead and its devices move; one that cannot write its heartbeat stops its workers first', (t) =>
   scope(async (track) => {
     const events = recordEvents();
     const p = prefix();
     const file = deviceFile(devices(4));
     const lines: Parameters<typeof startSlave>[4] = [];
-    // s1's backend: a connection we can cut to play a slave that lost Redis
+    // s1's backend: a connection we can cut to play a slave that lost Redis.
+    // A 3 s TTL leaves the fence 1.25 s of margin before the expiry, so a loaded machine's stalls do not decide the result.
+    const timings = { heartbeatInterval: 0.5, heartbeatTtl: 3, deadAfter: 3 };
     const cut = await createBackend({ url: redis.url });
-    const s1 = track(await startSlave(cut, p, 's1', {}, lines));
-    const s2 = track(await startSlave(backend, p, 's2'));
-    track(await startManager(backend, p, 'm1', { devices: file.path }));
+    const s1 = track(await startSlave(cut, p, 's1', timings, lines));
+    const s2 = track(await startSlave(backend, p, 's2', timings));
+    track(await startManager(backend, p, 'm1', { devices: file.path, ...timings }));
     await until(() => s1.running().length === 2 && s2.running().length === 2, 'spread');
     const ids = s1.running();
     const ttlLeft = (await backend.send(['PTTL', roleCtx(backend, p, {}).keys.slaveHeartbeat({ name: 's1' })])) as number;

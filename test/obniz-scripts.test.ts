@@ -19,6 +19,7 @@ import {
   updateDevices,
   type Ctx,
 } from '../plugins/obniz/store.ts';
+import { obnizStatus } from '../plugins/obniz/status.ts';
 import { devices, manualClock, obnizCtx, T0 } from './support/obniz.ts';
 import { startRedis } from './support/redis.ts';
 
@@ -98,7 +99,7 @@ t.test('relocateDevice: every seed error in the seed\'s order, then a move that 
   });
   await t.rejects(
     relocateDevice(ctx, 'odd-1'),
-    { code: 'NO_NEED_TO_RELOCATE', message: 'relocating odd-1: NO_NEED_TO_RELOCATE: its slave s1 is alive; add --force (force: true) to move it anyway' },
+    { code: 'NO_NEED_TO_RELOCATE', message: 'relocating odd-1: NO_NEED_TO_RELOCATE: its slave s1 is alive; add --force to move it anyway' },
     'its slave is alive: the error says which and what to do',
   );
   await t.rejects(relocateDevice(ctx, 'odd-1', true), { code: 'NO_OTHER_ACCEPTABLE_WORKER' }, 'forced, but no other slave');
@@ -293,6 +294,17 @@ t.test('touchSlave drops index members the SDK considers gone (no heartbeat, no 
   t.same(await backend.send(['ZRANGE', ctx.keys.slaveIndex(), 0, -1]), ['dead-with-devices', 'me', 'sdk'], 'gone left; a dead slave with devices waits for a manager; the beating SDK slave stays');
   t.same(((await backend.send(['SMEMBERS', ctx.keys.coordSlaves()])) as string[]).sort(), ['dead-with-devices', 'me'], 'gone left the coord-slave set too');
   t.equal(await backend.send(['ZSCORE', ctx.keys.slaveIndex(), 'sdk']), String(clock.now()), 'the SDK slave is scored as seen now');
+});
+
+t.test('status lists the slaves the SDK would see: a heartbeat or a list; an index member with neither is not shown', async (t) => {
+  const ctx = ctxOf();
+  await touchSlave(ctx, 'alive');
+  await touchSlave(ctx, 'dead-with-devices');
+  await backend.send(['HSET', ctx.keys.workers({ name: 'dead-with-devices' }), 'd1', '{"install":{"id":"d1"},"instanceName":"dead-with-devices","updatedMillisecond":1}']);
+  await touchSlave(ctx, 'gone');
+  await kill(ctx, 'dead-with-devices');
+  await kill(ctx, 'gone'); // as an SDK manager leaves a dead slave: no heartbeat, no list, still in coord's index
+  t.same((await obnizStatus(ctx)).slaves.map((s) => [s.name, s.alive, s.devices]), [['alive', true, 0], ['dead-with-devices', false, 1]]);
 });
 
 t.test('touchManager: isFirstManager without KEYS; a gone manager leaves the index', async (t) => {

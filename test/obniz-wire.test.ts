@@ -8,7 +8,7 @@ import t from 'tap';
 import { createBackend } from '../adapters/index.ts';
 import type { Backend, PubSubMessage } from '../core/backend.ts';
 import { deviceFile, devices, recordEvents, startManager, startSlave, until } from './support/obniz.ts';
-import { SdkSlave } from './support/obniz-sdk.ts';
+import { SdkManager, SdkSlave } from './support/obniz-sdk.ts';
 import { startRedis } from './support/redis.ts';
 
 const redis = await startRedis();
@@ -90,9 +90,12 @@ t.test('a coord slave and an SDK manager: runs what the SDK assigned (seconds, n
   const ttl = (await sdk.send(['TTL', 'slave:c1:heartbeat'])) as number;
   t.ok(ttl >= 19 && ttl <= 20, `EX 20 (TTL now ${ttl})`);
 
-  // what the SDK manager's own Lua writes (1.5: updatedMillisecond as Unix seconds, text; no status field)
+  // the SDK manager's own Lua assigns it (1.5: cjson-encoded, updatedMillisecond as Unix seconds, no status field)
   const install = { id: 'sdk-dev-1', hardware: 'obnizb1', configs: '{"a":1}' };
-  await sdk.send(['HSET', 'workers:c1', install.id, JSON.stringify({ install, instanceName: 'c1', updatedMillisecond: String(Math.floor(Date.now() / 1000)) })]);
+  t.equal(await new SdkManager(sdk, 'sdk-m').autoCreate(install.id, install), 'c1', 'the only slave with a heartbeat');
+  const entry = JSON.parse((await sdk.send(['HGET', 'workers:c1', install.id])) as string);
+  t.match(entry, { install, instanceName: 'c1', updatedMillisecond: /^\d{10}$/ });
+  t.notOk('status' in entry);
   await sdk.send(['PUBLISH', 'app', JSON.stringify({ action: 'synchronize', info: { sendMode: 'broadcast', toManager: false, from: 'sdk-m' }, body: { syncType: 'redis' } })]);
   await until(() => slave.running().includes(install.id), 'the coord slave runs the SDK-assigned device');
   t.same(events.filter((e) => e.id === install.id).map((e) => e.ev), ['start'], 'started (no onInstall: the SDK manager does not mark new installs)');

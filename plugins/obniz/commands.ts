@@ -14,14 +14,21 @@ import { relocateAll, relocateDevice, type Ctx } from './store.ts';
 type CommandCtx = RoleContext<ObnizConfig, ObnizKeys> & { close(): Promise<void> };
 const SENDER = `coord-cli-${process.pid}`;
 
-async function withCtx<T>(tools: CommandTools, fn: (ctx: Ctx) => Promise<T>, opts: { discover?: boolean } = {}): Promise<T> {
+async function withCtx<T>(tools: CommandTools, fn: (ctx: Ctx) => Promise<T>): Promise<T> {
   const ctx = (await tools.connect()) as CommandCtx;
   try {
-    if (opts.discover && ctx.config.discover) await discover(ctx);
     return await fn(ctx);
   } finally {
     await ctx.close();
   }
+}
+
+/** withCtx for the commands that act: the slaves found by SCAN join the index first (discover). */
+function withFleet<T>(tools: CommandTools, fn: (ctx: Ctx) => Promise<T>): Promise<T> {
+  return withCtx(tools, async (ctx) => {
+    if (ctx.config.discover) await discover(ctx);
+    return fn(ctx);
+  });
 }
 
 export const commands: PluginCommand[] = [
@@ -39,15 +46,11 @@ export const commands: PluginCommand[] = [
     description: 'Balance the devices over the alive slaves (doAllRelocate: every slave within 1 of every other)',
     options: [{ flags: '--json', description: 'Print JSON' }],
     async run(options, _args, tools) {
-      const result = await withCtx(
-        tools,
-        async (ctx) => {
-          const r = await relocateAll(ctx);
-          await synchronize(ctx);
-          return r;
-        },
-        { discover: true },
-      );
+      const result = await withFleet(tools, async (ctx) => {
+        const r = await relocateAll(ctx);
+        await synchronize(ctx);
+        return r;
+      });
       if (options.json) tools.print(JSON.stringify(result, null, 2));
       else tools.print(`moved ${result.moved} devices; now ${Object.entries(result.counts).map(([n, c]) => `${n} ${c}`).join(', ')}`);
     },
@@ -62,15 +65,11 @@ export const commands: PluginCommand[] = [
         tools.print('usage: coord obniz relocate OBNIZ_ID [--force]');
         return 2;
       }
-      const moved = await withCtx(
-        tools,
-        async (ctx) => {
-          const r = await relocateDevice(ctx, obnizId, options.force === true);
-          await synchronize(ctx);
-          return r;
-        },
-        { discover: true },
-      );
+      const moved = await withFleet(tools, async (ctx) => {
+        const r = await relocateDevice(ctx, obnizId, options.force === true);
+        await synchronize(ctx);
+        return r;
+      });
       tools.print(`moved ${obnizId} from ${moved.from} to ${moved.to}`);
     },
   },
@@ -84,19 +83,15 @@ export const commands: PluginCommand[] = [
         tools.print('usage: coord obniz request KEY [--device OBNIZ_ID]');
         return 2;
       }
-      const results = await withCtx(
-        tools,
-        async (ctx) => {
-          const requester = new KeyRequester(ctx, SENDER);
-          await requester.start();
-          try {
-            return options.device === undefined ? await requester.request(key) : await requester.directRequest(String(options.device), key);
-          } finally {
-            await requester.close();
-          }
-        },
-        { discover: true },
-      );
+      const results = await withFleet(tools, async (ctx) => {
+        const requester = new KeyRequester(ctx, SENDER);
+        await requester.start();
+        try {
+          return options.device === undefined ? await requester.request(key) : await requester.directRequest(String(options.device), key);
+        } finally {
+          await requester.close();
+        }
+      });
       tools.print(JSON.stringify(results, null, 2));
     },
   },

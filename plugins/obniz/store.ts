@@ -108,7 +108,7 @@ export async function relocateDevice(ctx: Ctx, obnizId: string, force = false): 
     args: { slaveTail, ...timing(ctx), obnizId, force: force ? 'true' : 'false' },
   })) as string[];
   if (reply[0] === 'err') {
-    const hint = reply[1] === 'NO_NEED_TO_RELOCATE' ? `its slave ${reply[2]} is alive; add --force (force: true) to move it anyway` : undefined;
+    const hint = reply[1] === 'NO_NEED_TO_RELOCATE' ? `its slave ${reply[2]} is alive; add --force to move it anyway` : undefined;
     throw new ObnizScriptError(reply[1] as ObnizErrorCode, `relocating ${obnizId}`, hint);
   }
   return { from: reply[1]!, to: reply[2]! };
