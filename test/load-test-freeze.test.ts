@@ -134,3 +134,19 @@ t.test('started through the API: /api/status answers within 200 ms while each ki
     else t.equal(ended.total.errors, 0);
   }
 });
+
+t.test('a base URL without a scheme, or words left after the options: one line, exit 2, nothing started', async (t) => {
+  const before = (await target.stats()).total;
+  const port = new URL(target.url).port;
+  const cases: [string[], RegExp][] = [
+    [['--param', `baseUrl=127.0.0.1:${port}`], /^coord: --param baseUrl "127\.0\.0\.1:\d+" is not a URL the load test can use: expected http:\/\/ or https:\/\/ and a host, e\.g\. http:\/\/127\.0\.0\.1:8080$/],
+    [['--param', `baseUrl=${target.url}`, '--duration', '5', 'minutes'], /^coord: load run: unexpected "minutes": values with spaces need quotes, and durations are written 5m, 30s, 1m30s$/],
+  ];
+  const runs = cases.map(([args]) => loadRun(args));
+  for (const [i, run] of runs.entries()) {
+    t.equal(await run.exited, 2, `exit 2 for ${cases[i]![0].join(' ')}`);
+    t.equal(run.stderr.trim().split('\n').length, 1, 'one line');
+    t.match(run.stderr.trim(), cases[i]![1]);
+  }
+  t.equal((await target.stats()).total, before, 'no request was sent');
+});
