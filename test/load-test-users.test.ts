@@ -111,6 +111,24 @@ t.test('an onStart that throws: counted, retried after a back-off, and its user 
   t.equal(served, metric(result, 'GET /step')!.count, 'every step request the server saw is counted');
 });
 
+t.test('a step that never settles: its timeout fails it and the user moves on; without one, the stop abandons it', async (t) => {
+  const timedOut = await runTest('stuck-timeout.mjs', 2, 1.5, {});
+  const stuck = metric(timedOut, 'step:stuck')!;
+  // Each run: 200 ms, then the back-off (10, 20, 40, 80, 160 ms): 5 or 6 runs per user in 1.5 s, one more if the stop comes late.
+  t.ok(stuck.count >= 6 && stuck.count <= 16, `each run failed at its timeout (${stuck.count})`);
+  t.equal(stuck.errors, stuck.count);
+  t.match(timedOut.errors, [{ metric: 'step:stuck', message: 'timeout' }]);
+  t.ok(stuck.p50 >= 190 && stuck.p50 < 600, `after 200 ms (p50 ${stuck.p50} ms)`);
+
+  const started = performance.now();
+  const abandoned = await runTest('stuck.mjs', 2, 0.5, {});
+  const took = performance.now() - started;
+  // gracefulStop is 2 s here; then 500 ms for the step to return; then the user is left behind.
+  t.ok(took >= 2400 && took < 15_000, `the stop ended (${took.toFixed(0)} ms: the grace period, then the abandonment)`);
+  t.equal(abandoned.total.errors, 0, 'an abandoned step is no failure of the scenario');
+  t.equal(await load.handle.backend.send(['GET', 'test:state']), 'IDLE');
+});
+
 t.test('JSON-RPC: calls timed and counted per method; JSON-RPC errors are failures', async (t) => {
   const calls: Record<string, number> = {};
   const server = createServer((req, res) => {
