@@ -1,7 +1,8 @@
 // A user's loop never holds the event loop: steps that do no network I/O (one
 // that only records, one that throws, one that rejects, one that computes)
 // run for 3 s and the test ends by itself with the failures counted; Ctrl-C
-// (SIGINT) during each stops `coord load run` within 2 s with exit 130; and
+// (SIGINT) during each stops `coord load run` within 2 s with exit 130 (SIGTERM:
+// 143; a second signal exits at once); and
 // started through the orchestrator's API, /api/status keeps answering within
 // 200 ms. Failed iterations fail errors<1% (exit 99) without any HTTP error.
 // The target HTTP server runs in its own process.
@@ -89,16 +90,16 @@ for (const kind of KINDS) {
   });
 }
 
-t.test('a second SIGINT exits at once', async (t) => {
-  // A step that never settles: the first signal aborts its user, the second does not wait for anything.
+t.test('SIGTERM too; a second signal exits at once (exit 143)', async (t) => {
+  // Steps of 300 ms of CPU: the first signal is handled between them; the second does not wait for the stop.
   const run = loadRun(['--duration', '60s', '--param', `baseUrl=${target.url}`, '--param', 'kind=cpu', '--param', 'cpuMs=300']);
   await until('the users running', () => new RegExp(`users ${USERS}/${USERS}`).test(run.stderr), 60_000);
-  run.child.kill('SIGINT');
-  await until('the first signal handled', () => /SIGINT: stopping/.test(run.stderr), 5000);
+  run.child.kill('SIGTERM');
+  await until('the first signal handled', () => /SIGTERM: stopping the test/.test(run.stderr), 5000);
   const signalled = performance.now();
-  run.child.kill('SIGINT');
+  run.child.kill('SIGTERM');
   const code = await run.exited;
-  t.equal(code, 130);
+  t.equal(code, 143);
   t.ok(performance.now() - signalled < 2000, 'exited within 2 s of the second signal');
 });
 
@@ -133,4 +134,20 @@ t.test('started through the API: /api/status answers within 200 ms while each ki
     if (kind.endsWith('throw')) t.ok(ended.total.errors > 0 && ended.total.errors === ended.total.count - USERS, `${kind}: failures counted (${ended.total.errors})`);
     else t.equal(ended.total.errors, 0);
   }
+});
+
+t.test('a base URL without a scheme, or words left after the options: one line, exit 2, nothing started', async (t) => {
+  const before = (await target.stats()).total;
+  const port = new URL(target.url).port;
+  const cases: [string[], RegExp][] = [
+    [['--param', `baseUrl=127.0.0.1:${port}`], /^coord: --param baseUrl "127\.0\.0\.1:\d+" is not a URL the load test can use: expected http:\/\/ or https:\/\/ and a host, e\.g\. http:\/\/127\.0\.0\.1:8080$/],
+    [['--param', `baseUrl=${target.url}`, '--duration', '5', 'minutes'], /^coord: load run: unexpected "minutes": values with spaces need quotes, and durations are written 5m, 30s, 1m30s$/],
+  ];
+  const runs = cases.map(([args]) => loadRun(args));
+  for (const [i, run] of runs.entries()) {
+    t.equal(await run.exited, 2, `exit 2 for ${cases[i]![0].join(' ')}`);
+    t.equal(run.stderr.trim().split('\n').length, 1, 'one line');
+    t.match(run.stderr.trim(), cases[i]![1]);
+  }
+  t.equal((await target.stats()).total, before, 'no request was sent');
 });

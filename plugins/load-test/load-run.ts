@@ -120,9 +120,13 @@ export async function loadRun(options: Readonly<Record<string, unknown>>, tools:
       }
       interrupted = signal;
       writeStderr(`\n${signal}: stopping the test (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again exits at once)\n`);
+      stopNow();
+    });
+    /** This process's users aborted at once, and the test stopped (once it has started). */
+    const stopNow = () => {
       for (const handle of [main, ...extra]) for (const worker of workersIn(handle.signal)) worker.session()?.interrupt();
       void controller.stop('interrupted').catch(() => {});
-    });
+    };
     let result;
     try {
       const { finished } = await controller.start({
@@ -133,6 +137,7 @@ export async function loadRun(options: Readonly<Record<string, unknown>>, tools:
         params: input.params,
         rate: input.rate,
       });
+      if (interrupted) stopNow(); // the signal came while the test was starting
       result = await finished;
     } finally {
       offTick();

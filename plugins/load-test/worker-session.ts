@@ -10,7 +10,7 @@ import { HttpDispatchers } from './http-connections.ts';
 import { Targets } from './http-targets.ts';
 import { MetricsRecorder } from './metrics-recorder.ts';
 import type { StartPayload } from './envelope.ts';
-import type { CheckedScenario, Resource } from './scenario.ts';
+import { checkUrls, type CheckedScenario, type Resource } from './scenario.ts';
 import { UserTask } from './virtual-user.ts';
 
 type Ctx = RoleContext<LoadTestConfig, LoadTestKeys>;
@@ -52,6 +52,12 @@ export class TestSession {
     this.wsBaseUrl = ws;
     this.dispatchers = new HttpDispatchers(this.baseUrl, ctx.config.connections);
     this.targets = new Targets(this.baseUrl, this.dispatchers);
+    try {
+      checkUrls(scenario, payload.params, payload.scenario, 'params');
+    } catch (err) {
+      // `coord load run` refuses such a test before it starts; one started otherwise fails each request (counted), and says why here.
+      ctx.logger.warn('the test has a base URL its users cannot use: their requests will fail', { error: (err as Error).message });
+    }
     this.recorder = new MetricsRecorder(ctx, workerId, epoch);
     this.recorder.enabled = payload.metrics !== false;
     this.targetUsers = payload.target_users;
