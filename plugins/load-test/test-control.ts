@@ -167,12 +167,12 @@ export class TestController {
     if (!scenarioPath) throw new InputError('no scenario: give one (--scenario FILE, or "scenario" in the request) or set load-test.scenario');
     const absolute = resolve(scenarioPath);
     const scenario = await loadScenario(absolute);
+    const shape = resolveShape(options, scenario, ctx.config);
     const workers = await this.waitForWorkers();
 
     await this.resetAbandoned();
     const { epoch, generation } = await this.beginTest();
     const params = { ...scenario.params, ...options.params };
-    const shape = resolveShape(options, scenario, ctx.config);
     const arrival = options.rate !== undefined || shape?.kind === 'rate-stages';
     const firstRate = shape?.kind === 'rate-stages' ? shape.startRate : options.rate;
     let finish!: (r: TestResult) => void;
