@@ -12,7 +12,7 @@ import { createBackend } from '../adapters/index.ts';
 import { keyBuilders } from '../core/contract.ts';
 import { contract } from '../plugins/load-test/contract.ts';
 import { buildIfStale } from './support/build.ts';
-import { coord, root, type CoordProcess } from './support/cli.ts';
+import { coord, coordSync, root, type CoordProcess } from './support/cli.ts';
 import { api, startLoad, startTarget, waitUntil } from './support/load.ts';
 import { freePort, startRedis } from './support/redis.ts';
 
@@ -132,4 +132,10 @@ t.test('a test whose users run nothing is reported and fails, unless its scenari
   const { loadScenario } = await import('../plugins/load-test/scenario-loader.ts');
   const { finished } = await controller.start({ scenario: idle, users: 1, spawnRate: 100, durationMs: 300 });
   t.same(noRequestsOutcome(await finished, await loadScenario(idle)), { threshold: 'requests>0', actual: 0, ok: false }, 'the outcome a run adds to its thresholds');
+  const failed = coordSync(['load', 'run', '--scenario', idle, '--users', '2', '--duration', '700ms', '--out', 'json']);
+  t.equal(failed.status, 99, 'coord load run exits 99');
+  t.match(failed.stderr, /^coord: FAIL requests>0 \(actual 0\): the test ran no requests/m, 'naming why');
+  t.equal(JSON.parse(failed.stdout).total.count, 0, 'stdout stays the JSON result');
+  const passed = coordSync(['load', 'run', '--scenario', allowed, '--users', '2', '--duration', '700ms', '--out', 'json']);
+  t.equal(passed.status, 0, 'allowNoRequests: true passes');
 });

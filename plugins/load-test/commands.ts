@@ -45,7 +45,10 @@ export const commands: PluginCommand[] = [
       { flags: '--workers <n>', description: 'In-process workers without --redis (default 1)' },
     ],
     run: (options, _args, tools) =>
-      userFacing(async () => (await import('./load-run.ts')).loadRun(...(await (await import('./shape-cli.ts')).withShape(options, tools)))),
+      userFacing(async () => {
+        const code = await (await import('./load-run.ts')).loadRun(...(await (await import('./shape-cli.ts')).withShape(options, tools)));
+        return (await import('./traffic.ts')).failIfRanNothing(code);
+      }),
   },
   {
     name: 'load start',
