@@ -47,7 +47,7 @@ export const commands: PluginCommand[] = [
     run: (options, _args, tools) =>
       userFacing(async () => {
         const code = await (await import('./load-run.ts')).loadRun(...(await (await import('./shape-cli.ts')).withShape(options, tools)));
-        return (await import('./traffic.ts')).failIfRanNothing(code);
+        return (await import('./run-exit.ts')).failIfRanNothing(code);
       }),
   },
   {

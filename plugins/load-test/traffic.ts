@@ -3,9 +3,7 @@
 // coordination state or a scenario that never reaches its target looks like,
 // so it fails the run unless the scenario says it may (allowNoRequests: true,
 // for a scenario that only prepares data, say).
-import { writeStderr } from '../../core/platform.ts';
 import type { TestResult } from './results.ts';
-import { latestController } from './roles/orchestrator.ts';
 import type { CheckedScenario } from './scenario.ts';
 import type { ThresholdOutcome } from './thresholds.ts';
 
@@ -36,13 +34,3 @@ export function noRequestsOutcome(result: TestResult, scenario: CheckedScenario)
   return { threshold: NO_REQUESTS, actual: 0, ok: false };
 }
 
-/**
- * `coord load run`'s exit code with this rule applied: a run that passed its
- * thresholds but whose test ran nothing exits 99, with one line on stderr
- * (stdout may be JSON or CSV). A run that already failed is left as it is.
- */
-export function failIfRanNothing(code: number): number {
-  if (code !== 0 || !latestController()?.ranNothing) return code;
-  writeStderr(`coord: FAIL ${NO_REQUESTS} (actual 0): the test ran no requests and recorded nothing (set allowNoRequests: true in the scenario if that is expected)\n`);
-  return 99;
-}
