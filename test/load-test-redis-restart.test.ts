@@ -12,7 +12,7 @@ import { createBackend } from '../adapters/index.ts';
 import { keyBuilders } from '../core/contract.ts';
 import { contract } from '../plugins/load-test/contract.ts';
 import { buildIfStale } from './support/build.ts';
-import { coord, root, type CoordProcess } from './support/cli.ts';
+import { coord, coordSync, root, type CoordProcess } from './support/cli.ts';
 import { api, startLoad, startTarget, waitUntil } from './support/load.ts';
 import { freePort, startRedis } from './support/redis.ts';
 
@@ -132,4 +132,35 @@ t.test('a test whose users run nothing is reported and fails, unless its scenari
   const { loadScenario } = await import('../plugins/load-test/scenario-loader.ts');
   const { finished } = await controller.start({ scenario: idle, users: 1, spawnRate: 100, durationMs: 300 });
   t.same(noRequestsOutcome(await finished, await loadScenario(idle)), { threshold: 'requests>0', actual: 0, ok: false }, 'the outcome a run adds to its thresholds');
+  const failed = coordSync(['load', 'run', '--scenario', idle, '--users', '2', '--duration', '700ms', '--out', 'json']);
+  t.equal(failed.status, 99, 'coord load run exits 99');
+  t.match(failed.stderr, /^coord: FAIL requests>0 \(actual 0\): the test ran no requests/m, 'naming why');
+  t.equal(JSON.parse(failed.stdout).total.count, 0, 'stdout stays the JSON result');
+  const passed = coordSync(['load', 'run', '--scenario', allowed, '--users', '2', '--duration', '700ms', '--out', 'json']);
+  t.equal(passed.status, 0, 'allowNoRequests: true passes');
+});
+
+t.test('Redis emptied while a test stops: the stop ends the test with what it had, and the next test starts', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'coord-slow-'));
+  const slow = join(dir, 'slow.mjs');
+  // A step that does not return early on stop: its worker acknowledges stop_test only after gracefulStop.
+  writeFileSync(slow, `export default { params: { baseUrl: '${target.url}' }, steps: [{ name: 'slow', run: async (user) => { await user.http.get('/ping'); await new Promise((r) => setTimeout(r, 4000)); } }] };\n`);
+  const options = { heartbeatInterval: 0.3, deadAfter: 1.5, metricsInterval: 0.3, gracefulStop: 3 };
+  const prefixed = { redis: redis.url, prefix: '{ls}:' };
+  const load = await startLoad({ ...prefixed, roles: ['orchestrator', 'worker'], options });
+  t.teardown(() => load.handle.stop('test done'));
+  const controller = load.controller!;
+  await controller.start({ scenario: slow, users: 2, spawnRate: 100 });
+  await waitUntil(async () => ((await controller.status()).result?.total.count ?? 0) >= 2, 10_000, 'the first requests counted');
+  const stopping = controller.stop('stopped by the test');
+  await new Promise((r) => setTimeout(r, 500)); // the orchestrator now waits for the worker's acknowledgement
+  await backend.send(['FLUSHALL']);
+  const result = await stopping;
+  t.ok(result.total.count >= 2, `the stop ends the test with the ${result.total.count} requests read before`);
+  t.ok(load.logs.some((l) => l.msg === 'the test lost its coordination state: ending it here'), 'and says the state was lost');
+  t.equal(controller.finished, undefined, 'no test is left running here');
+  await waitUntil(async () => ((await backend.send(['SMEMBERS', '{ls}:workers'])) as string[]).length === 1, 10_000, 'the worker to register again');
+  const next = await controller.start({ scenario: paced, users: 2, spawnRate: 100, durationMs: 800, params: { baseUrl: target.url } });
+  t.equal(next.epoch, 1, 'the next test starts (epoch 1 of the new generation)');
+  t.ok((await next.finished).total.count > 0, 'and runs');
 });

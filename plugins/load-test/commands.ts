@@ -52,7 +52,8 @@ export const commands: PluginCommand[] = [
     run: (options, args, tools) =>
       userFacing(async () => {
         noArguments('load run', args);
-        return (await import('./load-run.ts')).loadRun(...(await (await import('./shape-cli.ts')).withShape(options, tools)));
+        const code = await (await import('./load-run.ts')).loadRun(...(await (await import('./shape-cli.ts')).withShape(options, tools)));
+        return (await import('./run-exit.ts')).failIfRanNothing(code);
       }),
   },
   {

@@ -6,7 +6,7 @@
 // metric batches, drops dead workers and gives their users to the others.
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
-import type { Reply } from '../../core/backend.ts';
+import type { Command, Reply } from '../../core/backend.ts';
 import type { RoleContext } from '../../core/plugin.ts';
 import type { LoadTestConfig } from './config.ts';
 import type { LoadTestKeys, TestState } from './contract.ts';
@@ -167,12 +167,12 @@ export class TestController {
     if (!scenarioPath) throw new InputError('no scenario: give one (--scenario FILE, or "scenario" in the request) or set load-test.scenario');
     const absolute = resolve(scenarioPath);
     const scenario = await loadScenario(absolute);
+    const shape = resolveShape(options, scenario, ctx.config);
     const workers = await this.waitForWorkers();
 
     await this.resetAbandoned();
     const { epoch, generation } = await this.beginTest();
     const params = { ...scenario.params, ...options.params };
-    const shape = resolveShape(options, scenario, ctx.config);
     const arrival = options.rate !== undefined || shape?.kind === 'rate-stages';
     const firstRate = shape?.kind === 'rate-stages' ? shape.startRate : options.rate;
     let finish!: (r: TestResult) => void;
@@ -261,18 +261,20 @@ export class TestController {
       this.log.info('test stopping', { epoch: run.epoch, reason });
       try {
         await this.transition('RUNNING', 'STOPPING', false, run.epoch).catch(() => this.transition('PREPARING', 'STOPPING', false, run.epoch));
+        await this.timeline(run, 'stop', reason);
+        const sent = await this.broadcast(run, 'stop_test', { reason }, run.snapshot);
+        await this.waitForAcks(run, sent);
+        for (const batch of await readBatches(ctx, run.cursors)) run.aggregator.add(batch);
+        run.aggregator.users(ctx.clock.now(), 0);
+        await clearRuntimeState(ctx, { metrics: false });
+        await this.timeline(run, 'stopped', reason, 0);
+        await this.endTest('STOPPING', run.epoch);
       } catch (err) {
+        // Another orchestrator took the test over, or Redis lost its state (restarted empty) while it stopped.
         if (!(err instanceof ConflictError)) throw err;
-        return this.abandon(run, err.message, 'taken over', endedAt);
+        const lost = (await ctx.backend.send(['GET', ctx.keys.generation()]).catch(() => null)) !== run.generation;
+        return this.abandon(run, err.message, lost ? 'state lost' : 'taken over', endedAt);
       }
-      await this.timeline(run, 'stop', reason);
-      const sent = await this.broadcast(run, 'stop_test', { reason }, run.snapshot);
-      await this.waitForAcks(run, sent);
-      for (const batch of await readBatches(ctx, run.cursors)) run.aggregator.add(batch);
-      run.aggregator.users(ctx.clock.now(), 0);
-      await clearRuntimeState(ctx, { metrics: false });
-      await this.timeline(run, 'stopped', reason, 0);
-      await this.endTest('STOPPING', run.epoch);
       const result = run.aggregator.result(ctx.clock.now(), endedAt);
       this.finishedWith(run, result);
       this.run = undefined;
@@ -559,7 +561,9 @@ export class TestController {
     let pause = 2;
     while (waiting.size && performance.now() < deadline) {
       const ids = [...waiting.keys()];
-      const acks = (await ctx.backend.pipeline(ids.map((workerId) => ['GET', ctx.keys.workerAck({ workerId })]))) as (string | null)[];
+      const replies = (await ctx.backend.pipeline([['GET', ctx.keys.generation()], ...ids.map((workerId): Command => ['GET', ctx.keys.workerAck({ workerId })])])) as (string | null)[];
+      if (replies[0] !== run.generation) throw new ConflictError('the coordination state is gone (Redis restarted empty?): no worker will acknowledge');
+      const acks = replies.slice(1);
       const alive = new Set((await readWorkers(ctx)).filter((w) => w.alive).map((w) => w.id));
       ids.forEach((id, i) => {
         const ack = acks[i];
@@ -569,7 +573,6 @@ export class TestController {
       pause = Math.min(50, pause * 2);
     }
     if (waiting.size) this.log.warn('workers did not acknowledge stop_test in time', { workers: [...waiting.keys()] });
-    void run;
   }
 
   private async waitForWorkers(): Promise<WorkerView[]> {

@@ -33,3 +33,4 @@ export function noRequestsOutcome(result: TestResult, scenario: CheckedScenario)
   if (!ranNothing(result) || allowsNoRequests(scenario)) return undefined;
   return { threshold: NO_REQUESTS, actual: 0, ok: false };
 }
+

@@ -17,8 +17,16 @@ export function controllerOf(signal: AbortSignal): TestController | undefined {
   return controllers.get(signal);
 }
 
+let latest: TestController | undefined;
+
+/** The controller this process started last (`coord load run` reads its verdict after the run). */
+export function latestController(): TestController | undefined {
+  return latest;
+}
+
 export function orchestratorRole(ctx: Ctx): Role {
   const controller = new TestController(ctx);
+  latest = controller;
   let server: Server | undefined;
   return {
     async start() {
