@@ -150,17 +150,8 @@ export class LuaStrings {
     const pointer = lua._lua_tolstring(L, index, this.lengthSlot);
     if (pointer === 0) return '';
     const length = lua.HEAPU32[this.lengthSlot >> 2]!;
-    const heap = lua.HEAPU8;
-    if (length <= 64) {
-      let out = '';
-      for (let i = 0; i < length; i++) {
-        const byte = heap[pointer + i]!;
-        if (byte >= 0x80) return decoder.decode(heap.subarray(pointer, pointer + length));
-        out += String.fromCharCode(byte);
-      }
-      return out;
-    }
-    return decoder.decode(heap.subarray(pointer, pointer + length));
+    // TextDecoder makes a flat string: one built char by char is a rope that every Map lookup must flatten first
+    return decoder.decode(lua.HEAPU8.subarray(pointer, pointer + length));
   }
 
   /** A NUL-terminated C string kept for the life of the process (field and global names). */
