@@ -11,6 +11,7 @@ import {
 import { parseRedisUrl, UrlError } from '../core/url.ts';
 import { dataset, type Dataset } from './embedded/dataset.ts';
 import { engine, type Engine } from './embedded/engine.ts';
+import { loadLua, luaLoaded } from './embedded/lua-wasm.ts';
 import { toReplyError } from './embedded/reply-error.ts';
 import { embeddedSubscriber } from './embedded/subscriber.ts';
 
@@ -54,10 +55,11 @@ class EmbeddedBackend implements Backend {
   }
 
   async ready(): Promise<void> {
-    this.ensureOpen();
+    await this.open();
   }
 
   async send(command: Command): Promise<Reply> {
+    if (!luaLoaded()) await this.open();
     this.ensureOpen();
     return this.engine.run(toArgs(command), this.closing.signal);
   }
@@ -73,7 +75,7 @@ class EmbeddedBackend implements Backend {
   }
 
   async multi(commands: readonly Command[]): Promise<Reply[]> {
-    this.ensureOpen();
+    await this.open();
     const all = commands.map(toArgs);
     // As Redis: an unknown command discards the whole transaction before anything runs.
     const unknown = all.find((args) => !this.engine.knows(args[0]!.toLowerCase()));
@@ -91,7 +93,7 @@ class EmbeddedBackend implements Backend {
   }
 
   async pipeline(commands: readonly Command[]): Promise<(Reply | ReplyError)[]> {
-    this.ensureOpen();
+    await this.open();
     const results: (Reply | ReplyError)[] = [];
     for (const command of commands) {
       try {
@@ -121,7 +123,7 @@ class EmbeddedBackend implements Backend {
   }
 
   async blocking(): Promise<BlockingConnection> {
-    this.ensureOpen();
+    await this.open();
     const connection = new AbortController();
     const onBackendClose = () => connection.abort();
     this.closing.signal.addEventListener('abort', onBackendClose, { once: true });
@@ -149,6 +151,13 @@ class EmbeddedBackend implements Backend {
     await Promise.all([...this.subscribers].map((s) => s.close()));
     this.options.log?.(`${this.displayUrl}: closed`);
     for (const listener of [...this.listeners]) listener('closed');
+  }
+
+  /** Open, with the Lua engine loaded (once per process: it compiles a WebAssembly module). */
+  private async open(): Promise<void> {
+    this.ensureOpen();
+    if (!luaLoaded()) await loadLua();
+    this.ensureOpen();
   }
 
   private ensureOpen(): void {

@@ -4,7 +4,8 @@
 //    each backend (after one warm-up round); each script call is timed where the
 //    backend is called, and the median per script is compared.
 // 2. Scale: browser-grid selectWorker and touchWorker at 10 and 1000 workers, and
-//    load-test addUsers starting 10,000 users, on both.
+//    load-test starting 10,000 users, on both; wall clock and CPU time (which a
+//    loaded machine inflates less).
 //
 //   npx tsc -p . && node bench/embedded.mjs        (BENCH_ROUNDS=10 for more rounds; 5 by default)
 //
@@ -17,6 +18,7 @@ import loadTest from '../dist/plugins/load-test/index.js';
 import obniz from '../dist/plugins/obniz/index.js';
 import webdriver from '../dist/plugins/webdriver/index.js';
 import { startRedis } from '../dist/test/support/redis.js';
+import { processesCpuUs } from './proc-cpu.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const plugins = [browserGrid, webdriver, loadTest, obniz];
@@ -89,13 +91,27 @@ const gridKeys = (workerId) => ({
   worker: { browserType: 'chromium', workerId }, active: {}, lifetime: {}, workerIndex: { browserType: 'chromium' }, freeIndex: { browserType: 'chromium' },
 });
 
-async function perCall(call, seconds = 1) {
-  for (let i = 0; i < 50; i++) await call(i);
+/** The redis-server's pid (its CPU counts toward a call on Redis), or none for the embedded backend. */
+async function serverPids(backend) {
+  if (backend.name === 'embedded') return [];
+  const info = String(await backend.send(['INFO', 'server']));
+  return [Number(/process_id:(\d+)/.exec(info)[1])];
+}
+
+/** Wall and CPU µs per call (CPU: this process plus the server's), calls one after another for `seconds`. */
+async function perCall(backend, call, seconds = 2) {
+  // a second of warm-up: V8 compiles WebAssembly with a baseline tier first and optimises hot functions later
+  const warm = performance.now() + 1000;
+  for (let i = 0; performance.now() < warm; i++) await call(i);
+  const pids = await serverPids(backend);
   let n = 0;
   const start = performance.now();
+  const cpu = process.cpuUsage();
+  const serverCpu = processesCpuUs(pids);
   const end = start + seconds * 1000;
   while (performance.now() < end) await call(n++);
-  return ((performance.now() - start) * 1000) / n;
+  const own = process.cpuUsage(cpu);
+  return { wall: ((performance.now() - start) * 1000) / n, cpu: (own.user + own.system + processesCpuUs(pids) - serverCpu) / n };
 }
 
 async function gridScale(make, size) {
@@ -108,11 +124,11 @@ async function gridScale(make, size) {
       fields: ['id', workerId, 'browserType', 'chromium', 'wsEndpoint', `ws://127.0.0.1:1/${workerId}`, 'status', 'available', 'lastHeartbeat', Date.now()] },
   });
   for (let i = 0; i < size; i++) await touch(`w${i}`);
-  const select = await perCall((i) => ctx.scripts.run('selectWorker', {
+  const select = await perCall(backend, (i) => ctx.scripts.run('selectWorker', {
     keys: { active: {}, lifetime: {}, workerIndex: { browserType: 'chromium' }, freeIndex: { browserType: 'chromium' }, queue: { browserType: 'chromium' }, leases: { proxyId: 'bench' } },
     args: { nowMs: now, staleMs: 3_600_000, maxConcurrent: limits.maxConcurrentSessions, maxLifetime: limits.maxLifetimeSessions, connectionId: `c${i}`, ticket: '', exclude: '' },
   }));
-  const heartbeat = await perCall((i) => touch(`w${i % size}`));
+  const heartbeat = await perCall(backend, (i) => touch(`w${i % size}`));
   await backend.close();
   return { select, heartbeat };
 }
@@ -125,6 +141,9 @@ async function startUsers(make, users = 10_000, step = 1000) {
   const workers = ['w1', 'w2', 'w3', 'w4'];
   await backend.send(['SET', ctx.keys.testState(), 'RUNNING']);
   await backend.send(['SET', ctx.keys.testEpoch(), '1']);
+  const pids = await serverPids(backend);
+  const cpu = process.cpuUsage();
+  const serverCpu = processesCpuUs(pids);
   const start = performance.now();
   const byWorker = new Map(workers.map((w) => [w, []]));
   for (let added = 0; added < users; added += step) {
@@ -142,10 +161,12 @@ async function startUsers(make, users = 10_000, step = 1000) {
     });
   }
   const ms = performance.now() - start;
+  const own = process.cpuUsage(cpu);
+  const cpuMs = (own.user + own.system + processesCpuUs(pids) - serverCpu) / 1000;
   const running = await backend.send(['SCARD', ctx.keys.workerActiveUsers({ workerId: 'w1' })]);
   await backend.close();
   if (running !== users / workers.length) throw new Error(`worker w1 runs ${running} users, not ${users / workers.length}`);
-  return ms;
+  return { wall: ms * 1000, cpu: cpuMs * 1000 };
 }
 
 const scale = [];
@@ -154,12 +175,13 @@ for (const size of [10, 1000]) {
   const r = await gridScale(backends.redis, size);
   scale.push([`browser-grid selectWorker, ${size} workers`, e.select, r.select]);
   scale.push([`browser-grid touchWorker (heartbeat), ${size} workers`, e.heartbeat, r.heartbeat]);
+  console.error(`grid of ${size} measured`);
 }
 let usersNote = '';
 try {
   const e = await startUsers(backends.embedded);
   const r = await startUsers(backends.redis);
-  scale.push(['load-test: 10,000 users start (addUsers + markRunning, whole run)', e * 1000, r * 1000]);
+  scale.push(['load-test: 10,000 users start (addUsers + markRunning, whole run)', e, r]);
 } catch (error) {
   usersNote = `\n10,000 users could not start: ${error.message}\n`;
 }
@@ -175,11 +197,11 @@ const tables = [
   '|---|---:|---:|---:|---:|',
   ...scriptRows.map((r) => `| ${r.name} | ${r.calls} | ${fmt(r.embedded)} | ${fmt(r.redis)} | ${ratio(r.embedded, r.redis)} |`),
   '',
-  'At scale: one call after another.',
+  'At scale: one call after another, per call (wall clock, and CPU: this process plus, on Redis, the redis-server process).',
   '',
-  '| call | embedded | redis | embedded / redis |',
-  '|---|---:|---:|---:|',
-  ...scale.map(([name, e, r]) => `| ${name} | ${fmt(e)} | ${fmt(r)} | ${ratio(e, r)} |`),
+  '| call | embedded wall | redis wall | wall ratio | embedded CPU | redis CPU (client + server) | CPU ratio |',
+  '|---|---:|---:|---:|---:|---:|---:|',
+  ...scale.map(([name, e, r]) => `| ${name} | ${fmt(e.wall)} | ${fmt(r.wall)} | ${ratio(e.wall, r.wall)} | ${fmt(e.cpu)} | ${fmt(r.cpu)} | ${ratio(e.cpu, r.cpu)} |`),
   usersNote,
 ].join('\n');
 writeFileSync(new URL('./results/embedded.md', import.meta.url), `${tables}\n`);

@@ -1,4 +1,4 @@
-// The embedded backend's own sorted-set ranges and its non-copying key space,
+// The embedded backend's own sorted-set ranges, stream reads and its non-copying key space,
 // held to a real redis-server: the same commands on both, the same replies
 // (and the same errors, by code). Reads must not change what they read.
 import { randomUUID } from 'node:crypto';
@@ -103,6 +103,23 @@ t.test('reads of hashes, sets and lists return what they hold and change nothing
   const all = (await embedded.send(['HGETALL', h])) as string[];
   all[1] = 'changed';
   t.equal(await embedded.send(['HGET', h, 'f']), 'v');
+});
+
+t.test('stream ranges, reads and trims by id, as on Redis', async (t) => {
+  const s = `st:${randomUUID()}`;
+  const g = `gs:${randomUUID()}`;
+  await same(t, [
+    ['XADD', s, '1-1', 'f', 'a'], ['XADD', s, '1-2', 'f', 'b'], ['XADD', s, '2-0', 'f', 'c'], ['XADD', s, '5-3', 'f', 'd'], ['XADD', s, '7-0', 'f', 'e'],
+    ['XRANGE', s, '-', '+'], ['XRANGE', s, '1-2', '5'], ['XRANGE', s, '(1-1', '+', 'COUNT', 2], ['XRANGE', s, '3', '4'], ['XRANGE', s, '8', '+'],
+    ['XREVRANGE', s, '+', '-', 'COUNT', 2], ['XREVRANGE', s, '(5-3', '-'], ['XREVRANGE', s, '2', '1'],
+    ['XREAD', 'COUNT', 2, 'STREAMS', s, '1-1'], ['XREAD', 'STREAMS', s, '0'], ['XREAD', 'STREAMS', s, '7-0'],
+    ['XADD', s, 'MAXLEN', 3, '8-0', 'f', 'g'], ['XLEN', s], ['XRANGE', s, '-', '+'],
+    ['XADD', s, 'MAXLEN', '~', 10, '9-0', 'f', 'h'], ['XLEN', s],
+    ['XTRIM', s, 'MINID', '8'], ['XRANGE', s, '-', '+'], ['XTRIM', s, 'MINID', '1'], ['XTRIM', s, 'MAXLEN', 0], ['XLEN', s],
+    ['XADD', g, '1-0', 'n', '1'], ['XADD', g, '2-0', 'n', '2'], ['XADD', g, '3-0', 'n', '3'], ['XGROUP', 'CREATE', g, 'workers', '0'],
+    ['XREADGROUP', 'GROUP', 'workers', 'c1', 'COUNT', 2, 'STREAMS', g, '>'], ['XREADGROUP', 'GROUP', 'workers', 'c2', 'STREAMS', g, '>'],
+    ['XREADGROUP', 'GROUP', 'workers', 'c2', 'STREAMS', g, '>'], ['XACK', g, 'workers', '1-0', '3-0'],
+  ]);
 });
 
 t.test('a key past its expiry is gone for every read', async (t) => {

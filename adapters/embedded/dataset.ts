@@ -4,7 +4,7 @@
 // in the dataset's one non-copying store (store.ts).
 import type { EventEmitter } from 'node:events';
 import RedisMock from 'ioredis-mock';
-import { createStore, type SharedExpires, type Store } from './store.ts';
+import { createStore, type Store } from './store.ts';
 
 /** The ioredis-mock internals the adapter builds on (not in its published types). */
 export interface MockData {
@@ -26,7 +26,7 @@ export interface MockExpires {
 export interface MockInstance extends EventEmitter {
   readonly data: MockData;
   readonly expires: MockExpires;
-  readonly context: { modifiedKeyEvents: EventEmitter; channels: EventEmitter; patternChannels: EventEmitter; expires: SharedExpires };
+  readonly context: { modifiedKeyEvents: EventEmitter; channels: EventEmitter; patternChannels: EventEmitter };
   subscribe(...channels: string[]): Promise<unknown>;
   unsubscribe(...channels: string[]): Promise<unknown>;
   psubscribe(...patterns: string[]): Promise<unknown>;
@@ -63,8 +63,8 @@ function open(name: string): Dataset {
   // Every instance of the dataset reads and writes one non-copying store (see store.ts).
   const instance = () => {
     const mock = new Mock(options);
-    store ??= createStore(mock.context.expires, mock.context.modifiedKeyEvents);
-    (mock as { data: MockData }).data = store;
+    store ??= createStore(mock.context.modifiedKeyEvents);
+    Object.assign(mock, { data: store, expires: store.expires });
     return mock;
   };
   const mock = instance();

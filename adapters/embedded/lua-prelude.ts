@@ -1,10 +1,99 @@
 // Lua run once in each embedded dataset's Lua state, before any script: what Redis
-// gives scripts and fengari lacks (cjson, redis.error_reply / status_reply, redis.log,
-// unpack), then the same lock on globals Redis 7 applies. redis.call, redis.pcall and
-// redis.sha1hex are JavaScript functions set up by lua-vm.ts before this runs.
-// Kept as a string (not a .lua file) so it ships inside the compiled package.
+// gives scripts and plain Lua 5.4 lacks (cjson, bit, redis.error_reply / status_reply,
+// redis.log, unpack and a few other Lua 5.1 names), then the same lock on globals
+// Redis 7 applies. redis.call, redis.pcall and redis.sha1hex are JavaScript
+// functions set up by lua-vm.ts before this runs. Kept as a string (not a .lua
+// file) so it ships inside the compiled package.
+//
+// Where the embedded Lua (5.4) still differs from Redis's (5.1), and how a script
+// stays portable:
+// - Numbers: 5.4 has 64-bit integers and floats, 5.1 one double type. Replies and
+//   redis.call arguments hide it (a float 3.0 goes out as 3, a float reply is
+//   truncated as Redis does), but tostring(3.0) and 'x' .. 3.0 give "3.0" here and
+//   "3" on Redis: format numbers with string.format('%d', n) or tostring of an
+//   integer, not of a division's result. Integer arithmetic wraps at 2^63 here and
+//   loses precision past 2^53 on Redis.
+// - Syntax only 5.4 has (//, &, |, ~, <<, >>, goto, <const>) does not compile on
+//   Redis: do not use it.
+// - string.format('%d', 2.5) fails on plain 5.4; here it truncates, as 5.1 does.
+// - Absent here: cmsgpack, struct, setfenv / getfenv, loadstring, module.
+//   unpack, table.getn, math.pow and bit are provided.
 export const LUA_PRELUDE = String.raw`
 unpack = table.unpack
+table.getn = function(t) return #t end
+math.pow = function(x, y) return x ^ y end
+
+do
+  -- Lua 5.1 converts a float with a fraction for %d, %x, %c …; Lua 5.4 refuses it.
+  local format, mtype, unpack, pack = string.format, math.type, table.unpack, table.pack
+  local function truncate(n)
+    if n ~= n or n == math.huge or n == -math.huge then return n end
+    return n >= 0 and math.floor(n) or math.ceil(n)
+  end
+  string.format = function(fmt, ...)
+    local ok, result = pcall(format, fmt, ...)
+    if ok then return result end
+    if type(fmt) ~= 'string' then error(result, 2) end
+    local args, n, pos = pack(...), 0, 1
+    while true do
+      local from, to, conversion = fmt:find('%%[-+ #0]*%d*%.?%d*([%a%%])', pos)
+      if not from then break end
+      pos = to + 1
+      if conversion ~= '%' then
+        n = n + 1
+        if conversion:find('[dioxXc]') and mtype(args[n]) == 'float' then args[n] = truncate(args[n]) end
+      end
+    end
+    ok, result = pcall(format, fmt, unpack(args, 1, args.n))
+    if not ok then error(result, 2) end
+    return result
+  end
+end
+
+-- Redis's bit library (LuaBitOp): 32-bit signed results.
+bit = {}
+do
+  local function tobit(x)
+    x = math.tointeger(x) or math.floor(x)
+    x = x & 0xffffffff
+    if x >= 0x80000000 then x = x - 0x100000000 end
+    return x
+  end
+  local function fold(op)
+    return function(x, ...)
+      local r = tobit(x)
+      for i = 1, select('#', ...) do r = op(r, tobit((select(i, ...)))) end
+      return tobit(r)
+    end
+  end
+  bit.tobit = tobit
+  bit.band = fold(function(a, b) return a & b end)
+  bit.bor = fold(function(a, b) return a | b end)
+  bit.bxor = fold(function(a, b) return a ~ b end)
+  bit.bnot = function(x) return tobit(~tobit(x)) end
+  bit.lshift = function(x, n) return tobit((tobit(x) & 0xffffffff) << (tobit(n) & 31)) end
+  bit.rshift = function(x, n) return tobit((tobit(x) & 0xffffffff) >> (tobit(n) & 31)) end
+  bit.arshift = function(x, n) return tobit(tobit(x) // (1 << (tobit(n) & 31))) end
+  bit.rol = function(x, n)
+    local u, s = tobit(x) & 0xffffffff, tobit(n) & 31
+    return tobit((u << s) | (u >> (32 - s)))
+  end
+  bit.ror = function(x, n)
+    local u, s = tobit(x) & 0xffffffff, tobit(n) & 31
+    return tobit((u >> s) | (u << (32 - s)))
+  end
+  bit.bswap = function(x)
+    local u = tobit(x) & 0xffffffff
+    return tobit(((u & 0xff) << 24) | ((u & 0xff00) << 8) | ((u >> 8) & 0xff00) | (u >> 24))
+  end
+  bit.tohex = function(x, n)
+    n = n or 8
+    local upper = n < 0
+    if upper then n = -n end
+    local s = string.format(upper and '%08X' or '%08x', tobit(x) & 0xffffffff)
+    return s:sub(-n)
+  end
+end
 
 redis.error_reply = function(message)
   if type(message) ~= 'string' then error('wrong number or type of arguments', 2) end

@@ -4,48 +4,74 @@
 // itself, so a command costs what it touches. Every ioredis-mock command was
 // checked for this: each one that changes a value it read stores it back (or
 // deletes the key), and none changes a value it only reads. Sorted sets are kept
-// as SortedSetMap, which keeps its members in order as they change.
+// as SortedSetMap, which keeps its members in order as they change. Expiry times
+// live in a Map here too (ioredis-mock's table allocated an object per lookup).
 import { Buffer } from 'node:buffer';
 import type { EventEmitter } from 'node:events';
 import type { MockData } from './dataset.ts';
 import { SortedSetMap } from './sorted-set.ts';
 
-/** ioredis-mock's shared expiry table (ms since the epoch by key). */
-export interface SharedExpires {
-  has(key: string): boolean;
-  isExpired(key: string): boolean;
-  delete(key: string): void;
+/** Expiry times (ms since the epoch) by key, in the shape ioredis-mock's commands use. */
+export class Expiries {
+  private readonly at = new Map<string, number>();
+  clear(): void {
+    this.at.clear();
+  }
+  get(key: string): number | undefined {
+    return this.at.get(key);
+  }
+  set(key: string, timestamp: number | string): void {
+    this.at.set(key, +timestamp);
+  }
+  has(key: string): boolean {
+    return this.at.has(key);
+  }
+  isExpired(key: string): boolean {
+    const at = this.at.get(key);
+    return at !== undefined && at <= Date.now();
+  }
+  delete(key: string): void {
+    this.at.delete(key);
+  }
+  withKeyPrefix(prefix: string): Expiries {
+    if (prefix === '') return this;
+    throw new Error('the embedded backend does not use key prefixes inside its dataset');
+  }
 }
 
 export interface Store extends MockData {
+  readonly expires: Expiries;
   clear(): void;
   withKeyPrefix(prefix: string): Store;
 }
 
-export function createStore(expires: SharedExpires, modified: EventEmitter): Store {
+export function createStore(modified: EventEmitter): Store {
+  const expires = new Expiries();
   const values = new Map<string, unknown>();
   const live = (key: string): boolean => {
-    if (expires.has(key) && expires.isExpired(key)) {
+    if (expires.isExpired(key)) {
       store.delete(key);
       return false;
     }
     return values.has(key);
   };
   const store: Store = {
+    expires,
     clear: () => values.clear(),
     delete(key) {
-      if (expires.has(key)) expires.delete(key);
+      expires.delete(key);
       values.delete(key);
       modified.emit('modified', key);
     },
     get(key) {
-      if (!live(key)) return undefined;
       const value = values.get(key);
+      if (value === undefined || !live(key)) return undefined;
+      if (typeof value === 'string') return value;
       // Buffers stay copied as before: rare here, and cheap to copy.
       return Buffer.isBuffer(value) ? Buffer.from(value) : value;
     },
     has: live,
-    keys: () => [...values.keys()].filter((key) => !(expires.has(key) && expires.isExpired(key))),
+    keys: () => [...values.keys()].filter((key) => !expires.isExpired(key)),
     set(key, value) {
       let stored = value;
       if (value instanceof Map && !(value instanceof SortedSetMap)) stored = SortedSetMap.from(value);

@@ -6,7 +6,7 @@ import { ReplyError } from '../../core/backend.ts';
 import type { CommandContext, CommandImpl } from './command.ts';
 import { integerArg, syntaxError, wrongArity } from './reply-error.ts';
 import {
-  MAX_SEQ, emptyStream, entryReply, formatId, parseId, readStream, writeStream, type Group, type StreamValue,
+  MAX_SEQ, emptyStream, entryReply, firstAfter, formatId, parseId, readStream, writeStream, type Group, type StreamValue,
 } from './stream-store.ts';
 
 function noGroup(key: string, group: string, command?: string): ReplyError {
@@ -123,7 +123,8 @@ export function readGroup(ctx: CommandContext, spec: GroupReadSpec): Reply {
     const [stream, group] = findGroup(ctx, key, spec.group, 'XREADGROUP');
     group.consumers.set(spec.consumer, now);
     if (idText === '>') {
-      const fresh = stream.entries.filter((e) => e.id > group.lastDelivered).slice(0, spec.count);
+      const from = firstAfter(stream.entries, group.lastDelivered);
+      const fresh = stream.entries.slice(from, spec.count === Infinity ? undefined : from + spec.count);
       for (const entry of fresh) {
         group.lastDelivered = entry.id;
         if (!spec.noAck) group.pending.set(entry.id, { consumer: spec.consumer, deliveredAt: now, deliveries: 1 });

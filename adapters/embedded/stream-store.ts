@@ -74,6 +74,18 @@ export function parseId(text: string, missingSeq = 0n): bigint {
   return (ms << 64n) | seq;
 }
 
+/** The index of the first entry whose id is above `id` (entries are in id order): a binary search. */
+export function firstAfter(entries: readonly StreamEntry[], id: bigint): number {
+  let low = 0;
+  let high = entries.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (entries[mid]!.id > id) high = mid;
+    else low = mid + 1;
+  }
+  return low;
+}
+
 /** An entry as Redis replies it: [id, [field, value, …]]. */
 export function entryReply(entry: StreamEntry): [string, string[]] {
   return [formatId(entry.id), [...entry.fields]];

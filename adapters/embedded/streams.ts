@@ -6,7 +6,7 @@ import { ReplyError } from '../../core/backend.ts';
 import type { CommandContext, CommandImpl } from './command.ts';
 import { integerArg, syntaxError, wrongArity } from './reply-error.ts';
 import {
-  MAX_SEQ, emptyStream, entryReply, formatId, parseId, readStream, writeStream, type StreamEntry, type StreamValue,
+  MAX_SEQ, emptyStream, entryReply, firstAfter, formatId, parseId, readStream, writeStream, type StreamEntry, type StreamValue,
 } from './stream-store.ts';
 
 interface Trim {
@@ -32,13 +32,12 @@ function parseTrim(args: readonly string[], i: number): [Trim | undefined, numbe
   return [trim, i];
 }
 
+/** Drops the oldest entries in place (copying the stream on every XADD made each O(length)). */
 function applyTrim(stream: StreamValue, trim: Trim): number {
-  const before = stream.entries.length;
-  stream.entries =
-    trim.kind === 'MAXLEN'
-      ? stream.entries.slice(Math.max(0, before - trim.maxLen))
-      : stream.entries.filter((e) => e.id >= trim.minId);
-  return before - stream.entries.length;
+  const excess = trim.kind === 'MAXLEN' ? stream.entries.length - trim.maxLen : firstAfter(stream.entries, trim.minId - 1n);
+  if (excess <= 0) return 0;
+  stream.entries.splice(0, excess);
+  return excess;
 }
 
 function nextId(stream: StreamValue, text: string): bigint {
@@ -101,9 +100,14 @@ function range(ctx: CommandContext, args: readonly string[], reverse: boolean): 
   const end = bound(endText, true);
   const stream = readStream(ctx.ds, key);
   if (!stream) return [];
-  const inRange = stream.entries.filter((e) => e.id >= start && e.id <= end);
-  if (reverse) inRange.reverse();
-  return inRange.slice(0, count).map(entryReply);
+  // in id order, so the range is found by binary search and only what is returned is read
+  const entries = stream.entries;
+  const from = firstAfter(entries, start - 1n);
+  const to = firstAfter(entries, end);
+  const out: Reply[] = [];
+  if (reverse) for (let i = to - 1; i >= from && out.length < count; i--) out.push(entryReply(entries[i]!));
+  else for (let i = from; i < to && out.length < count; i++) out.push(entryReply(entries[i]!));
+  return out;
 }
 
 export interface ReadSpec {
@@ -145,7 +149,9 @@ export function parseXread(ctx: CommandContext, args: readonly string[]): ReadSp
 export function readStreams(ctx: CommandContext, spec: ReadSpec): Reply {
   const out: Reply[] = [];
   for (const [key, after] of spec.streams) {
-    const entries: StreamEntry[] = (readStream(ctx.ds, key)?.entries ?? []).filter((e) => e.id > after).slice(0, spec.count);
+    const all = readStream(ctx.ds, key)?.entries ?? [];
+    const from = firstAfter(all, after);
+    const entries: StreamEntry[] = all.slice(from, spec.count === Infinity ? undefined : from + spec.count);
     if (entries.length > 0) out.push([key, entries.map(entryReply)]);
   }
   return out.length > 0 ? out : null;

@@ -142,28 +142,29 @@ function runRange(ds: Dataset, q: RangeQuery): Reply {
 }
 
 /** Reads the options after `key start stop`; `allowed` names the words this command takes. */
-function options(name: string, args: readonly string[], base: Omit<RangeQuery, 'key' | 'start' | 'stop'>, allowed: readonly string[]): RangeQuery {
-  const [key, start, stop, ...rest] = args;
-  if (key === undefined || start === undefined || stop === undefined) throw wrongArity(name);
-  const q: RangeQuery = { ...base, key, start, stop };
-  for (let i = 0; i < rest.length; i++) {
-    const word = rest[i]!.toUpperCase();
-    if (!allowed.includes(word)) throw syntaxError();
+function options(name: string, args: readonly string[], base: Omit<RangeQuery, 'key' | 'start' | 'stop'>, allowed: ReadonlySet<string>): RangeQuery {
+  if (args.length < 3) throw wrongArity(name);
+  const q: RangeQuery = { key: args[0]!, start: args[1]!, stop: args[2]!, by: base.by, reverse: base.reverse, withScores: base.withScores };
+  for (let i = 3; i < args.length; i++) {
+    const word = args[i]!.toUpperCase();
+    if (!allowed.has(word)) throw syntaxError();
     if (word === 'WITHSCORES') q.withScores = true;
     else if (word === 'REV') q.reverse = true;
     else if (word === 'BYSCORE') q.by = 'score';
     else if (word === 'BYLEX') q.by = 'lex';
     else if (word === 'LIMIT') {
-      if (i + 2 >= rest.length) throw syntaxError();
-      q.limit = { offset: integerArg(rest[i + 1]), count: integerArg(rest[i + 2]) };
+      if (i + 2 >= args.length) throw syntaxError();
+      q.limit = { offset: integerArg(args[i + 1]), count: integerArg(args[i + 2]) };
       i += 2;
     }
   }
   return q;
 }
 
-const rangeCommand = (name: string, base: Omit<RangeQuery, 'key' | 'start' | 'stop'>, allowed: readonly string[]): CommandImpl =>
-  ({ ds }, args) => runRange(ds, options(name, args, base, allowed));
+const rangeCommand = (name: string, base: Omit<RangeQuery, 'key' | 'start' | 'stop'>, words: readonly string[]): CommandImpl => {
+  const allowed = new Set(words);
+  return ({ ds }, args) => runRange(ds, options(name, args, base, allowed));
+};
 
 const plain = { by: 'rank', reverse: false, withScores: false } as const;
 
@@ -196,37 +197,43 @@ function scoreArg(text: string): number {
   return value.value;
 }
 
-const ZADD_FLAGS = new Set(['NX', 'XX', 'GT', 'LT', 'CH', 'INCR']);
-
 const zadd: CommandImpl = ({ ds }, args) => {
-  const [key, ...rest] = args;
+  const key = args[0];
   if (key === undefined) throw wrongArity('zadd');
-  const flags = new Set<string>();
-  let i = 0;
-  while (i < rest.length && ZADD_FLAGS.has(rest[i]!.toUpperCase())) flags.add(rest[i++]!.toUpperCase());
-  const pairs = rest.slice(i);
-  if (pairs.length === 0 || pairs.length % 2 !== 0) throw pairs.length === 0 ? wrongArity('zadd') : syntaxError();
-  if (flags.has('NX') && flags.has('XX')) throw new ReplyError('ERR XX and NX options at the same time are not compatible');
-  if ([flags.has('NX'), flags.has('GT'), flags.has('LT')].filter(Boolean).length > 1) {
-    throw new ReplyError('ERR GT, LT, and/or NX options at the same time are not compatible');
+  let nx = false, xx = false, gt = false, lt = false, ch = false, incr = false;
+  let i = 1;
+  for (; i < args.length; i++) {
+    const word = args[i]!.toUpperCase();
+    if (word === 'NX') nx = true;
+    else if (word === 'XX') xx = true;
+    else if (word === 'GT') gt = true;
+    else if (word === 'LT') lt = true;
+    else if (word === 'CH') ch = true;
+    else if (word === 'INCR') incr = true;
+    else break;
   }
-  const incr = flags.has('INCR');
-  if (incr && pairs.length > 2) throw new ReplyError('ERR INCR option supports a single increment-element pair');
-  const scores = pairs.filter((_, j) => j % 2 === 0).map(scoreArg);
+  const pairs = args.length - i;
+  if (pairs === 0) throw wrongArity('zadd');
+  if (pairs % 2 !== 0) throw syntaxError();
+  if (nx && xx) throw new ReplyError('ERR XX and NX options at the same time are not compatible');
+  if (Number(nx) + Number(gt) + Number(lt) > 1) throw new ReplyError('ERR GT, LT, and/or NX options at the same time are not compatible');
+  if (incr && pairs > 2) throw new ReplyError('ERR INCR option supports a single increment-element pair');
+  const scores: number[] = [];
+  for (let j = i; j < args.length; j += 2) scores.push(scoreArg(args[j]!));
   const existing = readSortedSet(ds, key);
-  if (!existing && flags.has('XX')) return incr ? null : 0;
+  if (!existing && xx) return incr ? null : 0;
   const set = existing ?? new SortedSetMap();
   let added = 0;
   let changed = 0;
   let last: number | null = null;
   for (let j = 0; j < scores.length; j++) {
-    const value = pairs[j * 2 + 1]!;
+    const value = args[i + j * 2 + 1]!;
     const old = set.get(value);
     let score = scores[j]!;
-    if (old ? flags.has('NX') : flags.has('XX')) continue;
+    if (old ? nx : xx) continue;
     if (incr && old) score += old.score;
     if (Number.isNaN(score)) throw new ReplyError('ERR resulting score is not a number (NaN)');
-    if (old && ((flags.has('GT') && score <= old.score) || (flags.has('LT') && score >= old.score))) continue;
+    if (old && ((gt && score <= old.score) || (lt && score >= old.score))) continue;
     last = score;
     if (old?.score === score) continue;
     set.set(value, { score, value });
@@ -235,7 +242,7 @@ const zadd: CommandImpl = ({ ds }, args) => {
   }
   if (set.size > 0) ds.mock.data.set(key, set); // stored back: signals the write (WATCH, blocked readers)
   if (incr) return last === null ? null : formatScore(last);
-  return flags.has('CH') ? added + changed : added;
+  return ch ? added + changed : added;
 };
 
 export const zsetRangeCommands: Record<string, CommandImpl> = {
