@@ -12,6 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium, type Page } from 'playwright-core';
 import { root } from './support/cli.ts';
 import { startLoad, startTarget } from './support/load.ts';
+import { until } from './support/until.ts';
 
 const shots = join(root, 'test/.probe');
 mkdirSync(shots, { recursive: true });
@@ -35,8 +36,8 @@ async function openPage(): Promise<Page> {
   return page;
 }
 
-async function startFromPage(page: Page, users: number, baseUrl: string): Promise<void> {
-  await page.fill('input[name=scenario]', resolve(root, 'test/fixtures/load-test/paced.mjs'));
+async function startFromPage(page: Page, users: number, baseUrl: string, scenario = 'paced.mjs'): Promise<void> {
+  await page.fill('input[name=scenario]', resolve(root, 'test/fixtures/load-test', scenario));
   await page.fill('#start input[name=users]', String(users));
   await page.fill('input[name=spawnRate]', '100');
   await page.fill('input[name=params]', JSON.stringify({ baseUrl }));
@@ -204,4 +205,38 @@ t.test('errors are listed by kind; bad params and thresholds are refused', async
   t.pass('a bad threshold is one clear line on the page');
   const res = await fetch(`${url}api/thresholds?token=page-token&threshold=${encodeURIComponent('p95 under 2s')}`);
   t.equal(res.status, 400, 'the API refuses it with 400');
+});
+
+t.test('resources: seen and added to from the page while a test runs', async (t) => {
+  const page = await openPage();
+  t.teardown(() => page.close());
+  await page.fill('#resources input[name=name]', 'tokens');
+  await page.fill('#resources input[name=count]', '200');
+  await page.getByTestId('add-resources').click();
+  await page.getByTestId('message').filter({ hasText: 'add them while a test runs' }).waitFor({ timeout: 5_000 });
+  t.pass('adding between tests is refused with the reason');
+
+  await startFromPage(page, 5, target.url, 'resources.mjs');
+  const row = page.getByTestId('resources').locator('tbody tr', { hasText: 'tokens' });
+  await row.waitFor({ timeout: 10_000 });
+  let cells = await row.locator('td').allTextContents();
+  t.same([cells[0], cells[1], cells[5], cells[6]], ['tokens', '1000', '{"token":"t1"}', '{"token":"t1000"}'], 'the scenario’s 1000 tokens, with their payloads');
+
+  await page.fill('#resources input[name=data]', '{"token": "extra"}');
+  await page.getByTestId('add-resources').click();
+  await row.locator('td').nth(1).filter({ hasText: /^1200$/ }).waitFor({ timeout: 5_000 });
+  cells = await row.locator('td').allTextContents();
+  t.equal(cells[2], '1200', 'all 1200 are in the pool');
+  t.equal(cells[6], '{"token":"extra"}', 'the last one has the payload given on the page');
+  t.ok(Number(cells[3]) + Number(cells[4]) === 1200 && Number(cells[4]) <= 50, `free ${cells[3]} + held ${cells[4]} = 1200 (5 users hold up to 10 each)`);
+  await until('a user holds an added token', async () => (await target.stats()).held.some((id) => Number(id) > 1000), 15_000);
+  t.pass('the users take the added tokens');
+  await page.screenshot({ path: join(shots, 'load-page-resources.png'), fullPage: true });
+  await page.getByTestId('stop').click();
+  await page.getByTestId('state').filter({ hasText: 'IDLE' }).waitFor({ timeout: 15_000 });
+  t.same((await target.stats()).doubleHolds, [], 'no token was held twice at once');
+  await page.fill('#resources input[name=data]', '{oops');
+  await page.getByTestId('add-resources').click();
+  await page.getByTestId('message').filter({ hasText: 'payload is not JSON' }).waitFor({ timeout: 5_000 });
+  t.pass('a bad payload is refused on the page');
 });

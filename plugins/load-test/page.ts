@@ -4,7 +4,8 @@
 // error % in the headline; the per-metric table, errors, and workers with
 // CPU and memory. It polls /api/status once a second. The last test's
 // summary, its thresholds (report-routes.ts evaluates them) and a link to
-// download its HTML report stay on the page after it stops. uPlot is inlined
+// download its HTML report stay on the page after it stops. The running
+// test's resources are listed, and more can be added (resource-routes.ts). uPlot is inlined
 // (page-assets.ts): the page needs nothing but the orchestrator.
 import { uplotCss, uplotScript } from './page-assets.ts';
 import { chartsScript } from './page-charts.ts';
@@ -35,7 +36,10 @@ const body = String.raw`
 <div id="charts" class="charts"></div>
 <h2>metrics</h2><table data-testid="metrics"><thead><tr><th>metric</th><th>requests</th><th>errors</th><th>req/s</th><th>p50</th><th>p90</th><th>p95</th><th>p99</th><th>max</th></tr></thead><tbody></tbody></table>
 <h2>errors</h2><table data-testid="error-table"><thead><tr><th>metric</th><th>error</th><th>count</th></tr></thead><tbody></tbody></table>
-<h2>workers</h2><table data-testid="workers"><thead><tr><th>worker</th><th>status</th><th>users</th><th>active</th><th>CPU %</th><th>RSS MB</th><th>memory %</th><th>heartbeat</th></tr></thead><tbody></tbody></table>`;
+<h2>workers</h2><table data-testid="workers"><thead><tr><th>worker</th><th>status</th><th>users</th><th>active</th><th>CPU %</th><th>RSS MB</th><th>memory %</th><th>heartbeat</th></tr></thead><tbody></tbody></table>
+<h2>resources</h2>
+<form id="resources"><label>name<input name="name" placeholder="e.g. tokens"></label><label>count<input name="count" type="number" min="1" value="10"></label><label>payload (JSON)<input name="data" placeholder='{"token": "…"}'></label><button type="submit" data-testid="add-resources">Add to the running test</button></form>
+<table data-testid="resources"><thead><tr><th>resource</th><th>count</th><th>loaded</th><th>free</th><th>held</th><th>first payload</th><th>last payload</th></tr></thead><tbody></tbody></table>`;
 
 const style = `
  body{font:14px system-ui,sans-serif;margin:16px;color:#222}
@@ -84,6 +88,15 @@ $('#stop').addEventListener('click', () => call('POST', 'api/stop').then(() => s
 $('#users').addEventListener('submit', (e) => {
   e.preventDefault();
   call('POST', 'api/users', { users: Number(new FormData(e.target).get('users')) }).then(() => show(), show).then(refresh);
+});
+$('#resources').addEventListener('submit', (e) => {
+  e.preventDefault();
+  const f = Object.fromEntries(new FormData(e.target));
+  const body = { name: f.name, count: Number(f.count) };
+  if (f.data) {
+    try { body.data = JSON.parse(f.data); } catch { show(new Error('payload is not JSON: ' + f.data)); return; }
+  }
+  call('POST', 'api/resources', body).then(() => show(), show).then(refresh);
 });
 $('#thresholds').addEventListener('submit', (e) => {
   e.preventDefault();
@@ -142,6 +155,8 @@ async function refresh() {
   rows('[data-testid=metrics]', r ? r.metrics : [], (m) => [m.name, m.count, m.errors, m.rps, ms(m.p50), ms(m.p90), ms(m.p95), ms(m.p99), ms(m.max)]);
   rows('[data-testid=error-table]', r ? r.errors : [], (e) => [e.metric, e.message, e.count]);
   rows('[data-testid=workers]', s.workers, (w) => [w.id, w.status, w.users, w.active_users, w.cpu_percent, (w.rss_bytes / 1048576).toFixed(1), w.memory_percent, w.lastHeartbeatAgeS === null ? '-' : w.lastHeartbeatAgeS + 's ago']);
+  const resources = await call('GET', 'api/resources').then((d) => d.resources, () => []);
+  rows('[data-testid=resources]', resources, (x) => [x.name, x.count, x.loaded, x.free, x.held, JSON.stringify(x.first), JSON.stringify(x.last)]);
   if (!r) return;
   CoordCharts.draw($('#charts'), r);
   showSummary(s, r);
