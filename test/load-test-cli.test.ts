@@ -59,7 +59,7 @@ t.test('a threshold that fails exits 99; the table says which; CSV and an HTML r
   t.match(r.stdout, /ok\s+GET \/ping:errors<=0%/);
   t.ok(existsSync(report), 'the HTML report is written');
   const html = readFileSync(report, 'utf8');
-  t.match(html, /<polyline/, 'with charts');
+  t.match(html, /CoordCharts\.draw/, 'with charts');
   t.match(html, /GET \/ping/);
 
   const csv = await node(['load', 'run', '--scenario', fixture('paced.mjs'), '--users', '1', '--duration', '1s', '--param', `baseUrl=${target.url}`, '--out', 'csv']);

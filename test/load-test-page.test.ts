@@ -1,13 +1,21 @@
 // The orchestrator's page in real headless Chromium: it wants the token, then
-// starts a test, shows live charts of requests per second, latency and users,
-// the per-metric table, errors, and the worker with CPU and memory; it
-// changes the users and stops the test.
+// starts a test, shows live uPlot charts (time axis, units, values under the
+// cursor) of requests and failures per second, latency and users, the error
+// % in the headline, the per-metric table, errors, and the worker with CPU
+// and memory; it changes the users and stops the test, after which the
+// summary, the thresholds and the report download stay. The failures chart
+// rises when the target stops answering. Screenshots go to test/.probe/.
 import t from 'tap';
-import { resolve } from 'node:path';
-import { chromium } from 'playwright-core';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium, type Page } from 'playwright-core';
 import { root } from './support/cli.ts';
 import { startLoad, startTarget } from './support/load.ts';
+import { until } from './support/until.ts';
 
+const shots = join(root, 'test/.probe');
+mkdirSync(shots, { recursive: true });
 const target = await startTarget();
 const load = await startLoad({ options: { api: true, port: 0, token: 'page-token', metricsInterval: 0.5 } });
 const url = load.logs.find((l) => l.msg === 'load test API and page')!.fields.url as string;
@@ -21,6 +29,27 @@ t.teardown(async () => {
   await target.close();
 });
 
+async function openPage(): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 1400 } });
+  await page.goto(`${url}?token=page-token`);
+  await page.getByTestId('state').filter({ hasText: /IDLE|RUNNING/ }).waitFor();
+  return page;
+}
+
+async function startFromPage(page: Page, users: number, baseUrl: string, scenario = 'paced.mjs'): Promise<void> {
+  await page.fill('input[name=scenario]', resolve(root, 'test/fixtures/load-test', scenario));
+  await page.fill('#start input[name=users]', String(users));
+  await page.fill('input[name=spawnRate]', '100');
+  await page.fill('input[name=params]', JSON.stringify({ baseUrl }));
+  await page.getByTestId('start').click();
+  await page.getByTestId('state').filter({ hasText: 'RUNNING' }).waitFor({ timeout: 10_000 });
+}
+
+/** The values a chart draws for one of its series (uPlot's data, index 1 = the first series). */
+function chartValues(page: Page, chart: string, series = 1): Promise<number[]> {
+  return page.evaluate(([c, i]) => (document.querySelector('#charts') as unknown as { charts: Record<string, { data: number[][] }> }).charts[c]!.data[i]!, [chart, series] as const);
+}
+
 t.test('without the token the page is refused', async (t) => {
   const res = await fetch(url);
   t.equal(res.status, 401, 'the page itself wants the token');
@@ -32,28 +61,50 @@ t.test('without the token the page is refused', async (t) => {
   await page.close();
 });
 
-t.test('start, watch, change users, stop — from the page', async (t) => {
+t.test('the page needs nothing but the orchestrator: uPlot is inlined', async (t) => {
   const page = await browser.newPage();
   t.teardown(() => page.close());
+  const outside: string[] = [];
+  page.on('request', (r) => {
+    if (!r.url().startsWith(url)) outside.push(r.url());
+  });
   await page.goto(`${url}?token=page-token`);
   await page.getByTestId('state').filter({ hasText: 'IDLE' }).waitFor();
-  await page.fill('input[name=scenario]', resolve(root, 'test/fixtures/load-test/paced.mjs'));
-  await page.fill('#start input[name=users]', '6');
-  await page.fill('input[name=spawnRate]', '100');
-  await page.fill('input[name=params]', JSON.stringify({ baseUrl: target.url }));
-  await page.getByTestId('start').click();
-  await page.getByTestId('state').filter({ hasText: 'RUNNING' }).waitFor({ timeout: 10_000 });
+  t.equal(await page.evaluate(() => typeof (globalThis as { uPlot?: unknown }).uPlot), 'function', 'uPlot is there');
+  t.same(outside, [], 'no request leaves the orchestrator');
+});
+
+t.test('start, watch, hover, change users, stop — the summary, thresholds and report stay', async (t) => {
+  const page = await openPage();
+  t.teardown(() => page.close());
+  await page.fill('#thresholds input', 'p95<5000ms, errors<1%, p50<0.001ms');
+  await page.getByTestId('set-thresholds').click();
+  await startFromPage(page, 6, target.url);
   await page.getByTestId('users').filter({ hasText: /^6$/ }).waitFor({ timeout: 10_000 });
   t.pass('RUNNING with 6 users');
 
-  // Live charts: each series has a line that grows as seconds pass.
-  await page.waitForFunction(() => Number(document.querySelector('#chart-rps polyline')?.getAttribute('data-points') ?? 0) >= 3, undefined, { timeout: 15_000 });
-  for (const [chart, series] of [['chart-rps', ['rps']], ['chart-latency', ['p50', 'p95', 'p99']], ['chart-users', ['users']]] as const) {
-    const drawn = await page.locator(`#${chart} polyline`).evaluateAll((lines) => lines.map((l) => l.getAttribute('data-series')));
-    t.same(drawn, series, `${chart} draws ${series.join(', ')}`);
+  // Live charts: uPlot charts with a time axis, units and gridlines, growing as seconds pass.
+  await page.waitForFunction(() => ((document.querySelector('#charts') as unknown as { charts?: Record<string, { data: number[][] }> }).charts?.rps?.data[0]?.length ?? 0) >= 3, undefined, { timeout: 15_000 });
+  for (const [chart, unit, series] of [['rps', 'req/s', ['requests']], ['errors', 'failures/s', ['failures']], ['latency', 'ms', ['p50', 'p95', 'p99']], ['users', 'users', ['users']]] as const) {
+    const el = page.getByTestId(`chart-${chart}`);
+    t.match(await el.locator('.u-title').textContent(), unit, `${chart}: the title names the unit ${unit}`);
+    t.equal(await el.locator('.u-axis').count(), 2, `${chart}: a time axis and a value axis`);
+    const labels = await el.locator('.u-legend .u-series .u-label').allTextContents();
+    t.same(labels, ['time', ...series], `${chart}: the legend names ${series.join(', ')}`);
   }
-  const rpsPoints = await page.locator('#chart-rps polyline').getAttribute('points');
-  t.ok(rpsPoints!.split(' ').some((p) => Number(p.split(',')[1]) < 95), 'the requests-per-second line rises above zero');
+  const xs = await chartValues(page, 'rps', 0);
+  t.ok(Math.abs(xs.at(-1)! * 1000 - Date.now()) < 60_000, 'the x axis is wall-clock time');
+  t.ok((await chartValues(page, 'rps')).some((v) => v > 0), 'the requests-per-second series rises above zero');
+
+  // Hover: the legend shows the values under the cursor.
+  const rpsChart = page.getByTestId('chart-rps');
+  const box = (await rpsChart.locator('.u-over').boundingBox())!;
+  await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2);
+  const value = rpsChart.locator('.u-legend .u-series').nth(1).locator('.u-value');
+  await page.waitForFunction((el) => /^\d+(\.\d+)? req\/s$/.test(el!.textContent ?? ''), await value.elementHandle(), { timeout: 5_000 });
+  t.match(await value.textContent(), /^\d+(\.\d+)? req\/s$/, `hovering shows the value: ${await value.textContent()}`);
+  t.match(await rpsChart.locator('.u-legend .u-series').nth(0).locator('.u-value').textContent(), /\d+:\d\d:\d\d/, 'and its time');
+  await page.screenshot({ path: join(shots, 'load-page-running.png'), fullPage: true });
 
   const metricRow = page.getByTestId('metrics').locator('tbody tr', { hasText: 'GET /ping' });
   await metricRow.waitFor();
@@ -62,6 +113,7 @@ t.test('start, watch, change users, stop — from the page', async (t) => {
   const worker = await page.getByTestId('workers').locator('tbody tr').first().locator('td').allTextContents();
   t.equal(worker[2], '6', 'the worker has the 6 users');
   t.ok(Number(worker[4]) >= 0 && Number(worker[5]) > 10, `the worker shows CPU ${worker[4]}% and RSS ${worker[5]} MB`);
+  t.equal(await page.getByTestId('error-rate').textContent(), '0.00%', 'the headline shows the error %');
 
   await page.fill('#users input[name=users]', '2');
   await page.getByTestId('set-users').click();
@@ -73,16 +125,71 @@ t.test('start, watch, change users, stop — from the page', async (t) => {
   const requests = Number(await page.getByTestId('requests').textContent());
   const served = (await target.stats()).counts['GET /ping'];
   t.equal(requests, served, `the page shows the final count: ${requests} = ${served} served`);
+
+  // After Stop: the summary, thresholds and the report stay, across refreshes.
+  await page.waitForTimeout(2_500);
+  await page.getByTestId('summary-text').filter({ hasText: `${served} requests` }).waitFor({ timeout: 5_000 });
+  t.match(await page.locator('#summary-title').textContent(), /^last test/, 'the summary is of the last test');
+  const outcomes = await page.getByTestId('threshold-table').locator('tbody tr').evaluateAll((rows) => rows.map((r) => [r.className, ...[...r.querySelectorAll('td')].map((c) => c.textContent)]));
+  t.same(outcomes.map((o) => [o[0], o[1], o[3]]), [['ok', 'p95<5000ms', 'ok'], ['ok', 'errors<1%', 'ok'], ['fail', 'p50<0.001ms', 'FAIL']], 'the thresholds stay, the failed one marked');
+  t.match(await page.getByTestId('verdict').textContent(), /^FAILED: p50<0.001ms$/, 'the verdict names the failed threshold');
+  t.ok((await chartValues(page, 'rps')).length >= 3, 'the charts stay');
+  await page.screenshot({ path: join(shots, 'load-page-stopped.png'), fullPage: true });
+
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('report').click()]);
+  t.match(download.suggestedFilename(), /^load-test-epoch-\d+\.html$/, `the report downloads as ${download.suggestedFilename()}`);
+  const file = join(shots, 'load-page-report.html');
+  await download.saveAs(file);
+  const html = readFileSync(file, 'utf8');
+  t.match(html, `${served} requests`, 'the report has the test’s numbers');
+
+  // The downloaded report, opened offline: the same charts with legends, the failed threshold marked.
+  const report = await browser.newPage({ viewport: { width: 1280, height: 1200 } });
+  t.teardown(() => report.close());
+  const outside: string[] = [];
+  report.on('request', (r) => {
+    if (!r.url().startsWith('file:')) outside.push(r.url());
+  });
+  await report.goto(pathToFileURL(file).href);
+  await report.getByTestId('chart-latency').locator('canvas').waitFor();
+  t.same(await report.getByTestId('chart-latency').locator('.u-legend .u-label').allTextContents(), ['time', 'p50', 'p95', 'p99'], 'the report’s latency chart has its legend');
+  t.equal(await report.locator('[data-chart]').count(), 4, 'the report has the four charts');
+  t.match(await report.locator('tr.fail').textContent(), /p50<0\.001ms.*FAIL/, 'the failed threshold is marked');
+  t.match(await report.getByTestId('verdict').textContent(), /FAILED: 1 of 3 thresholds/, 'and the verdict says so');
+  t.same(outside, [], 'the report needs no network');
+  await report.screenshot({ path: join(shots, 'load-report.png'), fullPage: true });
 });
 
-t.test('errors are listed by kind', async (t) => {
-  const page = await browser.newPage();
+t.test('the failures chart rises when the target stops answering', async (t) => {
+  const failing = await startTarget();
+  const page = await openPage();
   t.teardown(() => page.close());
-  await page.goto(`${url}?token=page-token`);
-  await page.fill('input[name=scenario]', resolve(root, 'test/fixtures/load-test/paced.mjs'));
-  await page.fill('#start input[name=users]', '2');
-  await page.fill('input[name=params]', '{"baseUrl": "http://127.0.0.1:9"}');
-  await page.getByTestId('start').click();
+  await page.fill('#thresholds input', 'errors<1%');
+  await page.getByTestId('set-thresholds').click();
+  await startFromPage(page, 4, failing.url);
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid=requests]')!.textContent) > 20, undefined, { timeout: 15_000 });
+  t.same((await chartValues(page, 'errors')).filter((v) => v > 0), [], 'no failures while the target answers');
+  await failing.close();
+  await page.waitForFunction(
+    () => ((document.querySelector('#charts') as unknown as { charts: Record<string, { data: number[][] }> }).charts.errors!.data[1] ?? []).some((v) => v >= 5),
+    undefined,
+    { timeout: 15_000 },
+  );
+  const failures = await chartValues(page, 'errors');
+  t.ok(Math.max(...failures) >= 5, `the failures chart rises: up to ${Math.max(...failures)} failures/s`);
+  t.not(await page.getByTestId('error-rate').textContent(), '0.00%', `the headline shows ${await page.getByTestId('error-rate').textContent()} errors`);
+  await page.waitForTimeout(1_500);
+  await page.screenshot({ path: join(shots, 'load-page-failing.png'), fullPage: true });
+  await page.getByTestId('stop').click();
+  await page.getByTestId('state').filter({ hasText: 'IDLE' }).waitFor({ timeout: 15_000 });
+  await page.getByTestId('threshold-table').locator('tr.fail', { hasText: 'errors<1%' }).waitFor({ timeout: 5_000 });
+  t.pass('after Stop, errors<1% stays marked FAIL');
+});
+
+t.test('errors are listed by kind; bad params and thresholds are refused', async (t) => {
+  const page = await openPage();
+  t.teardown(() => page.close());
+  await startFromPage(page, 2, 'http://127.0.0.1:9');
   const row = page.getByTestId('error-table').locator('tbody tr', { hasText: 'GET /ping' });
   await row.waitFor({ timeout: 15_000 });
   t.match(await row.textContent(), /ECONNREFUSED/, 'a refused connection is an error of its metric');
@@ -92,4 +199,44 @@ t.test('errors are listed by kind', async (t) => {
   await page.getByTestId('start').click();
   await page.getByTestId('message').filter({ hasText: 'params is not JSON' }).waitFor();
   t.pass('bad params are refused on the page');
+  await page.fill('#thresholds input', 'p95 under 2s');
+  await page.getByTestId('set-thresholds').click();
+  await page.getByTestId('message').filter({ hasText: '"p95 under 2s" does not parse' }).waitFor({ timeout: 5_000 });
+  t.pass('a bad threshold is one clear line on the page');
+  const res = await fetch(`${url}api/thresholds?token=page-token&threshold=${encodeURIComponent('p95 under 2s')}`);
+  t.equal(res.status, 400, 'the API refuses it with 400');
+});
+
+t.test('resources: seen and added to from the page while a test runs', async (t) => {
+  const page = await openPage();
+  t.teardown(() => page.close());
+  await page.fill('#resources input[name=name]', 'tokens');
+  await page.fill('#resources input[name=count]', '200');
+  await page.getByTestId('add-resources').click();
+  await page.getByTestId('message').filter({ hasText: 'add them while a test runs' }).waitFor({ timeout: 5_000 });
+  t.pass('adding between tests is refused with the reason');
+
+  await startFromPage(page, 5, target.url, 'resources.mjs');
+  const row = page.getByTestId('resources').locator('tbody tr', { hasText: 'tokens' });
+  await row.waitFor({ timeout: 10_000 });
+  let cells = await row.locator('td').allTextContents();
+  t.same([cells[0], cells[1], cells[5], cells[6]], ['tokens', '1000', '{"token":"t1"}', '{"token":"t1000"}'], 'the scenario’s 1000 tokens, with their payloads');
+
+  await page.fill('#resources input[name=data]', '{"token": "extra"}');
+  await page.getByTestId('add-resources').click();
+  await row.locator('td').nth(1).filter({ hasText: /^1200$/ }).waitFor({ timeout: 5_000 });
+  cells = await row.locator('td').allTextContents();
+  t.equal(cells[2], '1200', 'all 1200 are in the pool');
+  t.equal(cells[6], '{"token":"extra"}', 'the last one has the payload given on the page');
+  t.ok(Number(cells[3]) + Number(cells[4]) === 1200 && Number(cells[4]) <= 50, `free ${cells[3]} + held ${cells[4]} = 1200 (5 users hold up to 10 each)`);
+  await until('a user holds an added token', async () => (await target.stats()).held.some((id) => Number(id) > 1000), 15_000);
+  t.pass('the users take the added tokens');
+  await page.screenshot({ path: join(shots, 'load-page-resources.png'), fullPage: true });
+  await page.getByTestId('stop').click();
+  await page.getByTestId('state').filter({ hasText: 'IDLE' }).waitFor({ timeout: 15_000 });
+  t.same((await target.stats()).doubleHolds, [], 'no token was held twice at once');
+  await page.fill('#resources input[name=data]', '{oops');
+  await page.getByTestId('add-resources').click();
+  await page.getByTestId('message').filter({ hasText: 'payload is not JSON' }).waitFor({ timeout: 5_000 });
+  t.pass('a bad payload is refused on the page');
 });

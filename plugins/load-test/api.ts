@@ -15,6 +15,8 @@ import type { LoadTestConfig } from './config.ts';
 import type { LoadTestKeys } from './contract.ts';
 import { page } from './page.ts';
 import { InputError, parseCount, parseDuration, parseRate } from './parse.ts';
+import { reportRoutes } from './report-routes.ts';
+import { resourceRoutes } from './resource-routes.ts';
 import { parseStages } from './shape.ts';
 import { ConflictError, type StartOptions, type TestController } from './test-control.ts';
 
@@ -66,6 +68,8 @@ async function handle(ctx: Ctx, controller: TestController, req: IncomingMessage
         return reply(res, 200, controller.ranNothing ? { ...result, noRequests: true } : result);
       }
       default:
+        if (await reportRoutes(route, url, res, controller)) return;
+        if (await resourceRoutes(ctx, route, req, res, controller)) return;
         return reply(res, 404, { error: `no route ${route}: have GET /, GET /api/status, POST /api/start, POST /api/users, POST /api/stop` });
     }
   } catch (err) {

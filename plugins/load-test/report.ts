@@ -1,6 +1,8 @@
 // A test's results as people and programs read them: the terminal's summary
 // table and progress line, JSON, CSV (one row per metric), and a standalone
-// HTML report.
+// HTML report (uPlot charts inlined: one file that works offline).
+import { scriptJson, uplotCss, uplotScript } from './page-assets.ts';
+import { chartsScript } from './page-charts.ts';
 import type { ThresholdOutcome } from './thresholds.ts';
 import type { MetricSummary, TestResult } from './results.ts';
 
@@ -40,7 +42,8 @@ export function summaryTable(result: TestResult, outcomes: readonly ThresholdOut
   return lines.join('\n');
 }
 
-function formatActual(o: ThresholdOutcome): string {
+/** A threshold's actual value, in its own unit. */
+export function formatActual(o: ThresholdOutcome): string {
   if (!Number.isFinite(o.actual)) return /checks/.test(o.threshold) ? 'no checks ran' : 'no such metric';
   if (/errors|checks/.test(o.threshold)) return `${(o.actual * 100).toFixed(2)}%`;
   if (/rps/.test(o.threshold)) return o.actual.toFixed(1);
@@ -65,24 +68,29 @@ export function resultCsv(result: TestResult): string {
 
 export function resultHtml(result: TestResult, outcomes: readonly ThresholdOutcome[]): string {
   const esc = (t: unknown) => String(t).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
-  const table = (head: string[], rows: unknown[][]) =>
-    `<table><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${rows.map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`).join('')}</table>`;
-  const polyline = (key: 'rps' | 'p50' | 'p95' | 'p99' | 'users', color: string, max: number) => {
-    const n = Math.max(result.series.length - 1, 1);
-    const pts = result.series.map((p, i) => `${((i / n) * 600).toFixed(1)},${(150 - (p[key] / max) * 140).toFixed(1)}`).join(' ');
-    return `<polyline fill="none" stroke="${color}" stroke-width="1.5" points="${pts}"/>`;
-  };
-  const chart = (title: string, keys: ['rps' | 'p50' | 'p95' | 'p99' | 'users', string][]) => {
-    const max = Math.max(1, ...result.series.flatMap((p) => keys.map(([k]) => p[k])));
-    return `<figure><figcaption>${esc(title)} (max ${max.toFixed(1)})</figcaption><svg viewBox="0 0 600 150" width="600" height="150">${keys.map(([k, c]) => polyline(k, c, max)).join('')}</svg></figure>`;
-  };
+  const table = (head: string[], rows: unknown[][], rowClass: (i: number) => string = () => '') =>
+    `<table><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${rows.map((r, i) => `<tr class="${rowClass(i)}">${r.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`).join('')}</table>`;
+  const failed = outcomes.filter((o) => !o.ok);
+  const errorPct = result.total.count ? ((result.total.errors / result.total.count) * 100).toFixed(2) : '0.00';
+  const verdict = !outcomes.length
+    ? ''
+    : failed.length
+      ? `<p class="verdict fail" data-testid="verdict">FAILED: ${failed.length} of ${outcomes.length} thresholds (${failed.map((o) => esc(o.threshold)).join(', ')})</p>`
+      : `<p class="verdict ok" data-testid="verdict">passed: all ${outcomes.length} thresholds</p>`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>coord load test — epoch ${result.epoch}</title>
-<style>body{font:14px system-ui,sans-serif;margin:20px}table{border-collapse:collapse}td,th{border-bottom:1px solid #ddd;padding:3px 10px;text-align:right}td:first-child,th:first-child{text-align:left}figure{display:inline-block;margin:8px}</style></head><body>
+<style>${uplotCss}</style>
+<style>body{font:14px system-ui,sans-serif;margin:20px;color:#222}table{border-collapse:collapse}td,th{border-bottom:1px solid #ddd;padding:3px 10px;text-align:right}td:first-child,th:first-child{text-align:left}
+#charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:12px;max-width:1400px}.chart{border:1px solid #ddd;padding:4px}
+tr.fail td{color:#b00;font-weight:bold;background:#fdecec}.verdict{padding:6px 10px;font-weight:bold}.verdict.fail{background:#fdecec;color:#b00}.verdict.ok{background:#eaf7ee;color:#161}</style></head><body>
 <h1>Load test, epoch ${result.epoch}</h1>
-<p>${esc(result.scenario ?? '')} · ${result.mode} · ${result.durationS.toFixed(1)} s · peak ${result.peakUsers} users · ${result.total.count} requests · ${result.total.errors} errors${result.mode === 'arrival-rate' ? ` · ${result.droppedIterations} dropped iterations` : ''}</p>
-${chart('requests / s', [['rps', '#36c']])}${chart('latency ms: p50, p95, p99', [['p50', '#1a7'], ['p95', '#e80'], ['p99', '#c22']])}${chart('users', [['users', '#639']])}
+${verdict}
+<p>${esc(result.scenario ?? '')} · ${result.mode} · ${result.durationS.toFixed(1)} s · peak ${result.peakUsers} users · ${result.total.count} requests · ${result.total.errors} errors (${errorPct}%) · p95 ${ms(result.total.p95)} ms${result.mode === 'arrival-rate' ? ` · ${result.droppedIterations} dropped iterations` : ''}</p>
+${outcomes.length ? `<h2>Thresholds</h2>${table(['threshold', 'actual', 'result'], outcomes.map((o) => [o.threshold, formatActual(o), o.ok ? 'ok' : 'FAIL']), (i) => (outcomes[i]!.ok ? 'ok' : 'fail'))}` : ''}
+<h2>Charts</h2><div id="charts"></div>
 <h2>Metrics (ms)</h2>${table([...COLUMNS], [...result.metrics, result.total].map(cells))}
-${outcomes.length ? `<h2>Thresholds</h2>${table(['threshold', 'actual', 'result'], outcomes.map((o) => [o.threshold, formatActual(o), o.ok ? 'ok' : 'FAIL']))}` : ''}
 ${result.errors.length ? `<h2>Errors</h2>${table(['metric', 'error', 'count'], result.errors.map((e) => [e.metric, e.message, e.count]))}` : ''}
+<script>${uplotScript}</script>
+<script>${chartsScript}</script>
+<script>CoordCharts.draw(document.getElementById('charts'), ${scriptJson(result)});</script>
 </body></html>`;
 }
