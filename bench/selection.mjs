@@ -17,7 +17,7 @@ const baseline = { name: 'baseline', lua: baselineLua, sha: createHash('sha1').u
 const redis = await startRedis();
 const backend = await createBackend({ url: redis.url });
 const now = Date.now();
-const limits = { maxConcurrentSessions: 1_000_000, maxLifetimeSessions: 1_000_000_000 };
+const limits = { maxConcurrentSessions: 1_000_000, maxLifetimeSessions: 999_999 };
 
 async function fleet(size, prefix) {
   const ctx = scenarioContext({ plugin, backend, keyPrefix: prefix, signal: new AbortController().signal, config: limits });
@@ -25,9 +25,9 @@ async function fleet(size, prefix) {
   for (let i = 0; i < size; i++) {
     const workerId = `w${i}`;
     batch.push(ctx.scripts.run('touchWorker', {
-      keys: { worker: { browserType: 'chromium', workerId }, active: {}, lifetime: {}, workerIndex: { browserType: 'chromium' }, freeIndex: { browserType: 'chromium' } },
+      keys: { worker: { browserType: 'chromium', workerId }, active: {}, lifetime: {}, workerIndex: { browserType: 'chromium' }, freeIndex: { browserType: 'chromium' }, versions: { browserType: 'chromium' } },
       args: { ref: `chromium:${workerId}`, nowMs: now, staleMs: 3_600_000, maxConcurrent: limits.maxConcurrentSessions, maxLifetime: limits.maxLifetimeSessions, ttl: 3600,
-        fields: ['id', workerId, 'browserType', 'chromium', 'wsEndpoint', `ws://127.0.0.1:1/${workerId}`, 'status', 'available', 'lastHeartbeat', Math.floor(now / 1000)] },
+        fields: ['id', workerId, 'browserType', 'chromium', 'wsEndpoint', `ws://127.0.0.1:1/${workerId}`, 'status', 'available', 'lastHeartbeat', Math.floor(now / 1000), 'version', '1.65.1'] },
     }));
     if (batch.length === 200) await Promise.all(batch.splice(0));
   }
@@ -47,8 +47,8 @@ const rows = [];
 for (const size of SIZES) {
   const ctx = await fleet(size, `{bench${size}}:`);
   const ours = await rate((i) => ctx.scripts.run('selectWorker', {
-    keys: { active: {}, lifetime: {}, workerIndex: { browserType: 'chromium' }, freeIndex: { browserType: 'chromium' }, queue: { browserType: 'chromium' }, leases: { proxyId: 'bench' } },
-    args: { nowMs: now, staleMs: 3_600_000, maxConcurrent: limits.maxConcurrentSessions, maxLifetime: limits.maxLifetimeSessions, connectionId: `c${i}`, ticket: '', exclude: '' },
+    keys: { active: {}, lifetime: {}, workerIndex: { browserType: 'chromium' }, freeIndex: { browserType: 'chromium' }, queue: { browserType: 'chromium', version: '1.65' }, leases: { proxyId: 'bench' }, versions: { browserType: 'chromium' } },
+    args: { nowMs: now, staleMs: 3_600_000, maxConcurrent: limits.maxConcurrentSessions, maxLifetime: limits.maxLifetimeSessions, connectionId: `c${i}`, ticket: '', exclude: '', version: '1.65', protocol: 'playwright' },
   }));
   const seed = await rate(() => backend.evalScript(baseline, [ctx.keys.activeConnections(), ctx.keys.lifetimeConnections()],
     ['chromium', limits.maxConcurrentSessions, limits.maxLifetimeSessions, now, 3_600_000, `{bench${size}}:worker:`]));

@@ -134,7 +134,9 @@ t.test('Redis restarted: workers re-register within one heartbeat and clients ar
   t.not(await runId(), before, 'a new Redis process, started empty');
   await until('worker back', async () => ((await backend.send(['KEYS', '{rr}:worker:chromium:*'])) as string[]).length === 1, 5000);
   t.ok(Date.now() - started < 2500, `re-registered ${Date.now() - started} ms after the restart`);
-  const c = await connect(port);
+  // the proxy answers 503 (Retry-After) until its own connection is back and its leases restored
+  const c = await until('a client served', () => connect(port, '?browser=chromium', 10_000).catch(() => undefined), 15_000, 200);
+  t.ok(Date.now() - started < 10_000, `served ${Date.now() - started} ms after the restart`);
   t.match(await titleOf(c, page.url), /coord/);
   await c.close();
   for (const p of [worker, proxy]) p.kill('SIGTERM');

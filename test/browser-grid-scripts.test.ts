@@ -37,9 +37,9 @@ function grid(config: Partial<BrowserGridConfig> = {}): Ctx {
 }
 
 async function register(ctx: Ctx, workerId: string, fields: Record<string, string | number> = {}, ttl = 60) {
-  const base = { id: workerId, browserType: 'chromium', wsEndpoint: `ws://127.0.0.1:1/${workerId}`, status: 'available', lastHeartbeat: Math.floor(now / 1000) };
+  const base = { id: workerId, browserType: 'chromium', wsEndpoint: `ws://127.0.0.1:1/${workerId}`, status: 'available', lastHeartbeat: Math.floor(now / 1000), version: '1.65.1' };
   return ctx.scripts.run('touchWorker', {
-    keys: { worker: { browserType: 'chromium', workerId }, active: {}, lifetime: {}, workerIndex: { browserType: 'chromium' }, freeIndex: { browserType: 'chromium' } },
+    keys: { worker: { browserType: 'chromium', workerId }, active: {}, lifetime: {}, workerIndex: { browserType: 'chromium' }, freeIndex: { browserType: 'chromium' }, versions: { browserType: 'chromium' } },
     args: {
       ref: `chromium:${workerId}`, nowMs: now, staleMs: ctx.config.staleThreshold * 1000,
       maxConcurrent: ctx.config.maxConcurrentSessions, maxLifetime: ctx.config.maxLifetimeSessions, ttl,
@@ -48,19 +48,23 @@ async function register(ctx: Ctx, workerId: string, fields: Record<string, strin
   });
 }
 
-async function select(ctx: Ctx, connectionId: string, opts: { ticket?: string; exclude?: string[]; proxyId?: string } = {}) {
+async function select(ctx: Ctx, connectionId: string, opts: { ticket?: string; exclude?: string[]; proxyId?: string; version?: string; protocol?: string } = {}) {
+  const version = opts.version ?? '1.65';
   return (await ctx.scripts.run('selectWorker', {
-    keys: { active: {}, lifetime: {}, workerIndex: { browserType: 'chromium' }, freeIndex: { browserType: 'chromium' }, queue: { browserType: 'chromium' }, leases: { proxyId: opts.proxyId ?? 'p1' } },
+    keys: {
+      active: {}, lifetime: {}, workerIndex: { browserType: 'chromium' }, freeIndex: { browserType: 'chromium' },
+      queue: { browserType: 'chromium', version: version || 'any' }, leases: { proxyId: opts.proxyId ?? 'p1' }, versions: { browserType: 'chromium' },
+    },
     args: {
       nowMs: now, staleMs: ctx.config.staleThreshold * 1000, maxConcurrent: ctx.config.maxConcurrentSessions,
-      maxLifetime: ctx.config.maxLifetimeSessions, connectionId, ticket: opts.ticket ?? '', exclude: (opts.exclude ?? []).join(','),
+      maxLifetime: ctx.config.maxLifetimeSessions, connectionId, ticket: opts.ticket ?? '', exclude: (opts.exclude ?? []).join(','), version, protocol: opts.protocol ?? 'playwright',
     },
   })) as string[];
 }
 
 async function release(ctx: Ctx, connectionId: string, rollback = false, proxyId = 'p1') {
   return ctx.scripts.run('releaseConnection', {
-    keys: { active: {}, lifetime: {}, freeIndex: { browserType: 'chromium' }, leases: { proxyId } },
+    keys: { active: {}, lifetime: {}, freeIndex: { browserType: 'chromium' }, leases: { proxyId }, versions: { browserType: 'chromium' } },
     args: { connectionId, nowMs: now, staleMs: ctx.config.staleThreshold * 1000, maxConcurrent: ctx.config.maxConcurrentSessions, maxLifetime: ctx.config.maxLifetimeSessions, rollback: rollback ? '1' : '0' },
   });
 }
@@ -129,13 +133,20 @@ t.test('a playwright-distributed worker (endpoint, ms heartbeat) is adopted and 
   const key = ctx.keys.worker({ browserType: 'chromium', workerId: 'pd' });
   await backend.send(['HSET', key, 'id', 'pd', 'browserType', 'chromium', 'endpoint', 'ws://10.0.0.9:3131/pw', 'status', 'available', 'lastHeartbeat', now, 'startedAt', now]);
   await backend.send(['EXPIRE', key, 60]);
-  t.same(await select(ctx, 'c0'), ['none'], 'not indexed yet');
+  t.same(await select(ctx, 'c0'), ['absent'], 'not indexed yet: no worker of the type is known');
   t.same(await ctx.scripts.run('touchWorker', {
-    keys: { worker: key, active: {}, lifetime: {}, workerIndex: { browserType: 'chromium' }, freeIndex: { browserType: 'chromium' } },
+    keys: { worker: key, active: {}, lifetime: {}, workerIndex: { browserType: 'chromium' }, freeIndex: { browserType: 'chromium' }, versions: { browserType: 'chromium' } },
     args: { ref: 'chromium:pd', nowMs: now, staleMs: 30_000, maxConcurrent: 2, maxLifetime: 10, ttl: 0, fields: [] },
   }), [1, 1]);
-  const r = await select(ctx, 'c1');
+  t.same(await select(ctx, 'c1', { version: '1.62' }), ['noversion', ''], 'its version unknown: no versioned client is sent to it');
+  t.same((await select(ctx, 'c1', { version: '' })).slice(0, 2), ['ok', 'chromium:pd'], 'a client naming no version may use it');
+  t.same(await ctx.scripts.run('touchWorker', {
+    keys: { worker: key, active: {}, lifetime: {}, workerIndex: { browserType: 'chromium' }, freeIndex: { browserType: 'chromium' }, versions: { browserType: 'chromium' } },
+    args: { ref: 'chromium:pd', nowMs: now, staleMs: 30_000, maxConcurrent: 2, maxLifetime: 10, ttl: 0, fields: ['version', '1.62'] },
+  }), [1, 1], 'its version learned from its server');
+  const r = await select(ctx, 'c2', { version: '1.62' });
   t.same(r.slice(0, 3), ['ok', 'chromium:pd', 'ws://10.0.0.9:3131/pw']);
+  t.equal(await backend.send(['HGET', key, 'version']), '1.62', 'written as the hash\'s version field');
 });
 
 t.test('release gives a lease back once, never below zero, never recreating a reaped worker', async (t) => {
@@ -178,7 +189,7 @@ t.test('queue: first come first served, bounded, expired tickets dropped', async
   const ctx = grid({ maxConcurrentSessions: 1 });
   await register(ctx, 'a');
   t.equal((await select(ctx, 'c1'))[0], 'ok');
-  const enqueue = (ticket: string, max = 2) => ctx.scripts.run('enqueue', { keys: { queue: { browserType: 'chromium' } }, args: { ticket, nowMs: now, maxQueue: max } });
+  const enqueue = (ticket: string, max = 2) => ctx.scripts.run('enqueue', { keys: { queue: { browserType: 'chromium', version: '1.65' } }, args: { ticket, nowMs: now, maxQueue: max } });
   const t1 = `${now + 10_000}:p1:t1`;
   const t2 = `${now + 10_000}:p2:t2`;
   t.equal(await enqueue(t1), 1);
@@ -189,7 +200,7 @@ t.test('queue: first come first served, bounded, expired tickets dropped', async
   t.same(await select(ctx, 'x'), ['queued'], 'a newcomer does not jump the queue');
   t.same(await select(ctx, 'c3', { ticket: t2 }), ['wait'], 'second in line waits');
   t.same((await select(ctx, 'c2', { ticket: t1 })).slice(0, 2), ['ok', 'chromium:a'], 'head is served');
-  t.equal(await backend.send(['ZCARD', ctx.keys.queue({ browserType: 'chromium' })]), 1);
+  t.equal(await backend.send(['ZCARD', ctx.keys.queue({ browserType: 'chromium', version: '1.65' })]), 1);
   now += 20_000;
   await release(ctx, 'c2');
   t.same((await select(ctx, 'late')).slice(0, 2), ['ok', 'chromium:a'], 'the expired ticket no longer blocks');
@@ -227,4 +238,46 @@ t.test('reapWorkers removes stale workers with their counters and rescores fresh
   t.same(Object.keys(await counters(ctx, 'activeConnections')), ['chromium:foreign']);
   t.equal(await backend.send(['EXISTS', ctx.keys.worker({ browserType: 'chromium', workerId: 'old' })]), 0);
   t.equal(Number(await backend.send(['ZSCORE', ctx.keys.workerIndex({ browserType: 'chromium' }), 'chromium:foreign'])), now);
+});
+
+t.test('version-aware selection: each client to a worker of its major.minor; an unserved version is named at once', async (t) => {
+  const ctx = grid({ maxConcurrentSessions: 5 });
+  await register(ctx, 'old', { version: '1.62.1' });
+  await register(ctx, 'new', { version: '1.65.1' });
+  for (let i = 0; i < 4; i++) {
+    t.same((await select(ctx, `o${i}`, { version: '1.62' })).slice(0, 2), ['ok', 'chromium:old']);
+    t.same((await select(ctx, `n${i}`, { version: '1.65' })).slice(0, 2), ['ok', 'chromium:new']);
+  }
+  t.same(await select(ctx, 'x', { version: '1.50' }), ['noversion', '1.62,1.65'], 'the versions the grid serves');
+  t.equal((await select(ctx, 'any', { version: '' }))[0], 'ok', 'a client naming no version gets any worker');
+  await select(ctx, 'o4', { version: '1.62' });
+  t.same(await select(ctx, 'o5', { version: '1.62' }), ['none'], 'the 1.62 worker is full: wait, although the 1.65 one has room');
+  t.same(await release(ctx, 'o0'), [1, 1], 'a release files it back in its own band');
+  t.same((await select(ctx, 'o6', { version: '1.62' })).slice(0, 2), ['ok', 'chromium:old']);
+  now += 31_000;
+  await register(ctx, 'new', { version: '1.65.1', lastHeartbeat: Math.floor(now / 1000) });
+  t.same(await select(ctx, 'y', { version: '1.62' }), ['noversion', '1.65'], 'a version whose workers went silent is no longer served');
+});
+
+t.test('restoreLeases files again the sessions a proxy relays, once', async (t) => {
+  const ctx = grid({ maxConcurrentSessions: 5 });
+  const restore = (sessions: string[]) => ctx.scripts.run('restoreLeases', { keys: { active: {}, leases: { proxyId: 'p1' } }, args: { sessions } });
+  await register(ctx, 'a');
+  await select(ctx, 'c1');
+  t.same(await restore(['c1', 'chromium:a', 'c2', 'chromium:a', 'c3', 'chromium:b']), ['c2', 'c3'], 'the lease that is there is untouched');
+  t.same(await counters(ctx, 'activeConnections'), { 'chromium:a': 2, 'chromium:b': 1 });
+  t.same(await restore(['c1', 'chromium:a', 'c2', 'chromium:a']), [], 'a second call changes nothing');
+  t.same(await release(ctx, 'c2'), [1, 1]);
+  t.same(await counters(ctx, 'activeConnections'), { 'chromium:a': 1, 'chromium:b': 1 });
+});
+
+t.test('a CDP client is given only workers with a CDP port, whatever their version, and gets that port', async (t) => {
+  const ctx = grid({ maxConcurrentSessions: 5 });
+  await register(ctx, 'pd', { version: '1.62' }); // a playwright-distributed worker: no cdpEndpoint
+  await register(ctx, 'coord', { cdpEndpoint: 'ws://127.0.0.1:2/' });
+  await setCounter(ctx, 'lifetimeConnections', 'chromium:pd', 4);
+  await register(ctx, 'pd', { version: '1.62' }); // refiled: now the selector's first choice
+  const r = await select(ctx, 'c1', { version: '', protocol: 'cdp' });
+  t.same(r.slice(0, 3), ['ok', 'chromium:coord', 'ws://127.0.0.1:2/']);
+  t.same((await select(ctx, 'c2', { version: '1.62' })).slice(0, 2), ['ok', 'chromium:pd'], 'passed over, not dropped: Playwright clients still get it');
 });

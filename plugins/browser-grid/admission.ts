@@ -2,11 +2,13 @@
 // first served until one frees. A waiting client is woken by the capacity
 // channel the moment a session closes or a worker registers anywhere in the
 // grid (a slow timer only covers lost messages), and leaves the queue on
-// timeout or when it hangs up.
+// timeout or when it hangs up. Every Redis call has a deadline: a Redis that
+// is away gets the client a 503 in bounded time, never a hang.
 import { randomUUID } from 'node:crypto';
 import type { RoleContext } from '../../core/plugin.ts';
 import type { BrowserGridConfig } from './config.ts';
 import type { BrowserGridKeys } from './contract.ts';
+import { REDIS_CALL_MS, RedisTimeout, withDeadline } from './deadline.ts';
 
 type Ctx = RoleContext<BrowserGridConfig, BrowserGridKeys>;
 
@@ -14,7 +16,14 @@ export type Admitted =
   | { kind: 'ok'; ref: string; endpoint: string; lifetime: number; queuedMs: number }
   | { kind: 'full' }
   | { kind: 'timeout'; queuedMs: number }
+  | { kind: 'absent' }
+  | { kind: 'noversion'; versions: string[] }
   | { kind: 'gone' };
+
+type Selected = [string, string?, string?, number?, number?];
+
+/** What the client speaks: Playwright's protocol, or the DevTools protocol (Puppeteer, connectOverCDP). */
+export type Protocol = 'playwright' | 'cdp';
 
 /** A safety net for a lost capacity message; not how waiting clients are normally served. */
 const RECHECK_MS = 1000;
@@ -26,6 +35,10 @@ export class Admission {
     private readonly ctx: Ctx,
     private readonly proxyId: string,
     private readonly publishCapacity: (browserType: string) => Promise<void>,
+    /** Gives back a session selected by a call that came back after its deadline. */
+    private readonly rollback: (ref: string, connectionId: string) => Promise<void>,
+    /** False while the proxy knows Redis is unreachable. */
+    private readonly redisUp: () => boolean,
   ) {}
 
   /** Number of clients this proxy has waiting. */
@@ -40,16 +53,23 @@ export class Admission {
     for (const wake of this.waiters.get(browserType) ?? []) wake();
   }
 
-  private select(browserType: string, connectionId: string, ticket: string, exclude: readonly string[]) {
+  /** Wakes every waiter (Redis went away: they answer 503 now). */
+  wakeAll(): void {
+    for (const type of this.waiters.keys()) this.wake(type);
+  }
+
+  private select(browserType: string, version: string, connectionId: string, ticket: string, exclude: readonly string[], protocol: Protocol): Promise<Selected> {
     const { config, clock } = this.ctx;
-    return this.ctx.scripts.run('selectWorker', {
+    if (!this.redisUp()) return Promise.reject(new RedisTimeout('Redis is unreachable'));
+    const call = this.ctx.scripts.run('selectWorker', {
       keys: {
         active: {},
         lifetime: {},
         workerIndex: { browserType },
         freeIndex: { browserType },
-        queue: { browserType },
+        queue: { browserType, version: protocol === 'cdp' ? 'cdp' : version || 'any' },
         leases: { proxyId: this.proxyId },
+        versions: { browserType },
       },
       args: {
         nowMs: clock.now(),
@@ -59,24 +79,37 @@ export class Admission {
         connectionId,
         ticket,
         exclude: exclude.join(','),
+        version,
+        protocol,
       },
-    }) as Promise<[string, string?, string?, number?, number?]>;
+    }) as Promise<Selected>;
+    return withDeadline(call, REDIS_CALL_MS, (late) => {
+      if (late[0] === 'ok') void this.rollback(late[1]!, connectionId);
+    });
   }
 
-  /** A worker for a new session (its counters already incremented and leased), or why not. */
-  async acquire(browserType: string, connectionId: string, exclude: readonly string[], signal: AbortSignal): Promise<Admitted> {
+  /** A worker for a new session (its counters already incremented and leased), or why not. `version`: the client's major.minor, or ''. */
+  async acquire(browserType: string, version: string, connectionId: string, exclude: readonly string[], signal: AbortSignal, protocol: Protocol = 'playwright'): Promise<Admitted> {
     const { config, clock } = this.ctx;
-    const first = await this.select(browserType, connectionId, '', exclude);
+    const first = await this.select(browserType, version, connectionId, '', exclude, protocol);
+    if (first[0] === 'absent') return { kind: 'absent' };
+    if (first[0] === 'noversion') return { kind: 'noversion', versions: first[1] ? first[1].split(',') : [] };
     if (first[0] === 'ok') return { kind: 'ok', ref: first[1]!, endpoint: first[2]!, lifetime: Number(first[3]), queuedMs: 0 };
     if (config.queueSize === 0) return { kind: 'timeout', queuedMs: 0 };
 
     const enqueuedAt = clock.now();
     const deadline = enqueuedAt + config.queueTimeout * 1000;
     const ticket = `${deadline}:${this.proxyId}:${randomUUID().replaceAll('-', '')}`;
-    const position = await this.ctx.scripts.run('enqueue', {
-      keys: { queue: { browserType } },
-      args: { ticket, nowMs: enqueuedAt, maxQueue: config.queueSize },
-    });
+    const queue = { browserType, version: protocol === 'cdp' ? 'cdp' : version || 'any' };
+    const leave = () => void this.ctx.backend.send(['ZREM', this.ctx.keys.queue(queue), ticket]).catch(() => {});
+    const position = await withDeadline(
+      this.ctx.scripts.run('enqueue', {
+        keys: { queue },
+        args: { ticket, nowMs: enqueuedAt, maxQueue: config.queueSize },
+      }),
+      REDIS_CALL_MS,
+      leave,
+    );
     if (position === 0) return { kind: 'full' };
 
     const list = this.waiters.get(browserType) ?? [];
@@ -88,7 +121,9 @@ export class Admission {
     try {
       while (!signal.aborted && clock.now() < deadline) {
         const woken = new Promise<void>((resolve) => (wake = resolve));
-        const reply = await this.select(browserType, connectionId, ticket, exclude);
+        const reply = await this.select(browserType, version, connectionId, ticket, exclude, protocol);
+        if (reply[0] === 'absent') return { kind: 'absent' };
+        if (reply[0] === 'noversion') return { kind: 'noversion', versions: reply[1] ? reply[1].split(',') : [] };
         if (reply[0] === 'ok') {
           return { kind: 'ok', ref: reply[1]!, endpoint: reply[2]!, lifetime: Number(reply[3]), queuedMs: clock.now() - enqueuedAt };
         }
@@ -98,9 +133,10 @@ export class Admission {
       return signal.aborted ? { kind: 'gone' } : { kind: 'timeout', queuedMs: clock.now() - enqueuedAt };
     } finally {
       list.splice(list.indexOf(wakeMe), 1);
-      await this.ctx.backend.send(['ZREM', this.ctx.keys.queue({ browserType }), ticket]).catch(() => {});
+      // not awaited: with Redis away these wait for its return, the client must not
+      leave();
       // leaving the queue (served, timed out or gone) may let the next one in
-      await this.publishCapacity(browserType).catch(() => {});
+      void this.publishCapacity(browserType).catch(() => {});
     }
   }
 }

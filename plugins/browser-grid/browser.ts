@@ -6,8 +6,13 @@ import type { BrowserType } from './refs.ts';
 
 const SYSTEM_CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 
-/** Flags that keep a headless Chromium from reaching the network on its own, and let it run as root. */
-const CHROMIUM_FLAGS = [
+/** The system's Chromium, when there is one. */
+export function systemChromium(): string | undefined {
+  return SYSTEM_CHROMIUM.find(existsSync);
+}
+
+/** Flags that keep a headless Chromium from reaching the network on its own. */
+export const chromiumFlags: readonly string[] = [
   '--disable-gpu',
   '--disable-background-networking',
   '--disable-component-update',
@@ -19,6 +24,8 @@ const CHROMIUM_FLAGS = [
 export interface LaunchOptions {
   browserType: BrowserType;
   host: string;
+  /** The port to bind (default 0: any free port). */
+  port?: number;
   executablePath?: string;
   args: readonly string[];
 }
@@ -26,14 +33,14 @@ export interface LaunchOptions {
 export async function launchBrowserServer(options: LaunchOptions): Promise<BrowserServer> {
   const playwright = await import('playwright-core');
   const type = playwright[options.browserType];
-  const executablePath = options.executablePath ?? (options.browserType === 'chromium' ? SYSTEM_CHROMIUM.find(existsSync) : undefined);
-  const args = options.browserType === 'chromium' ? [...CHROMIUM_FLAGS, ...options.args] : [...options.args];
+  const executablePath = options.executablePath ?? (options.browserType === 'chromium' ? systemChromium() : undefined);
+  const args = options.browserType === 'chromium' ? [...chromiumFlags, ...options.args] : [...options.args];
   const runningAsRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   try {
     return await type.launchServer({
       headless: true,
       host: options.host,
-      port: 0,
+      port: options.port ?? 0,
       executablePath,
       args,
       chromiumSandbox: options.browserType === 'chromium' ? !runningAsRoot : undefined,

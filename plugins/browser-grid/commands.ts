@@ -37,13 +37,14 @@ export function statusTables(status: GridStatus): string {
     lines.push(
       '',
       table(
-        ['worker', 'status', 'active', 'lifetime', 'heartbeat', 'endpoint'],
+        ['worker', 'status', 'active', 'lifetime', 'heartbeat', 'version', 'endpoint'],
         status.workers.map((w) => [
           w.ref,
           w.stale ? `${w.status} (stale)` : w.status,
           w.active,
           w.lifetime,
           w.heartbeatAgeMs === null ? '-' : `${(w.heartbeatAgeMs / 1000).toFixed(1)}s ago`,
+          w.version || '-',
           w.endpoint,
         ]),
       ),

@@ -9,6 +9,7 @@ export interface BrowserGridConfig {
   browserTypes: ('chromium' | 'firefox' | 'webkit')[];
   workers: number;
   workerHost: string;
+  workerPorts?: string;
   advertiseHost?: string;
   executablePath?: string;
   launchArgs: string[];
@@ -26,6 +27,7 @@ export interface BrowserGridConfig {
   reaperInProxy: boolean;
   adoptForeignWorkers: boolean;
   keepaliveInterval: number;
+  cdp: boolean;
 }
 
 const seconds = (def: number, description: string) => ({ type: 'number', exclusiveMinimum: 0, default: def, description });
@@ -42,11 +44,16 @@ export const configSchema = {
     browserTypes: { type: 'array', items: browserType, minItems: 1, uniqueItems: true, default: ['chromium'], description: 'Browsers this process\'s workers launch.' },
     workers: { type: 'integer', minimum: 1, maximum: 256, default: 2, description: 'Browser servers per worker process, per browser type.' },
     workerHost: { type: 'string', default: '127.0.0.1', description: 'Address the browser servers bind.' },
+    workerPorts: {
+      type: 'string',
+      pattern: '^[0-9]+-[0-9]+$',
+      description: "Ports the browser servers bind, as 'FIRST-LAST' (default: any free port). Give at least twice as many as the process runs servers: a recycled server's replacement starts while it drains.",
+    },
     advertiseHost: { type: 'string', minLength: 1, description: 'Host proxies dial to reach this machine\'s browser servers (default: workerHost).' },
     executablePath: { type: 'string', minLength: 1, description: 'Browser binary (default: /usr/bin/chromium when present, else Playwright\'s own install).' },
     launchArgs: { type: 'array', items: { type: 'string' }, default: [], description: 'Extra browser command-line flags.' },
     maxConcurrentSessions: { type: 'integer', minimum: 1, default: 5, description: 'Sessions one browser server runs at once.' },
-    maxLifetimeSessions: { type: 'integer', minimum: 1, default: 50, description: 'Sessions after which a browser server is drained and replaced.' },
+    maxLifetimeSessions: { type: 'integer', minimum: 1, maximum: 999999, default: 50, description: 'Sessions after which a browser server is drained and replaced.' },
     heartbeatInterval: seconds(5, 'How often a worker refreshes its record.'),
     redisKeyTtl: seconds(60, 'TTL of a worker record; must exceed heartbeatInterval.'),
     staleThreshold: seconds(30, 'Heartbeat age after which a worker is not selected and is reaped; must exceed heartbeatInterval.'),
@@ -54,13 +61,18 @@ export const configSchema = {
     shutdownCommandTtl: seconds(60, 'TTL of a shutdown command; must exceed heartbeatInterval.'),
     drainTimeout: seconds(300, 'Longest a draining worker waits for its sessions to close.'),
     queueSize: { type: 'integer', minimum: 0, default: 100, description: 'Clients that may wait for a browser, per type (0: no queue).' },
-    queueTimeout: seconds(30, 'Longest a client waits in the queue before a 503.'),
+    queueTimeout: seconds(300, 'Longest a client waits in the queue before a 503 (as Selenium Grid: test runners hold a browser for a whole run, so queued clients wait that long).'),
     dialAttempts: { type: 'integer', minimum: 1, maximum: 10, default: 3, description: 'Workers tried when dialing the chosen one fails.' },
     reaperInProxy: { type: 'boolean', default: true, description: 'Run the reaper inside each proxy (when no reaper role runs in the process).' },
     adoptForeignWorkers: {
       type: 'boolean',
       default: true,
       description: 'Index workers registered by playwright-distributed (a SCAN of the keyspace every 2 heartbeats per proxy); turn off on a large shared Redis with no such workers.',
+    },
+    cdp: {
+      type: 'boolean',
+      default: true,
+      description: 'Serve DevTools-protocol clients (Puppeteer, connectOverCDP) on ws://HOST:PORT/cdp: each Chromium worker runs a CDP port where every client gets a browser process of its own.',
     },
     keepaliveInterval: { type: 'number', minimum: 0, default: 30, description: 'Ping idle clients this often; one silent for a whole interval after a ping is disconnected (0: off).' },
   },
@@ -80,10 +92,23 @@ export const configEnv = {
   PORT: 'port',
 } as const;
 
-/** Seed 003's timing rules; each broken rule is one message. */
+/** The ports of workerPorts ('FIRST-LAST'), or undefined when unset. */
+export function portRange(spec: string | undefined): { first: number; last: number } | undefined {
+  const m = /^(\d+)-(\d+)$/.exec(spec ?? '');
+  return m ? { first: Number(m[1]), last: Number(m[2]) } : undefined;
+}
+
+/** Seed 003's timing rules and the port range; each broken rule is one message. */
 export function checkTiming(c: BrowserGridConfig): string[] {
   const problems: string[] = [];
   const rule = (ok: boolean, text: string) => ok || problems.push(text);
+  const ports = portRange(c.workerPorts);
+  if (ports) {
+    const valid = ports.first >= 1 && ports.first <= ports.last && ports.last <= 65535;
+    rule(valid, `workerPorts "${c.workerPorts}": expected FIRST-LAST with 1 <= FIRST <= LAST <= 65535`);
+    const needed = c.workers * (c.browserTypes.length + (c.cdp && c.browserTypes.includes('chromium') ? 1 : 0));
+    rule(!valid || ports.last - ports.first + 1 >= needed, `workerPorts "${c.workerPorts}" holds ${ports.last - ports.first + 1} ports, fewer than the ${needed} this process binds (workers × browserTypes, plus a CDP port per Chromium worker when cdp is on)`);
+  }
   rule(c.heartbeatInterval < c.redisKeyTtl, `redisKeyTtl (${c.redisKeyTtl}s) must be greater than heartbeatInterval (${c.heartbeatInterval}s), or live workers expire`);
   rule(c.heartbeatInterval < c.staleThreshold, `staleThreshold (${c.staleThreshold}s) must be greater than heartbeatInterval (${c.heartbeatInterval}s), or the reaper removes live workers`);
   rule(c.heartbeatInterval < c.shutdownCommandTtl, `shutdownCommandTtl (${c.shutdownCommandTtl}s) must be greater than heartbeatInterval (${c.heartbeatInterval}s), or commands expire unseen`);

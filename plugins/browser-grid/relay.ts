@@ -24,7 +24,7 @@ export class DialError extends Error {
 }
 
 /** Opens a connection to a worker endpoint and replays the client's upgrade request on it. */
-export function dialUpgrade(endpoint: string, req: IncomingMessage, timeoutMs: number): Promise<Dialed> {
+export function dialUpgrade(endpoint: string, req: Pick<IncomingMessage, 'rawHeaders'>, timeoutMs: number): Promise<Dialed> {
   const url = new URL(endpoint);
   const secure = url.protocol === 'wss:';
   const port = Number(url.port) || (secure ? 443 : 80);
@@ -71,17 +71,30 @@ export function dialUpgrade(endpoint: string, req: IncomingMessage, timeoutMs: n
  * Relays two upgraded sockets both ways; resolves once both are closed.
  * Client→worker bytes are piped as they are; worker→client bytes too, with
  * only their frame headers read so a keepalive ping can go in between frames.
+ * `onFirstClientBytes` runs once, when the client sends its first bytes after the upgrade.
  */
-export function pipeBoth(client: Socket, worker: Socket, clientHead: Buffer, keepaliveMs: number): Promise<void> {
+export function pipeBoth(client: Socket, worker: Socket, clientHead: Buffer, keepaliveMs: number, onFirstClientBytes?: () => void): Promise<void> {
   for (const s of [client, worker]) {
     s.setNoDelay(true);
     s.setKeepAlive(true, 15_000);
   }
-  if (clientHead.length) worker.write(clientHead);
+  let spoke = false;
+  const heard = () => {
+    if (spoke) return;
+    spoke = true;
+    onFirstClientBytes?.();
+  };
+  if (clientHead.length) {
+    worker.write(clientHead);
+    heard();
+  }
   client.pipe(worker);
   const boundaries = new FrameBoundaries();
   const alive = keepaliveMs > 0 ? keepalive({ write: (b) => client.write(b), end: () => client.destroy() }, boundaries, keepaliveMs) : undefined;
-  client.on('data', () => alive?.heardFromClient());
+  client.on('data', () => {
+    heard();
+    alive?.heardFromClient();
+  });
   worker.on('data', (chunk: Buffer) => {
     boundaries.feed(chunk);
     if (!client.write(chunk)) worker.pause();

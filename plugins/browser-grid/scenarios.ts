@@ -9,7 +9,7 @@ type Ctx = RoleContext<BrowserGridConfig, BrowserGridKeys>;
 async function register(ctx: Ctx, workerId: string, status = 'available'): Promise<void> {
   const browserType = 'chromium';
   await ctx.scripts.run('touchWorker', {
-    keys: { worker: { browserType, workerId }, active: {}, lifetime: {}, workerIndex: { browserType }, freeIndex: { browserType } },
+    keys: { worker: { browserType, workerId }, active: {}, lifetime: {}, workerIndex: { browserType }, freeIndex: { browserType }, versions: { browserType } },
     args: {
       ref: `${browserType}:${workerId}`,
       nowMs: ctx.clock.now(),
@@ -26,7 +26,7 @@ async function register(ctx: Ctx, workerId: string, status = 'available'): Promi
 function select(ctx: Ctx, connectionId: string, ticket = '') {
   const browserType = 'chromium';
   return ctx.scripts.run('selectWorker', {
-    keys: { active: {}, lifetime: {}, workerIndex: { browserType }, freeIndex: { browserType }, queue: { browserType }, leases: { proxyId: 'p1' } },
+    keys: { active: {}, lifetime: {}, workerIndex: { browserType }, freeIndex: { browserType }, queue: { browserType, version: '1.0' }, leases: { proxyId: 'p1' }, versions: { browserType } },
     args: {
       nowMs: ctx.clock.now(),
       staleMs: ctx.config.staleThreshold * 1000,
@@ -35,6 +35,8 @@ function select(ctx: Ctx, connectionId: string, ticket = '') {
       connectionId,
       ticket,
       exclude: '',
+      version: '1.0',
+      protocol: 'playwright',
     },
   });
 }
@@ -42,7 +44,7 @@ function select(ctx: Ctx, connectionId: string, ticket = '') {
 export const scenarios: Scenario<BrowserGridConfig, BrowserGridKeys>[] = [
   {
     name: 'workers register, sessions are selected and leased, a client queues, a worker is told to shut down',
-    expects: ['worker', 'activeConnections', 'lifetimeConnections', 'shutdownCommand', 'workerIndex', 'freeIndex', 'proxyIndex', 'leases', 'queue'],
+    expects: ['worker', 'activeConnections', 'lifetimeConnections', 'shutdownCommand', 'workerIndex', 'freeIndex', 'versions', 'proxyIndex', 'leases', 'queue'],
     async run(ctx) {
       await register(ctx, 'w1');
       await register(ctx, 'w2');
@@ -50,7 +52,7 @@ export const scenarios: Scenario<BrowserGridConfig, BrowserGridKeys>[] = [
       await select(ctx, 'c1');
       await select(ctx, 'c2');
       await ctx.scripts.run('enqueue', {
-        keys: { queue: { browserType: 'chromium' } },
+        keys: { queue: { browserType: 'chromium', version: '1.0' } },
         args: { ticket: `${ctx.clock.now() + 60_000}:p1:t1`, nowMs: ctx.clock.now(), maxQueue: 10 },
       });
       await ctx.backend.send(['SET', ctx.keys.shutdownCommand({ browserType: 'chromium', workerId: 'w1' }), 'shutdown', 'EX', ctx.config.shutdownCommandTtl, 'NX']);

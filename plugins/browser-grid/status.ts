@@ -12,6 +12,8 @@ export interface WorkerStatus {
   workerId: string;
   status: string;
   endpoint: string;
+  /** Playwright version of its browser server ('' while unknown). */
+  version: string;
   active: number;
   lifetime: number;
   heartbeatAgeMs: number | null;
@@ -27,6 +29,8 @@ export interface TypeTotals {
   /** Sessions that could start right now without queueing. */
   free: number;
   queued: number;
+  /** Playwright major.minor versions live workers serve. */
+  versions: string[];
 }
 
 export interface GridStatus {
@@ -39,20 +43,33 @@ export async function gridStatus(
   keys: KeyBuilders<BrowserGridKeys>,
   opts: { nowMs: number; staleMs: number; maxConcurrent: number },
 ): Promise<GridStatus> {
-  const indexed = await backend.pipeline(browserTypes.flatMap((t) => [['ZRANGE', keys.workerIndex({ browserType: t }), 0, -1], ['ZCARD', keys.queue({ browserType: t })]]));
+  const indexed = await backend.pipeline(browserTypes.flatMap((t) => [['ZRANGE', keys.workerIndex({ browserType: t }), 0, -1], ['HGETALL', keys.versions({ browserType: t })]]));
   const refs = browserTypes.flatMap((_t, i) => (indexed[i * 2] as string[]) ?? []);
+  const versions = browserTypes.map((_t, i) => {
+    const flat = (indexed[i * 2 + 1] as string[]) ?? [];
+    return flat.filter((_v, j) => j % 2 === 0 && opts.nowMs - Number(flat[j + 1]) <= opts.staleMs).sort();
+  });
+  const queues = await backend.pipeline(
+    browserTypes.flatMap((t, i) => [...versions[i]!, 'any'].map((version) => ['ZCARD', keys.queue({ browserType: t, version })] as [string, ...string[]])),
+  );
+  const queued: number[] = [];
+  let at = 0;
+  browserTypes.forEach((_t, i) => {
+    queued[i] = 0;
+    for (let n = 0; n <= versions[i]!.length; n++) queued[i] += Number(queues[at++] ?? 0);
+  });
   const replies = await backend.pipeline(
     refs.flatMap((ref) => {
       const { browserType, workerId } = parseRef(ref);
       return [
-        ['HMGET', keys.worker({ browserType, workerId }), 'status', 'lastHeartbeat', 'wsEndpoint', 'endpoint'],
+        ['HMGET', keys.worker({ browserType, workerId }), 'status', 'lastHeartbeat', 'wsEndpoint', 'endpoint', 'version'],
         ['HGET', keys.activeConnections(), ref],
         ['HGET', keys.lifetimeConnections(), ref],
       ] as [string, ...string[]][];
     }),
   );
   const workers: WorkerStatus[] = refs.map((ref, i) => {
-    const [status, beat, wsEndpoint, endpoint] = (replies[i * 3] as (string | null)[]) ?? [];
+    const [status, beat, wsEndpoint, endpoint, version] = (replies[i * 3] as (string | null)[]) ?? [];
     const ms = heartbeatMs(beat);
     const age = ms === undefined ? null : opts.nowMs - ms;
     return {
@@ -60,6 +77,7 @@ export async function gridStatus(
       ...parseRef(ref),
       status: status ?? 'gone',
       endpoint: wsEndpoint ?? endpoint ?? '',
+      version: version ?? '',
       active: Number(replies[i * 3 + 1] ?? 0),
       lifetime: Number(replies[i * 3 + 2] ?? 0),
       heartbeatAgeMs: age,
@@ -77,7 +95,8 @@ export async function gridStatus(
       stale: mine.length - live.length,
       active: mine.reduce((n, w) => n + w.active, 0),
       free: live.filter((w) => w.status === 'available').reduce((n, w) => n + Math.max(0, opts.maxConcurrent - w.active), 0),
-      queued: Number(indexed[i * 2 + 1] ?? 0),
+      queued: queued[i]!,
+      versions: versions[i]!,
     };
   });
   return { workers, types };

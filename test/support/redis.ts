@@ -16,6 +16,10 @@ export interface RedisServer {
   stop(hard?: boolean): Promise<void>;
   /** Stops and starts it again on the same port (data is not kept). */
   restart(): Promise<void>;
+  /** Kills it (SIGKILL) and keeps it down until `up()`: clients see Redis unreachable. */
+  down(): Promise<void>;
+  /** Starts it again after `down()`, on the same port, empty. */
+  up(): Promise<void>;
 }
 
 export interface RedisCluster {
@@ -112,6 +116,13 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
     },
     async restart() {
       await killAndWait(child, 'SIGKILL');
+      child = startProcess(port, dir, extra);
+      await waitForPing(port, undefined, cliArgs);
+    },
+    async down() {
+      await killAndWait(child, 'SIGKILL');
+    },
+    async up() {
       child = startProcess(port, dir, extra);
       await waitForPing(port, undefined, cliArgs);
     },

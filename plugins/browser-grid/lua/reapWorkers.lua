@@ -11,11 +11,11 @@
 -- ARGV[3] staleMs
 -- ARGV[4] limit                   most workers looked at in one call
 -- Returns the refs reaped.
+-- @include version
 local cutoff = tonumber(ARGV[2]) - tonumber(ARGV[3])
 local reaped = {}
 for _, ref in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', '(' .. cutoff, 'LIMIT', 0, tonumber(ARGV[4]))) do
-  local beat = tonumber(redis.call('HGET', ARGV[1] .. ref, 'lastHeartbeat'))
-  if beat and beat < 100000000000 then beat = beat * 1000.0 end -- a float: the embedded Lua has 32-bit integers
+  local beat = heartbeatMs(redis.call('HGET', ARGV[1] .. ref, 'lastHeartbeat'))
   if beat and beat >= cutoff then
     redis.call('ZADD', KEYS[3], beat, ref)
   else

@@ -5,6 +5,7 @@
 -- KEYS[2] lifetime = lifetimeConnections
 -- KEYS[3] freeIndex               freeIndex of the worker's browser type
 -- KEYS[4] leases                  the proxy's leases
+-- KEYS[5] versions                the type's versions served
 -- ARGV[1] workerHead @head worker
 -- ARGV[2] connectionId
 -- ARGV[3] nowMs
@@ -13,6 +14,7 @@
 -- ARGV[6] maxLifetime
 -- ARGV[7] rollback                '1' when the session never started (failed dial): the lifetime count goes back too
 -- Returns {released, free}: released 0 when the lease was already gone; free 1 when the worker can take a session again.
+-- @include version
 local ref = redis.call('HGET', KEYS[4], ARGV[2])
 if not ref then return {0, 0} end
 redis.call('HDEL', KEYS[4], ARGV[2])
@@ -26,13 +28,14 @@ end
 local lifetime = tonumber(redis.call('HGET', KEYS[2], ref)) or 0
 if ARGV[7] == '1' and lifetime > 0 then lifetime = redis.call('HINCRBY', KEYS[2], ref, -1) end
 
-local state = redis.call('HMGET', ARGV[1] .. ref, 'status', 'lastHeartbeat')
-local beat = tonumber(state[2])
+local state = redis.call('HMGET', ARGV[1] .. ref, 'status', 'lastHeartbeat', 'version')
+local beat = heartbeatMs(state[2])
 if not beat then return {1, 0} end
-if beat < 100000000000 then beat = beat * 1000.0 end -- a float: the embedded Lua has 32-bit integers
 if state[1] == 'available' and tonumber(ARGV[3]) - beat <= tonumber(ARGV[4])
     and active < tonumber(ARGV[5]) and lifetime < tonumber(ARGV[6]) then
-  redis.call('ZADD', KEYS[3], lifetime, ref)
+  redis.call('ZADD', KEYS[3], versionBand(state[3]) + lifetime, ref)
+  local mm = majorMinor(state[3])
+  if mm then redis.call('HSET', KEYS[5], mm, tonumber(ARGV[3])) end
   return {1, 1}
 end
 return {1, 0}

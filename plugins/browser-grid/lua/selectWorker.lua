@@ -1,16 +1,18 @@
 -- selectWorker: seed 000's selector at a cost that does not grow with the fleet.
--- Eligible: available, live heartbeat, active < maxConcurrent, lifetime < maxLifetime.
+-- Eligible: available, live heartbeat, active < maxConcurrent, lifetime < maxLifetime,
+-- and speaking the client's Playwright major.minor (its band of freeIndex).
 -- margin = max(1, floor(maxLifetime / workers)); prefer the highest lifetime below
 -- (maxLifetime - margin), ties to fewer active; else any eligible. Reads only the top
--- of freeIndex, dropping members it finds ineligible (they come back on their heartbeat).
+-- of the band, dropping members it finds ineligible (they come back on their heartbeat).
 -- Waiting clients are served first come first served: a call without a ticket gets
--- 'queued' while anyone waits, and a ticket gets 'wait' until it is at the head.
+-- 'queued' while anyone of its version waits, and a ticket gets 'wait' until it is at the head.
 -- KEYS[1] active = activeConnections
 -- KEYS[2] lifetime = lifetimeConnections
 -- KEYS[3] workerIndex
 -- KEYS[4] freeIndex
--- KEYS[5] queue
+-- KEYS[5] queue                   the queue of the client's type and version
 -- KEYS[6] leases                  the calling proxy's leases
+-- KEYS[7] versions                the type's versions served
 -- ARGV[1] workerHead @head worker
 -- ARGV[2] nowMs
 -- ARGV[3] staleMs
@@ -19,22 +21,66 @@
 -- ARGV[6] connectionId            lease field for the new session
 -- ARGV[7] ticket                  the caller's queue ticket, or '' when it has none
 -- ARGV[8] exclude                 refs not to pick, comma-separated (workers a dial just failed on)
+-- ARGV[9] version                 the client's Playwright major.minor, or '' for any
+-- ARGV[10] protocol               'cdp' for a DevTools-protocol client: only workers with a cdpEndpoint, which is returned
 -- Returns {'ok', ref, endpoint, lifetime, active} | {'none'} | {'queued'} | {'wait'}
+--   | {'absent'} when no worker of the type is registered at all (waiting would be pointless)
+--   | {'noversion', 'v1,v2'} when no live worker speaks the client's version: the versions served
+-- @include version
 local now = tonumber(ARGV[2])
 local stale = tonumber(ARGV[3])
 local maxConcurrent = tonumber(ARGV[4])
 local maxLifetime = tonumber(ARGV[5])
 local ticket = ARGV[7]
+local want = ARGV[9]
+local cdp = ARGV[10] == 'cdp'
+
+if redis.call('ZCARD', KEYS[3]) == 0 then return {'absent'} end
+
+-- The versions live workers speak: seen within the stale threshold (a coord worker's
+-- heartbeat, a release), or with a worker free in its band right now (an idle foreign
+-- worker, whose heartbeat only its own hash sees). Others are dropped.
+local function servedVersions()
+  local served = {}
+  local seen = redis.call('HGETALL', KEYS[7])
+  for i = 1, #seen, 2 do
+    local band = versionBand(seen[i])
+    if now - tonumber(seen[i + 1]) <= stale or redis.call('ZCOUNT', KEYS[4], band, '(' .. (band + 1000000)) > 0 then
+      served[#served + 1] = seen[i]
+    else
+      redis.call('HDEL', KEYS[7], seen[i])
+    end
+  end
+  return served
+end
+local bands = {}
+local recent = want ~= '' and tonumber(redis.call('HGET', KEYS[7], want))
+if recent and now - recent <= stale then
+  bands[1] = versionBand(want) -- the common case: one read
+elseif want == '' then
+  local served = servedVersions()
+  for _, mm in ipairs(served) do bands[#bands + 1] = versionBand(mm) end
+  bands[#bands + 1] = 0
+else
+  local served = servedVersions()
+  local known = false
+  for _, mm in ipairs(served) do known = known or mm == want end
+  if not known then
+    table.sort(served)
+    return {'noversion', table.concat(served, ',')}
+  end
+  bands[1] = versionBand(want)
+end
 
 -- tickets start with their deadline: drop the expired ones at the head
+local head
 while true do
-  local head = redis.call('ZRANGE', KEYS[5], 0, 0)[1]
+  head = redis.call('ZRANGE', KEYS[5], 0, 0)[1]
   if not head then break end
   local deadline = tonumber(string.match(head, '^(%d+):'))
   if deadline and deadline >= now then break end
   redis.call('ZREM', KEYS[5], head)
 end
-local head = redis.call('ZRANGE', KEYS[5], 0, 0)[1]
 if ticket == '' and head then return {'queued'} end
 if ticket ~= '' and head ~= ticket then return {'wait'} end
 
@@ -42,16 +88,15 @@ local excluded = {}
 for ref in string.gmatch(ARGV[8], '[^,]+') do excluded[ref] = true end
 
 local function eligible(ref)
-  local state = redis.call('HMGET', ARGV[1] .. ref, 'status', 'lastHeartbeat', 'wsEndpoint', 'endpoint')
-  local beat = tonumber(state[2])
+  local state = redis.call('HMGET', ARGV[1] .. ref, 'status', 'lastHeartbeat', 'wsEndpoint', 'endpoint', 'version', 'cdpEndpoint')
+  local beat = heartbeatMs(state[2])
   if not beat then return nil end
-  if beat < 100000000000 then beat = beat * 1000.0 end -- a float: the embedded Lua has 32-bit integers
   local active = tonumber(redis.call('HGET', KEYS[1], ref)) or 0
   local lifetime = tonumber(redis.call('HGET', KEYS[2], ref)) or 0
   if state[1] ~= 'available' or now - beat > stale or active >= maxConcurrent or lifetime >= maxLifetime then
     return nil
   end
-  return {endpoint = state[3] or state[4], active = active, lifetime = lifetime}
+  return {endpoint = state[3] or state[4], cdpEndpoint = state[6], active = active, lifetime = lifetime, band = versionBand(state[5])}
 end
 
 -- the best eligible worker among freeIndex members scored within [low, high], from the top
@@ -68,6 +113,8 @@ local function best(low, high)
         if not w then
           redis.call('ZREM', KEYS[4], ref) -- back at its next heartbeat or release
           removed = removed + 1
+        elseif cdp and not w.cdpEndpoint then
+          -- serves Playwright clients only (a playwright-distributed worker): passed over, kept
         elseif not pick or (w.lifetime == pick.lifetime and w.active < pick.active) then
           pick, pickRef = w, ref
         elseif w.lifetime < pick.lifetime then
@@ -83,8 +130,12 @@ end
 
 local workers = redis.call('ZCARD', KEYS[3])
 local margin = math.max(1, math.floor(maxLifetime / math.max(workers, 1)))
-local ref, w = best('-inf', '(' .. (maxLifetime - margin))
-if not ref then ref, w = best('-inf', '+inf') end
+local ref, w
+for _, band in ipairs(bands) do
+  ref, w = best(band, '(' .. (band + maxLifetime - margin))
+  if not ref then ref, w = best(band, '(' .. (band + 1000000)) end
+  if ref then break end
+end
 if not ref then return {'none'} end
 
 local active = redis.call('HINCRBY', KEYS[1], ref, 1)
@@ -92,8 +143,8 @@ local lifetime = redis.call('HINCRBY', KEYS[2], ref, 1)
 if active >= maxConcurrent or lifetime >= maxLifetime then
   redis.call('ZREM', KEYS[4], ref)
 else
-  redis.call('ZADD', KEYS[4], lifetime, ref)
+  redis.call('ZADD', KEYS[4], w.band + lifetime, ref)
 end
 redis.call('HSET', KEYS[6], ARGV[6], ref)
 if ticket ~= '' then redis.call('ZREM', KEYS[5], ticket) end
-return {'ok', ref, w.endpoint, lifetime, active}
+return {'ok', ref, cdp and w.cdpEndpoint or w.endpoint, lifetime, active}

@@ -10,19 +10,22 @@ import type { Role, RoleContext } from '../../../core/plugin.ts';
 import type { Subscriber } from '../../../core/backend.ts';
 import { channelBuilders } from '../../../core/contract.ts';
 import { Admission } from '../admission.ts';
-import { adoptWorkers } from '../adopt.ts';
+import { REDIS_CALL_MS, withDeadline } from '../deadline.ts';
+import { adoptRefs, adoptWorkers, fileVersion } from '../adopt.ts';
 import type { BrowserGridConfig } from '../config.ts';
 import { contract, type BrowserGridKeys } from '../contract.ts';
-import { browserTypes, parseRef } from '../refs.ts';
+import { browserTypes, clientVersion, parseRef } from '../refs.ts';
 import { dialUpgrade, DialError, pipeBoth } from '../relay.ts';
 import { gridStatus } from '../status.ts';
+import { enableNotifications, watchWorkers } from '../watch.ts';
 import { reaperLoop } from './reaper.ts';
 
 type Ctx = RoleContext<BrowserGridConfig, BrowserGridKeys>;
 
 const DIAL_TIMEOUT_MS = 10_000;
-/** Adoption of foreign workers runs every this many heartbeats. */
-const ADOPT_EVERY = 2;
+/** A SCAN for foreign workers runs every this many heartbeats: often without keyspace notifications, rarely (a safety net) with them. */
+const SCAN_EVERY = 2;
+const SCAN_EVERY_NOTIFIED = 12;
 
 export function proxyRole(ctx: Ctx): Role {
   const { config, logger, scripts, keys, backend, clock } = ctx;
@@ -35,12 +38,22 @@ export function proxyRole(ctx: Ctx): Role {
   const publishCapacity = async (browserType: string) => {
     await backend.send(['PUBLISH', channels.capacity!({ browserType }), '*']);
   };
-  const admission = new Admission(ctx, proxyId, publishCapacity);
+  /** False from the moment the backend reports Redis lost until this proxy's leases are restored. */
+  let redisUp = true;
+  let redisDownSince = 0;
+  /** The sessions this proxy relays now: connection id → worker ref (what restoreLeases files again). */
+  const live = new Map<string, string>();
+  const admission = new Admission(ctx, proxyId, publishCapacity, (ref, connectionId) => release(ref, connectionId, true), () => redisUp);
   waitingHere = () => admission.waiting;
   let subscriber: Subscriber | undefined;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   let reaper: { stop(): Promise<void> } | undefined;
   let beats = 0;
+  let beating = false;
+  /** Keyspace notifications on: new workers and removed ones are seen at once. */
+  let notified = false;
+  /** Worker refs known to be in the indexes (or being adopted), so a heartbeat's HSET costs nothing. */
+  const known = new Set<string>();
   /** Releases that failed (Redis unreachable) and are retried on each heartbeat. */
   const pendingReleases: [ref: string, connectionId: string][] = [];
 
@@ -50,8 +63,8 @@ export function proxyRole(ctx: Ctx): Role {
   async function release(ref: string, connectionId: string, rollback: boolean): Promise<void> {
     const { browserType } = parseRef(ref);
     try {
-      const [, free] = (await scripts.run('releaseConnection', {
-        keys: { active: {}, lifetime: {}, freeIndex: { browserType }, leases: { proxyId } },
+      const [, free] = (await withDeadline(scripts.run('releaseConnection', {
+        keys: { active: {}, lifetime: {}, freeIndex: { browserType }, leases: { proxyId }, versions: { browserType } },
         args: {
           connectionId,
           nowMs: clock.now(),
@@ -60,11 +73,79 @@ export function proxyRole(ctx: Ctx): Role {
           maxLifetime: config.maxLifetimeSessions,
           rollback: rollback ? '1' : '0',
         },
-      })) as [number, number];
+      }), REDIS_CALL_MS)) as [number, number];
       if (free === 1) await publishCapacity(browserType);
     } catch (error) {
+      // a lease is given back at most once, so retrying is safe even if the first call lands late
       logger.warn('release failed; will retry', { worker: ref, error: (error as Error).message });
-      if (!rollback) pendingReleases.push([ref, connectionId]);
+      pendingReleases.push([ref, connectionId]);
+    }
+  }
+
+  /** Files again every session this proxy relays whose lease Redis lost (it restarted empty). */
+  async function restoreLeases(): Promise<void> {
+    if (!live.size) return;
+    const snapshot = [...live];
+    const restored = (await withDeadline(
+      scripts.run('restoreLeases', { keys: { active: {}, leases: { proxyId } }, args: { sessions: snapshot.flat() } }),
+      REDIS_CALL_MS,
+    )) as string[];
+    if (!restored.length) return;
+    logger.info('restored leases Redis had lost', { sessions: restored.length });
+    // a session that ended while the call was in flight is given back again
+    const sent = new Map(snapshot);
+    for (const connectionId of restored) {
+      if (!live.has(connectionId)) await release(sent.get(connectionId)!, connectionId, false);
+    }
+  }
+
+  /** A worker's hash was written: a worker registered by another implementation is adopted at once. */
+  async function workerWritten(ref: string): Promise<void> {
+    if (known.has(ref)) return;
+    known.add(ref);
+    try {
+      const adopted = await adoptRefs(ctx, [ref]);
+      if (adopted.length) {
+        logger.info('adopted workers registered by another implementation', { workers: adopted });
+        await publishCapacity(parseRef(ref).browserType);
+      }
+    } catch (error) {
+      known.delete(ref); // tried again on its next heartbeat
+      logger.warn('adopting a worker failed', { worker: ref, error: (error as Error).message });
+    }
+  }
+
+  /** A worker's hash was deleted or expired: its counter fields and index entries go with it. */
+  async function workerGone(ref: string): Promise<void> {
+    known.delete(ref);
+    const { browserType, workerId } = parseRef(ref);
+    await scripts
+      .run('removeWorker', {
+        keys: { worker: { browserType, workerId }, active: {}, lifetime: {}, workerIndex: { browserType }, freeIndex: { browserType } },
+        args: { ref },
+      })
+      .catch((error) => logger.warn('removing a departed worker failed', { worker: ref, error: (error as Error).message }));
+  }
+
+  /** Keyspace notifications (again after a Redis restart, which forgets them) and one SCAN for workers registered meanwhile. */
+  async function watchForeignWorkers(): Promise<void> {
+    if (!config.adoptForeignWorkers) return;
+    known.clear();
+    notified = await enableNotifications(ctx);
+    const adopted = await adoptWorkers(ctx);
+    if (adopted.length) logger.info('adopted workers registered by another implementation', { workers: adopted });
+  }
+
+  /** Redis came back: leases first, then admissions, so no new client is counted against a forgotten one. */
+  async function redisReturned(): Promise<void> {
+    try {
+      await ctx.backend.send(['ZADD', keys.proxyIndex(), clock.now(), proxyId]);
+      await restoreLeases();
+      void watchForeignWorkers().catch(() => {});
+      redisUp = true;
+      logger.info('Redis reachable again; admitting clients', { downForMs: clock.now() - redisDownSince });
+    } catch (error) {
+      logger.warn('restoring leases failed; retrying on the next heartbeat', { error: (error as Error).message });
     }
   }
 
@@ -82,24 +163,43 @@ export function proxyRole(ctx: Ctx): Role {
     socket.once('close', () => sockets.delete(socket));
     socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://proxy');
-    if (url.pathname !== '/') return reject(socket, 404, `no such path ${url.pathname}; connect to ws://HOST:PORT/?browser=chromium`);
+    const protocol = url.pathname === '/cdp' ? 'cdp' : 'playwright';
+    if (url.pathname !== '/' && protocol !== 'cdp') {
+      return reject(socket, 404, `no such path ${url.pathname}; connect to ws://HOST:PORT/?browser=chromium (Playwright) or ws://HOST:PORT/cdp (Puppeteer, connectOverCDP)`);
+    }
     if (!authorized(req, url)) return reject(socket, 401, 'missing or wrong token');
-    const browserType = url.searchParams.get('browser') ?? config.defaultBrowserType;
+    if (!redisUp) return reject(socket, 503, 'grid unavailable: cannot reach Redis', 5);
+    const browserType = protocol === 'cdp' ? 'chromium' : (url.searchParams.get('browser') ?? config.defaultBrowserType);
     if (!(browserTypes as readonly string[]).includes(browserType)) {
       return reject(socket, 400, `unknown browser "${browserType}"; expected one of ${browserTypes.join(', ')}`);
     }
+    // the DevTools protocol does not depend on the client's Playwright version
+    const version = protocol === 'cdp' ? '' : clientVersion(req.headers['user-agent']);
     const gone = new AbortController();
     socket.once('close', () => gone.abort());
     const connectionId = randomUUID().replaceAll('-', '');
     const exclude: string[] = [];
     const started = clock.now();
+    /** The last answer a worker refused the session with, forwarded when no other worker took it. */
+    let refusal: Buffer | undefined;
     for (let attempt = 1; attempt <= config.dialAttempts; attempt++) {
       let admitted;
       try {
-        admitted = await admission.acquire(browserType, connectionId, exclude, gone.signal);
+        admitted = await admission.acquire(browserType, version, connectionId, exclude, gone.signal, protocol);
       } catch (error) {
         logger.error('selection failed', { error: (error as Error).message });
         return reject(socket, 503, 'grid unavailable: cannot reach Redis', 5);
+      }
+      if (admitted.kind === 'absent') {
+        metrics.connections.inc({ browser: browserType, result: 'no_worker' });
+        const what = protocol === 'cdp' ? 'Chromium worker serving CDP (browser-grid.cdp)' : `${browserType} worker`;
+        return reject(socket, 503, `No available servers: no ${what} is registered in the grid`, 5);
+      }
+      if (admitted.kind === 'noversion') {
+        metrics.connections.inc({ browser: browserType, result: 'no_version' });
+        const served = admitted.versions.length ? `its ${browserType} workers speak Playwright ${admitted.versions.join(', ')}` : `no ${browserType} worker has a known Playwright version yet`;
+        const newest = admitted.versions.at(-1);
+        return reject(socket, 428, `Playwright ${version} is not served by this grid: ${served}. Connect with a client of a served version${newest ? ` (e.g. npm i -D playwright@${newest})` : ''}.`, undefined, { clientVersion: version, versions: admitted.versions });
       }
       if (admitted.kind === 'full') {
         metrics.connections.inc({ browser: browserType, result: 'queue_full' });
@@ -114,7 +214,6 @@ export function proxyRole(ctx: Ctx): Role {
         return;
       }
       metrics.selectSeconds.observe((clock.now() - started) / 1000);
-      if (admitted.lifetime >= config.maxLifetimeSessions) void sendShutdown(admitted.ref).catch(() => {});
       let dialed;
       try {
         dialed = await dialUpgrade(admitted.endpoint, req, DIAL_TIMEOUT_MS);
@@ -130,24 +229,42 @@ export function proxyRole(ctx: Ctx): Role {
         await release(admitted.ref, connectionId, true);
         return;
       }
-      socket.write(dialed.response);
       if (dialed.status !== 101) {
-        // the worker refused the session itself (e.g. 428: client and server Playwright versions differ)
+        // The worker refused the session itself (428: its Playwright version is not the client's).
+        // Given back whole, so it is not penalised; the client tries the next worker of its version.
         metrics.connections.inc({ browser: browserType, result: `worker_${dialed.status}` });
         dialed.socket.destroy();
-        socket.end();
         await release(admitted.ref, connectionId, true);
-        return;
+        exclude.push(admitted.ref);
+        refusal = dialed.response;
+        const spoken = /server version: v(\d+\.\d+)/.exec(dialed.response.toString('utf8'))?.[1];
+        logger.warn('worker refused the session; trying another', { worker: admitted.ref, status: dialed.status, clientVersion: version, serverVersion: spoken });
+        if (spoken) await fileVersion(ctx, admitted.ref, spoken).catch(() => {});
+        continue;
       }
+      socket.write(dialed.response);
       metrics.connections.inc({ browser: browserType, result: 'relayed' });
       metrics.relays.inc();
-      const relay = pipeBoth(socket, dialed.socket, head, config.keepaliveInterval * 1000).then(async () => {
+      live.set(connectionId, admitted.ref);
+      // A session counts once the client speaks: one that hangs up before its first message
+      // (a churned connect) is rolled back whole, so it can neither use up nor recycle a worker.
+      let used = false;
+      const firstMessage = () => {
+        used = true;
+        if (admitted.lifetime >= config.maxLifetimeSessions) void sendShutdown(admitted.ref).catch(() => {});
+      };
+      const relay = pipeBoth(socket, dialed.socket, head, config.keepaliveInterval * 1000, firstMessage).then(async () => {
         metrics.relays.dec();
-        await release(admitted.ref, connectionId, false);
+        live.delete(connectionId);
+        await release(admitted.ref, connectionId, !used);
       });
       relays.add(relay);
       await relay;
       relays.delete(relay);
+      return;
+    }
+    if (refusal) {
+      if (!socket.destroyed) socket.end(refusal);
       return;
     }
     metrics.connections.inc({ browser: browserType, result: 'dial_failed' });
@@ -169,11 +286,14 @@ export function proxyRole(ctx: Ctx): Role {
       if (url.pathname === '/status' || url.pathname === '/metrics') {
         if (!authorized(req, url)) return send(401, errorBody(401, 'missing or wrong token'));
         if (url.pathname === '/metrics') return send(200, await metrics.registry.metrics(), metrics.registry.contentType);
-        const status = await gridStatus(backend, keys, {
-          nowMs: clock.now(),
-          staleMs: config.staleThreshold * 1000,
-          maxConcurrent: config.maxConcurrentSessions,
-        });
+        if (!redisUp) {
+          const body = { error: { code: 503, message: 'grid unavailable: cannot reach Redis' }, proxyId, redis: 'unreachable', redisDownForMs: clock.now() - redisDownSince, relaying: live.size };
+          return send(503, JSON.stringify(body, null, 2), 'application/json', { 'retry-after': '5' });
+        }
+        const status = await withDeadline(
+          gridStatus(backend, keys, { nowMs: clock.now(), staleMs: config.staleThreshold * 1000, maxConcurrent: config.maxConcurrentSessions }),
+          REDIS_CALL_MS,
+        );
         return send(200, JSON.stringify({ proxyId, waitingHere: admission.waiting, ...status }, null, 2));
       }
       if (url.pathname === '/') {
@@ -186,29 +306,46 @@ export function proxyRole(ctx: Ctx): Role {
   }
 
   async function beat(): Promise<void> {
+    if (beating) return; // the last one still waits for Redis
+    beating = true;
     try {
+      if (!redisUp) return await redisReturned();
       await backend.send(['ZADD', keys.proxyIndex(), clock.now(), proxyId]);
-      while (pendingReleases.length) {
-        const [ref, connectionId] = pendingReleases[0]!;
-        await release(ref, connectionId, false);
-        pendingReleases.shift();
-      }
-      if (config.adoptForeignWorkers && ++beats % ADOPT_EVERY === 1) {
+      await restoreLeases();
+      for (const [ref, connectionId] of pendingReleases.splice(0)) await release(ref, connectionId, false);
+      if (config.adoptForeignWorkers && ++beats % (notified ? SCAN_EVERY_NOTIFIED : SCAN_EVERY) === 0) {
         const adopted = await adoptWorkers(ctx);
         if (adopted.length) logger.info('adopted workers registered by another implementation', { workers: adopted });
       }
     } catch (error) {
       logger.warn('proxy heartbeat failed', { error: (error as Error).message });
+    } finally {
+      beating = false;
     }
   }
 
   return {
     async start() {
+      backend.onState((state) => {
+        if (state === 'ready') {
+          if (!redisUp) void redisReturned();
+        } else if (redisUp) {
+          redisUp = false;
+          redisDownSince = clock.now();
+          logger.warn('Redis unreachable; answering 503 until it returns', { state });
+          admission.wakeAll();
+        }
+      });
       subscriber = await backend.subscriber();
       subscriber.onMessage(({ channel }) => {
         for (const t of browserTypes) if (channel === channels.capacity!({ browserType: t })) admission.wake(t);
       });
       await subscriber.subscribe(...browserTypes.map((t) => channels.capacity!({ browserType: t })));
+      if (config.adoptForeignWorkers) {
+        await watchWorkers(ctx, subscriber, { written: (ref) => void workerWritten(ref), gone: (ref) => void workerGone(ref) });
+        await watchForeignWorkers();
+        if (!notified) logger.info('keyspace notifications unavailable (CONFIG SET refused): foreign workers are found by a SCAN every 2 heartbeats');
+      }
       await beat();
       heartbeat = setInterval(() => void beat(), config.heartbeatInterval * 1000);
       if (config.reaperInProxy && !ctx.roles.includes('reaper')) reaper = reaperLoop(ctx);
@@ -239,15 +376,17 @@ export function proxyRole(ctx: Ctx): Role {
   };
 }
 
-function errorBody(code: number, message: string): string {
-  return JSON.stringify({ error: { code, message } });
+function errorBody(code: number, message: string, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({ error: { code, message, ...extra } });
 }
 
-const REASONS: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 429: 'Too Many Requests', 502: 'Bad Gateway', 503: 'Service Unavailable' };
+const REASONS: Record<number, string> = {
+  400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 428: 'Precondition Required', 429: 'Too Many Requests', 502: 'Bad Gateway', 503: 'Service Unavailable',
+};
 
 /** Answers an upgrade request with an HTTP error and closes the socket. */
-function reject(socket: Socket, code: number, message: string, retryAfter?: number): void {
-  const body = errorBody(code, message);
+function reject(socket: Socket, code: number, message: string, retryAfter?: number, extra?: Record<string, unknown>): void {
+  const body = errorBody(code, message, extra);
   const head = [
     `HTTP/1.1 ${code} ${REASONS[code] ?? 'Error'}`,
     'Content-Type: application/json',

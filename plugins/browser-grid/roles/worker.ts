@@ -1,16 +1,21 @@
 // The worker role: runs browser servers and keeps each registered as seed 000
 // documents. A server that reaches its lifetime limit (or is told to shut down)
 // drains and is replaced by a fresh one under a new id, in this same process:
-// recycling needs no container restart policy.
+// recycling needs no container restart policy. The replacement starts when the
+// drain begins, so a long last session does not take the slots out meanwhile.
 import { randomUUID } from 'node:crypto';
 import type { BrowserServer } from 'playwright-core';
 import type { Role, RoleContext } from '../../../core/plugin.ts';
 import type { Subscriber } from '../../../core/backend.ts';
 import { channelBuilders } from '../../../core/contract.ts';
 import { launchBrowserServer, playwrightVersion } from '../browser.ts';
-import type { BrowserGridConfig } from '../config.ts';
+import { CdpFront } from '../cdp.ts';
+import { portRange, type BrowserGridConfig } from '../config.ts';
 import { contract, type BrowserGridKeys } from '../contract.ts';
+import { REDIS_CALL_MS, withDeadline } from '../deadline.ts';
 import { workerRef, type BrowserType } from '../refs.ts';
+import { PortPool } from '../ports.ts';
+import { establishedTo } from '../sockets.ts';
 
 type Ctx = RoleContext<BrowserGridConfig, BrowserGridKeys>;
 
@@ -21,10 +26,11 @@ export function workerRole(ctx: Ctx): Role {
   const loops: Promise<void>[] = [];
   let subscriber: Subscriber | undefined;
   let stopping = false;
+  const ports = new PortPool(config.workerHost, portRange(config.workerPorts));
 
   /** Starts one browser server of a type and files it with the running ones. */
   async function launch(browserType: BrowserType): Promise<WorkerInstance> {
-    const instance = new WorkerInstance(ctx, browserType, channels, subscriber!);
+    const instance = new WorkerInstance(ctx, browserType, channels, subscriber!, ports);
     instances.add(instance);
     void instance.finished.then(() => instances.delete(instance));
     try {
@@ -41,7 +47,7 @@ export function workerRole(ctx: Ctx): Role {
     let current = first;
     let backoff = 1000;
     while (!stopping) {
-      const why = await current.finished;
+      const why = await current.leaving;
       while (!stopping) {
         try {
           current = await launch(first.browserType);
@@ -59,6 +65,10 @@ export function workerRole(ctx: Ctx): Role {
 
   return {
     async start() {
+      // Redis came back (maybe empty): register again now, not at the next heartbeat
+      ctx.backend.onState((state) => {
+        if (state === 'ready') for (const instance of instances) void instance.beat();
+      });
       subscriber = await ctx.backend.subscriber();
       subscriber.onMessage(({ channel }) => {
         for (const instance of instances) if (instance.commandChannel === channel) void instance.drain('shutdown command');
@@ -92,6 +102,14 @@ class WorkerInstance {
   /** Resolves with the reason the server went away. */
   readonly finished: Promise<string>;
   private finish!: (why: string) => void;
+  /** Resolves when the server stops taking sessions (its drain begins) or goes away. */
+  readonly leaving: Promise<string>;
+  private leave!: (why: string) => void;
+  private port = 0;
+  private beating = false;
+  private cdp?: CdpFront;
+  private cdpPort = 0;
+  private cdpEndpoint = '';
   private server?: BrowserServer;
   private endpoint = '';
   private version = '';
@@ -107,10 +125,12 @@ class WorkerInstance {
     readonly browserType: BrowserType,
     private readonly channels: Record<string, (params?: Record<string, string | number>) => string>,
     private readonly subscriber: Subscriber,
+    private readonly ports: PortPool,
   ) {
     this.ref = workerRef(browserType, this.id);
     this.commandChannel = channels.shutdown!({ browserType, workerId: this.id });
     this.finished = new Promise((resolve) => (this.finish = resolve));
+    this.leaving = new Promise((resolve) => (this.leave = resolve));
   }
 
   private get log() {
@@ -119,29 +139,39 @@ class WorkerInstance {
 
   async start(): Promise<void> {
     const { config } = this.ctx;
+    this.port = await this.ports.take();
     this.server = await launchBrowserServer({
       browserType: this.browserType,
       host: config.workerHost,
+      port: this.port,
       executablePath: config.executablePath,
       args: config.launchArgs,
     });
     this.version = await playwrightVersion();
     const url = new URL(this.server.wsEndpoint());
+    this.port = Number(url.port);
     if (config.advertiseHost) url.hostname = config.advertiseHost;
     this.endpoint = url.toString();
+    if (config.cdp && this.browserType === 'chromium') {
+      this.cdp = new CdpFront(config.executablePath, config.launchArgs);
+      this.cdpPort = await this.cdp.start(config.workerHost, await this.ports.take());
+      const cdpUrl = new URL(`ws://${config.workerHost}:${this.cdpPort}/`);
+      if (config.advertiseHost) cdpUrl.hostname = config.advertiseHost;
+      this.cdpEndpoint = cdpUrl.toString();
+    }
     this.server.process().once('exit', () => {
       if (!this.closed) void this.remove().then(() => this.close('browser process exited'));
     });
     await this.subscriber.subscribe(this.commandChannel);
     await this.touch();
     this.heartbeat = setInterval(() => void this.beat(), config.heartbeatInterval * 1000);
-    this.log.info('browser server registered', { endpoint: this.endpoint });
+    this.log.info('browser server registered', { endpoint: this.endpoint, ...(this.cdpEndpoint ? { cdpEndpoint: this.cdpEndpoint } : {}) });
   }
 
   /** The keys touchWorker and removeWorker take: the worker's record, counters and indexes. */
   private keySlots() {
     const { browserType, id: workerId } = this;
-    return { worker: { browserType, workerId }, active: {}, lifetime: {}, workerIndex: { browserType }, freeIndex: { browserType } };
+    return { worker: { browserType, workerId }, active: {}, lifetime: {}, workerIndex: { browserType }, freeIndex: { browserType }, versions: { browserType } };
   }
 
   /** Writes every field again, so a Redis that lost its data has the worker back within one heartbeat. */
@@ -160,6 +190,9 @@ class WorkerInstance {
           'id', this.id,
           'browserType', this.browserType,
           'wsEndpoint', this.endpoint,
+          // playwright-distributed's proxy and monitor read `endpoint`
+          'endpoint', this.endpoint,
+          ...(this.cdpEndpoint ? ['cdpEndpoint', this.cdpEndpoint] : []),
           'status', this.status,
           'lastHeartbeat', Math.floor(clock.now() / 1000),
           'startedAt', this.startedAt,
@@ -171,7 +204,9 @@ class WorkerInstance {
     return reply[1] === 1;
   }
 
-  private async beat(): Promise<void> {
+  async beat(): Promise<void> {
+    if (this.beating || this.closed) return; // the last one still waits for Redis
+    this.beating = true;
     try {
       await this.touch();
       const command = await this.ctx.backend.send(['GET', this.ctx.keys.shutdownCommand({ browserType: this.browserType, workerId: this.id })]);
@@ -181,7 +216,15 @@ class WorkerInstance {
     } catch (error) {
       if (!this.redisDown) this.log.warn('heartbeat failed; retrying', { error: (error as Error).message });
       this.redisDown = true;
+    } finally {
+      this.beating = false;
     }
+  }
+
+  /** Sessions open on this server: the grid's count and the kernel's, whichever is higher (either may lag). */
+  private async openSessions(): Promise<number> {
+    const counted = await withDeadline(this.ctx.backend.send(['HGET', this.ctx.keys.activeConnections(), this.ref]), REDIS_CALL_MS).catch(() => null);
+    return Math.max(Number(counted ?? 0), (establishedTo(this.port) ?? 0) + (this.cdp?.sessions ?? 0));
   }
 
   /** Stops taking sessions, waits for the open ones (up to drainTimeout), deregisters, closes the browser. */
@@ -190,13 +233,10 @@ class WorkerInstance {
       const { config, clock } = this.ctx;
       this.log.info('draining', { reason });
       this.status = 'draining';
-      await this.touch().catch(() => {});
+      this.leave(reason);
+      await withDeadline(this.touch(), REDIS_CALL_MS).catch(() => {});
       const deadline = clock.now() + config.drainTimeout * 1000;
-      while (clock.now() < deadline) {
-        const active = await this.ctx.backend.send(['HGET', this.ctx.keys.activeConnections(), this.ref]).catch(() => null);
-        if (!active || Number(active) <= 0) break;
-        await clock.sleep(250);
-      }
+      while (clock.now() < deadline && (await this.openSessions()) > 0) await clock.sleep(250);
       await this.remove();
       await this.close(reason);
     })();
@@ -218,6 +258,10 @@ class WorkerInstance {
     clearInterval(this.heartbeat);
     await this.subscriber.unsubscribe(this.commandChannel).catch(() => {});
     await this.server?.close().catch(() => {});
+    await this.cdp?.close();
+    this.ports.release(this.port);
+    this.ports.release(this.cdpPort);
+    this.leave(why);
     this.finish(why);
   }
 }

@@ -1,0 +1,171 @@
+// DevTools-protocol (CDP) sessions, for Puppeteer (`puppeteer.connect({
+// browserWSEndpoint })`) and Playwright's `chromium.connectOverCDP()`. Each
+// client gets a Chromium process of its own, with its own profile folder,
+// killed when the client leaves. Why a process and not a context in a shared
+// browser: a CDP client speaks to the whole browser — it can list and attach
+// to every target (Target.getTargets, setDiscoverTargets, setAutoAttach) and
+// read every context's cookies (Storage.getCookies) — so a shared browser
+// would show each client the others' pages unless the protocol were rewritten
+// message by message. After the first CDP client, one warm spare process is
+// kept ready, so the next client does not wait for a launch (a worker that
+// never sees a CDP client runs no extra browser).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, connect as tcpConnect, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromiumFlags, systemChromium } from './browser.ts';
+
+const LAUNCH_TIMEOUT_MS = 30_000;
+
+interface Spare {
+  process: ChildProcess;
+  /** 'host:port' of its DevTools server. */
+  address: string;
+  /** '/devtools/browser/<id>'. */
+  path: string;
+  profile: string;
+}
+
+/** Launches one headless Chromium with a DevTools port, in a fresh profile. */
+function launch(executablePath: string, extraArgs: readonly string[]): Promise<Spare> {
+  const profile = mkdtempSync(join(tmpdir(), 'coord-cdp-'));
+  const runningAsRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const child = spawn(executablePath, [
+    '--headless=new', '--remote-debugging-address=127.0.0.1', '--remote-debugging-port=0', '--remote-allow-origins=*',
+    `--user-data-dir=${profile}`, ...chromiumFlags, ...(runningAsRoot ? ['--no-sandbox'] : []), ...extraArgs, 'about:blank',
+  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const fail = (why: string) => {
+      child.kill('SIGKILL');
+      rmSync(profile, { recursive: true, force: true });
+      reject(new Error(`cannot launch Chromium for a CDP session (${executablePath}): ${why}`));
+    };
+    const timer = setTimeout(() => fail(`no DevTools address within ${LAUNCH_TIMEOUT_MS} ms`), LAUNCH_TIMEOUT_MS);
+    child.once('error', (error) => (clearTimeout(timer), fail(error.message)));
+    child.once('exit', (code) => (clearTimeout(timer), fail(`exited with ${code}: ${text.trim().split('\n').at(-1)}`)));
+    child.stderr!.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      const m = /DevTools listening on ws:\/\/([^/\s]+)(\/devtools\/browser\/[\w-]+)/.exec(text);
+      if (!m) return;
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      child.stderr!.removeAllListeners('data');
+      child.stderr!.resume();
+      resolve({ process: child, address: m[1]!, path: m[2]!, profile });
+    });
+  });
+}
+
+function dispose(spare: Spare): void {
+  spare.process.once('exit', () => rmSync(spare.profile, { recursive: true, force: true }));
+  if (spare.process.exitCode === null && spare.process.signalCode === null) spare.process.kill('SIGKILL');
+  else rmSync(spare.profile, { recursive: true, force: true });
+}
+
+/** A worker's CDP front: a TCP port where each WebSocket upgrade gets a browser process of its own. */
+export class CdpFront {
+  private server?: Server;
+  private spare?: Promise<Spare>;
+  private readonly live = new Set<Socket>();
+  private closed = false;
+
+  constructor(
+    private readonly executablePath: string | undefined,
+    private readonly extraArgs: readonly string[],
+  ) {}
+
+  /** Sessions running now. */
+  get sessions(): number {
+    return this.live.size;
+  }
+
+  /** Listens on host:port (0: any); returns the port bound. */
+  async start(host: string, port: number): Promise<number> {
+    const executable = this.executablePath ?? systemChromium();
+    if (!executable) throw new Error('CDP sessions need a Chromium binary: install Debian\'s chromium package or set browser-grid.executablePath');
+    this.server = createServer((socket) => void this.serve(socket, executable));
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once('error', reject);
+      this.server!.listen(port, host, () => resolve());
+    });
+    const address = this.server.address();
+    return typeof address === 'object' && address ? address.port : port;
+  }
+
+  /** The warm spare, taken at once so no two clients share it; a fresh launch when there is none or it died. */
+  private async take(executable: string): Promise<Spare> {
+    const ready = this.spare;
+    this.spare = undefined;
+    const spare = await ready?.catch(() => undefined);
+    if (spare && spare.process.exitCode === null && spare.process.signalCode === null) return spare;
+    if (spare) dispose(spare);
+    return launch(executable, this.extraArgs);
+  }
+
+  private refill(executable: string): void {
+    if (this.closed || this.spare) return;
+    this.spare = launch(executable, this.extraArgs);
+    this.spare.catch(() => {});
+  }
+
+  /** Reads the client's upgrade request, hands it a browser of its own, and pipes the two until either ends. */
+  private async serve(client: Socket, executable: string): Promise<void> {
+    this.live.add(client);
+    client.on('error', () => client.destroy());
+    let browser: Spare | undefined;
+    client.once('close', () => {
+      this.live.delete(client);
+      if (browser) dispose(browser);
+    });
+    const head = await readHead(client);
+    if (!head || this.closed) return void client.destroy();
+    browser = await this.take(executable).catch(() => undefined);
+    this.refill(executable);
+    if (!browser) {
+      client.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    if (client.destroyed) return dispose(browser);
+    const lines = head.toString('latin1').split('\r\n');
+    lines[0] = lines[0]!.replace(/^GET \S+/, `GET ${browser.path}`);
+    const request = lines.map((l) => (/^host:/i.test(l) ? `Host: ${browser!.address}` : l)).join('\r\n');
+    const [host, port] = [browser.address.slice(0, browser.address.lastIndexOf(':')), Number(browser.address.slice(browser.address.lastIndexOf(':') + 1))];
+    const upstream = tcpConnect({ host, port }, () => upstream.write(request));
+    upstream.on('error', () => client.destroy());
+    upstream.on('close', () => client.destroy());
+    client.on('close', () => upstream.destroy());
+    client.pipe(upstream);
+    upstream.pipe(client);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.server?.close();
+    for (const socket of this.live) socket.destroy();
+    const spare = await this.spare?.catch(() => undefined);
+    if (spare) dispose(spare);
+  }
+}
+
+/** The request head (through the blank line; anything after it stays unread), or undefined if the client left. */
+function readHead(socket: Socket): Promise<Buffer | undefined> {
+  return new Promise((resolve) => {
+    let data = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      data = Buffer.concat([data, chunk]);
+      const end = data.indexOf('\r\n\r\n');
+      if (end === -1) {
+        if (data.length > 64 * 1024) (socket.destroy(), resolve(undefined));
+        return;
+      }
+      socket.off('data', onData);
+      socket.pause();
+      if (end + 4 < data.length) socket.unshift(data.subarray(end + 4));
+      resolve(data.subarray(0, end + 4));
+    };
+    socket.on('data', onData);
+    socket.once('close', () => resolve(undefined));
+  });
+}

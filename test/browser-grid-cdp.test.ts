@@ -1,0 +1,99 @@
+// DevTools-protocol clients through the grid: puppeteer-core (no browser
+// download) and Playwright's connectOverCDP on ws://HOST:PORT/cdp, with the
+// same token, admission and limits as Playwright sessions; each client has a
+// browser of its own (neither pages nor cookies are shared).
+import { spawn } from 'node:child_process';
+import t from 'tap';
+import puppeteer from 'puppeteer-core';
+import { chromium } from 'playwright-core';
+import { createBackend } from '../adapters/index.ts';
+import { coord, root, type CoordProcess } from './support/cli.ts';
+import { startPageServer } from './support/grid.ts';
+import { freePort, startRedis } from './support/redis.ts';
+import { until } from './support/until.ts';
+
+const redis = await startRedis();
+const page = await startPageServer();
+const backend = await createBackend({ url: redis.url });
+const processes: CoordProcess[] = [];
+t.teardown(async () => {
+  for (const p of processes) p.kill('SIGKILL');
+  await backend.close();
+  await page.close();
+  await redis.stop();
+});
+
+const prefix = '{cdp}:';
+const token = 'cdp-secret';
+// generous heartbeat slack: a loaded machine must not make the worker look stale
+const sets = ['heartbeatInterval=1', 'redisKeyTtl=20', 'staleThreshold=15', 'reaperRunInterval=30', 'shutdownCommandTtl=5', 'drainTimeout=5',
+  'maxConcurrentSessions=2', 'queueTimeout=3', `token=${token}`];
+function run(role: string, extra: string[]): CoordProcess {
+  const p = coord(['run', '--plugin', 'browser-grid', '--role', role, '--redis', redis.url, '--prefix', prefix, ...[...sets, ...extra].flatMap((s) => ['--set', `browser-grid.${s}`])]);
+  processes.push(p);
+  return p;
+}
+const port = await freePort();
+const worker = run('worker', ['workers=1']);
+const proxy = run('proxy', [`port=${port}`]);
+await Promise.all([worker, proxy].map((p) => p.waitFor((l) => l.msg === 'ready', 90_000)));
+const cdpUrl = `ws://127.0.0.1:${port}/cdp?token=${token}`;
+const active = async () => {
+  const flat = (await backend.send(['HGETALL', `${prefix}cluster:active_connections`])) as string[];
+  return flat.reduce((n, v, i) => (i % 2 ? n + Number(v) : n), 0);
+};
+
+t.test('puppeteer-core and connectOverCDP each run a page through the proxy', async (t) => {
+  const p = await puppeteer.connect({ browserWSEndpoint: cdpUrl });
+  const tab = await p.newPage();
+  await tab.goto(`${page.url}/puppeteer`);
+  t.equal(await tab.title(), 'coord /puppeteer', 'puppeteer');
+  await p.close(); // its browser is its own: closing it is fine
+  await until('session given back', async () => (await active()) === 0, 10_000);
+
+  const pw = await chromium.connectOverCDP(cdpUrl);
+  const context = pw.contexts()[0] ?? (await pw.newContext());
+  const other = await context.newPage();
+  await other.goto(`${page.url}/overcdp`);
+  t.equal(await other.title(), 'coord /overcdp', 'connectOverCDP');
+  await pw.close();
+  await until('session given back', async () => (await active()) === 0, 10_000);
+  await t.rejects(puppeteer.connect({ browserWSEndpoint: `ws://127.0.0.1:${port}/cdp` }), /401/, 'the token is required on /cdp too');
+});
+
+t.test('two CDP clients at once see neither the other\'s pages nor its cookies; both count against maxConcurrentSessions', async (t) => {
+  const a = await puppeteer.connect({ browserWSEndpoint: cdpUrl });
+  const b = await puppeteer.connect({ browserWSEndpoint: cdpUrl });
+  const pageA = await a.newPage();
+  await pageA.goto(`${page.url}/secret-a`);
+  await pageA.evaluate(() => (document.cookie = 'owner=a; max-age=3600'));
+  const pageB = await b.newPage();
+  await pageB.goto(`${page.url}/b`);
+  t.same((await pageB.cookies()).map((c) => c.name), [], 'b does not see a\'s cookie');
+  t.notOk((await b.pages()).some((p) => p.url().includes('secret-a')), 'b does not see a\'s page');
+  t.notOk((await b.targets()).some((x) => x.url().includes('secret-a')), 'nor its target');
+  t.same((await pageA.cookies()).map((c) => c.name), ['owner'], 'a keeps its own');
+  t.equal(await active(), 2, 'two sessions counted');
+  await t.rejects(puppeteer.connect({ browserWSEndpoint: cdpUrl }), /503/, 'a third waits, then 503: the worker is full');
+  await t.rejects(chromium.connect(`ws://127.0.0.1:${port}/?browser=chromium&token=${token}`, { timeout: 10_000 }), /503/, 'Playwright clients share the same slots');
+  await a.close();
+  await until('a\'s session given back', async () => (await active()) === 1, 10_000);
+  await b.close();
+  await until('b\'s session given back', async () => (await active()) === 0, 10_000);
+});
+
+t.test('a killed CDP client gives its session back', async (t) => {
+  const child = spawn(process.execPath, ['--input-type=module', '-e',
+    `import p from 'puppeteer-core'; const b = await p.connect({ browserWSEndpoint: ${JSON.stringify(cdpUrl)} }); await b.newPage(); console.log('connected'); setInterval(() => {}, 1000);`],
+  { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve) => child.stdout!.on('data', (d: Buffer) => d.toString().includes('connected') && resolve()));
+  t.equal(await active(), 1, 'counted while it runs');
+  child.kill('SIGKILL');
+  await until('given back after the kill', async () => (await active()) === 0, 10_000);
+  t.pass('its session is given back');
+});
+
+t.test('the grid stops cleanly', async (t) => {
+  for (const p of [worker, proxy]) p.kill('SIGTERM');
+  t.same(await Promise.all([worker, proxy].map((p) => p.exited)), [0, 0]);
+});
