@@ -68,15 +68,20 @@ async function dispatch(argv: readonly string[], io: Io): Promise<number> {
   cli
     .command('new <what> <name>', 'Make a plugin folder from the template: coord new plugin NAME (passes its own tests as made)')
     .option('--dir <folder>', 'Where to make it (default: ./NAME)')
+    .option('--coord <spec>', "The plugin's dev dependency on coordkit: a version range, a tarball or a folder (default: this coord's package folder)")
     .action(async (what: string, name: string, o: Options) => (await import('./commands/new.ts')).newCommand(what, name, o, io));
 
   const first = argv.find((a) => !a.startsWith('-'));
   if (first === 'run') withPluginFlags(run, await commandPlugins(argv));
-  if (first === undefined || !CORE_COMMANDS.includes(first)) addPluginCommands(cli, await commandPlugins(argv), CORE_COMMANDS, io);
+  const pluginHelp = first === undefined || !CORE_COMMANDS.includes(first) ? addPluginCommands(cli, await commandPlugins(argv), CORE_COMMANDS, io) : undefined;
 
   cli.option('-v, --version', 'Show the version');
   cli.globalCommand.versionNumber = coordVersion; // shown atop --help
-  cli.help();
+  // A plugin's command word lists its commands, each with its own flags, instead of cac's one merged list.
+  cli.help((sections) => {
+    const own = pluginHelp?.(cli.matchedCommand?.name);
+    return own ? [sections[0]!, { title: 'Usage', body: `  $ coord ${cli.matchedCommand!.name} <command> [options]` }, ...own] : sections;
+  });
 
   const parsed = cli.parse(['coord', 'coord', ...argv], { run: false });
   if (parsed.options.help) return 0; // cac has printed the help

@@ -9,6 +9,7 @@ import { roleContext } from '../core/role-context.ts';
 import { connectBackend, registerPlugin } from '../core/runtime.ts';
 import { builtinPlugins } from '../plugins/index.ts';
 import { moduleNames } from './deployment.ts';
+import { UsageError } from './errors.ts';
 import type { Io } from './io.ts';
 import { configFlags, text } from './options.ts';
 
@@ -22,7 +23,13 @@ export function commandConfigInput(options: Readonly<Record<string, unknown>>): 
   return { knownPlugins: [...Object.keys(builtinPlugins), ...moduleNames(file)], file, env: environment(), flags: configFlags(options) };
 }
 
-export function commandTools(plugin: Plugin, options: Readonly<Record<string, unknown>>, io: Io): CommandTools {
+/**
+ * `name` is the command as typed ('grid status'). connect() reads a running
+ * deployment, so it needs the deployment's Redis: without one it would read an
+ * empty embedded backend of its own and report nothing, so it says where the
+ * state of a process started without --redis is instead.
+ */
+export function commandTools(plugin: Plugin, options: Readonly<Record<string, unknown>>, io: Io, name = plugin.name): CommandTools {
   return {
     print: (line) => io.out(line),
     // Read when asked: a command that does not use it does not fail on a bad --set.
@@ -31,6 +38,7 @@ export function commandTools(plugin: Plugin, options: Readonly<Record<string, un
     },
     async connect(): Promise<RoleContext & { close(): Promise<void> }> {
       const config = loadConfig({ ...commandConfigInput(options), plugins: [plugin] });
+      if (!config.redis.url) throw new UsageError(noDeployment(name, config.plugins[plugin.name]));
       // Standard output is the command's result: its log lines go to standard error.
       const logger = createLogger({ ...config.log, stderr: true }).child({ plugin: plugin.name });
       const backend = await connectBackend(config, logger);
@@ -55,4 +63,10 @@ export function commandTools(plugin: Plugin, options: Readonly<Record<string, un
       };
     },
   };
+}
+
+function noDeployment(name: string, section: Readonly<Record<string, unknown>> | undefined): string {
+  const port = typeof section?.port === 'number' ? section.port : undefined;
+  const ask = port ? `ask the running process instead (curl http://127.0.0.1:${port}/status)` : "ask the running process instead (its HTTP port's /status, where it has one)";
+  return `${name} reads a deployment's Redis, and none is named (--redis URL, REDIS_URL, or redis.url in --config): a process started without one keeps its state in an embedded backend inside that process; ${ask}`;
 }

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse } from 'yaml';
+import { readConfigFile } from '../core/config.ts';
 import { cwd } from '../core/platform.ts';
 import type { Plugin } from '../core/plugin.ts';
 import { builtinPlugins } from '../plugins/index.ts';
@@ -49,6 +50,7 @@ export function moduleNames(file: string | undefined): string[] {
 
 /** Loads the plugins a file names; a module whose plugin has another name is an error. */
 export async function deploymentPlugins(file: string): Promise<Plugin[]> {
+  readConfigFile(file); // a missing or unparsable file says so, with its line and column, before "no plugins" could
   const plugins: Plugin[] = [];
   for (const { name, spec } of namedPlugins(file)) {
     let plugin: Plugin;

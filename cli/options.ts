@@ -9,7 +9,7 @@ export { list, text };
 
 /** Command-line flags → config paths. */
 const CONFIG_OPTIONS = [
-  { flags: '--redis <url>', path: 'redis.url', description: 'Redis URL: redis://host:port, rediss://…, redis://h1:p1,h2:p2 (cluster); default: embedded' },
+  { flags: '--redis <url>', path: 'redis.url', description: 'Redis URL: redis://host:port, rediss://…, redis://h1:p1,h2:p2 (cluster); default: REDIS_URL, else embedded (a password: REDIS_URL or redis.passwordFile keep it out of ps)' },
   { flags: '--adapter <name>', path: 'redis.adapter', description: 'Client library: ioredis, node-redis or embedded' },
   { flags: '--prefix <keyPrefix>', path: 'redis.keyPrefix', description: "Key prefix of the deployment, e.g. '{grid}:'" },
   { flags: '--log-level <level>', path: 'log.level', description: 'debug, info, warn or error' },

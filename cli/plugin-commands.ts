@@ -15,7 +15,11 @@ interface Entry {
   words: string[];
 }
 
-export function addPluginCommands(cli: CAC, plugins: readonly Plugin[], reserved: readonly string[], io: Io): void {
+/** The help of a command word plugins added (`coord grid --help`): each of its commands with its own flags, then the deployment flags they share. */
+export type PluginHelp = (word: string | undefined) => { title?: string; body: string }[] | undefined;
+
+export function addPluginCommands(cli: CAC, plugins: readonly Plugin[], reserved: readonly string[], io: Io): PluginHelp {
+  const helps = new Map<string, { title?: string; body: string }[]>();
   const byWord = new Map<string, Entry[]>();
   for (const plugin of plugins) {
     for (const command of plugin.commands ?? []) {
@@ -43,6 +47,7 @@ export function addPluginCommands(cli: CAC, plugins: readonly Plugin[], reserved
     }
     cmd.option('--plugin <path>', 'Plugin module that adds this command, when it is not built in', { type: [String] });
     withConfigOptions(cmd);
+    helps.set(word, helpSections(word, entries, cmd.options.filter((o) => !seen.has(o.rawName))));
     cmd.action(async (...params: unknown[]) => {
       const options = params.at(-1) as Record<string, unknown>;
       const words = nested ? [word, ...((params[0] as string[] | undefined) ?? [])] : [word];
@@ -52,10 +57,26 @@ export function addPluginCommands(cli: CAC, plugins: readonly Plugin[], reserved
         const close = didYouMean(words.slice(0, 2).join(' '), names);
         throw new UsageError(`unknown command "${words.join(' ')}"${close ? `: did you mean "${close}"?` : ''} (have: ${names.join(', ')})`);
       }
-      const code = await entry.command.run(options, words.slice(entry.words.length), commandTools(entry.plugin, options, io));
+      const code = await entry.command.run(options, words.slice(entry.words.length), commandTools(entry.plugin, options, io, entry.command.name));
       return typeof code === 'number' ? code : 0;
     });
   }
+  return (word) => (word === undefined ? undefined : helps.get(word));
+}
+
+function helpSections(word: string, entries: readonly Entry[], shared: readonly { rawName: string; description: string }[]): { title?: string; body: string }[] {
+  const rows = (list: readonly { flags: string; description: string }[], indent: string) => {
+    const width = Math.max(...list.map((o) => o.flags.length));
+    return list.map((o) => `${indent}${o.flags.padEnd(width)}  ${o.description}`).join('\n');
+  };
+  const commands = entries.map(({ plugin, command }) => {
+    const own = command.options?.length ? `\n${rows(command.options, '      ')}` : '';
+    return `  $ coord ${command.name}\n      ${command.description} (plugin ${plugin.name})${own}`;
+  });
+  return [
+    { title: 'Commands', body: commands.join('\n\n') },
+    { title: `Options of every ${word} command`, body: rows([...shared.map((o) => ({ flags: o.rawName, description: o.description })), { flags: '-h, --help', description: 'Display this message' }], '  ') },
+  ];
 }
 
 /** The entry whose words begin the typed words, the longest such. */

@@ -1,7 +1,10 @@
-// The shared conformance suites, for third-party adapters and plugins:
+// coordkit's entry for the shared conformance suites, for third-party adapters and plugins:
 //   import { adapterSuite, contractSuite } from 'coordkit/conformance';
 //   t.test('my adapter', (t) => adapterSuite(t, { name: 'mine', make: () => createMyBackend() }));
 //   t.test('my plugin', (t) => contractSuite(t, { plugin, name: 'embedded', make: () => createBackend({}) }));
+// and, for a harness of one's own (no tap), the keyspace snapshot and the contract check they use.
 export { adapterSuite, type AdapterSuiteOptions } from './adapter-suite.ts';
 export { contractSuite, type ContractSuiteOptions } from './contract-suite.ts';
 export { scenarioContext, pluginConfig, type ScenarioContextOptions } from './scenario-context.ts';
+export { snapshotKeyspace, type KeySnapshot, type SnapshotOptions } from '../core/snapshot.ts';
+export { checkSnapshot, formatDeviations, matchEntry, type Deviation, type DeviationKind } from '../core/contract-check.ts';

@@ -57,6 +57,7 @@ const GLOBAL_ENV: readonly [name: string, path: string][] = [
   ['COORD_REDIS_URL', 'redis.url'],
   ['COORD_ADAPTER', 'redis.adapter'],
   ['COORD_KEY_PREFIX', 'redis.keyPrefix'],
+  ['COORD_REDIS_PASSWORD_FILE', 'redis.passwordFile'],
   ['COORD_LOG_LEVEL', 'log.level'],
   ['COORD_LOG_FORMAT', 'log.format'],
 ];
@@ -111,9 +112,10 @@ export function loadConfig(input: ConfigInput): Readonly<CoordConfig> {
     }
   }
   if (problems.length) throw new ConfigError(problems);
+  const redis = withPasswordFile(config.redis, sources);
   // Keys in schema order, so a dump reads like the schema whatever order the layers set them in.
   const plugins = Object.fromEntries(input.plugins.map((p) => [p.name, inSchemaOrder(config.plugins[p.name]!, p.config.schema)]));
-  return deepFreeze({ redis: config.redis, log: config.log, roles: config.roles, plugins });
+  return deepFreeze({ redis, log: config.log, roles: config.roles, plugins });
 }
 
 /** Parses `path=value` as given to `--set`. */
@@ -139,6 +141,7 @@ export function configSchema(plugins: readonly Plugin[]): JsonSchema {
           url: { type: 'string', description: 'redis://, rediss://, redis://host:port,host:port (cluster) or embedded://; none: embedded' },
           adapter: { enum: [...adapterNames], description: 'client library (default: ioredis for a URL, embedded without)' },
           keyPrefix: { type: 'string', default: '', description: "prefix of every key, e.g. '{grid}:' (a hash tag keeps a deployment in one cluster slot)" },
+          passwordFile: { type: 'string', minLength: 1, description: 'file whose first line is the Redis password, so it is not in the URL (nor in ps): used with redis.url' },
         },
       },
       log: {
@@ -171,7 +174,8 @@ export function configSchema(plugins: readonly Plugin[]): JsonSchema {
 
 // ---- the config file
 
-function readConfigFile(file: string): { value: Data; lines: Map<string, string> } {
+/** Reads and parses a config file; a file that is missing or not valid YAML/JSON is a ConfigError naming it (and the line and column). */
+export function readConfigFile(file: string): { value: Data; lines: Map<string, string> } {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -292,7 +296,9 @@ function describeError(error: ErrorObject, path: string[], schema: JsonSchema, d
     const at = [...path, name];
     const known = Object.keys((schemaAt(schema, path)?.properties as object | undefined) ?? {});
     let hint: string;
+    const closePlugin = path.length === 0 ? didYouMean(name, plugins) : undefined;
     if (path.length === 0 && plugins.includes(name)) hint = `plugin sections go under plugins: (plugins.${name})`;
+    else if (closePlugin && !didYouMean(name, known)) hint = `did you mean plugin "${closePlugin}"? (e.g. --set ${closePlugin}.… or plugins.${closePlugin} in a file)`;
     else if (path.length === 1 && path[0] === 'plugins' && !known.length) hint = `no plugin is active; run with --plugin ${name}`;
     else {
       const close = didYouMean(name, known);
@@ -310,6 +316,24 @@ function describeError(error: ErrorObject, path: string[], schema: JsonSchema, d
   const close = Array.isArray(sub?.enum) && typeof value === 'string' ? didYouMean(value, sub.enum.map(String)) : undefined;
   const hint = close ? ` (did you mean "${close}"?)` : '';
   return `config: ${display(path)} = ${showValue(path, value)}${from(sources, path)}: expected ${expected}${hint}`;
+}
+
+/** redis.passwordFile read into redis.url's password (a dump masks it like any URL password). */
+function withPasswordFile(redis: CoordConfig['redis'], sources: Map<string, string>): CoordConfig['redis'] {
+  const file = redis.passwordFile;
+  if (file === undefined) return redis;
+  const at = `config: redis.passwordFile = ${JSON.stringify(file)}${from(sources, ['redis', 'passwordFile'])}`;
+  if (!redis.url || parseRedisUrl(redis.url).kind === 'embedded') throw new ConfigError([`${at}: needs redis.url (--redis or REDIS_URL) without the password`]);
+  let password: string;
+  try {
+    password = readFileSync(file, 'utf8').split(/\r?\n/)[0]!;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new ConfigError([`${at}: cannot read it: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`]);
+  }
+  if (!password) throw new ConfigError([`${at}: its first line is empty, expected the password`]);
+  const url = redis.url.replace(/^([a-z+]+:\/\/)(?:([^@/:]*)(?::[^@/]*)?@)?/i, (_all, scheme: string, user = '') => `${scheme}${user}:${encodeURIComponent(password)}@`);
+  return { ...redis, url };
 }
 
 /** The redis URL is checked by the same parser the adapters use. */
@@ -367,7 +391,9 @@ function from(sources: Map<string, string>, path: readonly string[]): string {
     const source = sources.get(key(path.slice(0, n)));
     if (source) return ` (from ${source})`;
   }
-  return ' (from default)';
+  // A key set only below this one (an unknown section `--set x.y=1` made): name where that came from.
+  const below = [...sources].find(([at]) => at.startsWith(`${key(path)}/`));
+  return below ? ` (from ${below[1]})` : ' (from default)';
 }
 
 function showValue(path: readonly string[], value: unknown): string {

@@ -1,6 +1,25 @@
 // The reference of a plugin's keyspace, made from its contract: markdown for
 // people (`coord schema --plugin P`) and plain JSON for tools (`--format json`).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { patternParams, type ContractSpec, type JsonSchema, type KeySpec, type TtlRule } from './contract.ts';
+import { findUp } from './paths.ts';
+
+/**
+ * Where a user reads the layout a contract implements: the page coord ships
+ * for it (docs/layouts/<plugin>.md, in the package), else the contract's
+ * `source` — unless that is a path outside the package, which users do not have.
+ */
+export function layoutReference(contract: ContractSpec): string | undefined {
+  let docs: string | undefined;
+  try {
+    docs = findUp(import.meta.url, 'docs/layouts');
+  } catch {
+    docs = undefined; // not shipped beside this copy
+  }
+  if (docs && existsSync(join(docs, `${contract.plugin}.md`))) return `docs/layouts/${contract.plugin}.md`;
+  return contract.source && !contract.source.startsWith('../') ? contract.source : undefined;
+}
 
 /** The contract as plain JSON: entries in declaration order, schemas as declared. */
 export function contractJson(contract: ContractSpec): Record<string, unknown> {
@@ -13,7 +32,7 @@ export function contractJson(contract: ContractSpec): Record<string, unknown> {
   }));
   const channels = Object.entries(contract.channels ?? {}).map(([entry, spec]) => ({ entry, ...spec }));
   // A round trip through JSON drops undefined and makes sure the result is plain data.
-  return JSON.parse(JSON.stringify({ plugin: contract.plugin, source: contract.source, keys, channels }));
+  return JSON.parse(JSON.stringify({ plugin: contract.plugin, source: layoutReference(contract), keys, channels }));
 }
 
 /** The markdown reference: a summary table, one section per key, then the channels. */
@@ -21,7 +40,8 @@ export function contractMarkdown(contract: ContractSpec): string {
   const keys = Object.entries(contract.keys);
   const channels = Object.entries(contract.channels ?? {});
   const out: string[] = [`# Keyspace of plugin \`${contract.plugin}\``, ''];
-  if (contract.source) out.push(`Documented layout: \`${contract.source}\`.`, '');
+  const layout = layoutReference(contract);
+  if (layout) out.push(`Documented layout: \`${layout}\`${layout.startsWith('docs/layouts/') ? ' (in the coordkit package)' : ''}.`, '');
   out.push(
     'Every key below lives under the deployment\'s key prefix (`redis.keyPrefix`, e.g. `{grid}:`). ' +
       'A `{name}` in a pattern is a parameter: any text without `:` unless its row says otherwise.',

@@ -1,21 +1,47 @@
-// coord's public API: everything a plugin author, an adapter author or an
-// embedding application needs. `import { … } from 'coordkit'`.
-export * from './backend.ts';
-export * from './clock.ts';
-export * from './config.ts';
-export * from './contract.ts';
-export * from './contract-check.ts';
-export * from './contract-doc.ts';
-export * from './log.ts';
-export * from './logger.ts';
-export * from './option-values.ts';
-export * from './paths.ts';
-export * from './plugin.ts';
-export * from './role-context.ts';
-export * from './runtime.ts';
-export * from './scripts.ts';
-export * from './snapshot.ts';
-export * from './url.ts';
-export { coordVersion } from './version.ts';
-export { tokens } from './di.ts';
-export { adapterNames, createBackend, type AdapterName } from '../adapters/index.ts';
+// coordkit's main entry, for plugin authors: `import { … } from 'coordkit'`.
+// The plugin object and what its roles get (context, contract, backend, logger,
+// clock, scripts), and the few calls a plugin's own tests make. Each name is
+// listed here on purpose; test/exports.test.ts holds the list. Other entries:
+// 'coordkit/embed' (embedding applications), 'coordkit/adapter' (adapter
+// authors), 'coordkit/load-test' (scenario authors), 'coordkit/conformance'
+// (the suites), 'coordkit/adapters' and 'coordkit/adapters/<name>' (backends).
+
+// The plugin object and its roles
+export type { CommandTools, ConformanceScenario, GlobalConfig, Plugin, PluginCommand, Role, RoleContext, RoleFactory } from './plugin.ts';
+export { PluginError, UsageError } from './plugin.ts';
+
+// The contract: a plugin's keyspace as data
+export type {
+  ChannelSpec,
+  ContractSpec,
+  HashKeySpec,
+  JsonSchema,
+  KeyBuilder,
+  KeyBuilders,
+  KeyParams,
+  KeySpec,
+  ListKeySpec,
+  RedisType,
+  SetKeySpec,
+  StreamKeySpec,
+  StringKeySpec,
+  TtlRule,
+  ValueSchema,
+  ZsetKeySpec,
+} from './contract.ts';
+export { channelBuilders, ContractError, defineContract, keyBuilders } from './contract.ts';
+
+// What a role talks to
+export type { Arg, Backend, PubSubMessage, Reply, Subscriber } from './backend.ts';
+export { ConnectionError, ReplyError } from './backend.ts';
+export type { KeyInput, ScriptCall, ScriptRunner } from './scripts.ts';
+export { ScriptError } from './scripts.ts';
+export type { Clock } from './clock.ts';
+export { systemClock } from './clock.ts';
+export type { Logger, LogLevel } from './logger.ts';
+export { memoryLogger, silentLogger } from './logger.ts';
+
+// What a plugin's own tests call
+export { registerPlugin, startProcess } from './runtime.ts';
+export { loadConfig } from './config.ts';
+export { createBackend } from '../adapters/index.ts';

@@ -39,7 +39,7 @@ export interface RoleContext<C = Record<string, unknown>, K extends Record<strin
 }
 
 export interface GlobalConfig {
-  redis: { url?: string; adapter?: string; keyPrefix: string };
+  redis: { url?: string; adapter?: string; keyPrefix: string; /** File holding the password (read into url by loadConfig). */ passwordFile?: string };
   log: { level: 'debug' | 'info' | 'warn' | 'error'; format: 'auto' | 'json' | 'pretty' };
 }
 
@@ -50,7 +50,7 @@ export type RoleFactory<C = any, K extends Record<string, KeySpec> = any> = (ctx
  * or scripts against a backend so that the keyspace afterwards shows every
  * key the plugin writes. The suite snapshots the keyspace and validates it.
  */
-export interface Scenario<C = any, K extends Record<string, KeySpec> = any> {
+export interface ConformanceScenario<C = any, K extends Record<string, KeySpec> = any> {
   name: string;
   /** Runs the scenario; resolves once the keyspace is in the state to be checked. */
   run(ctx: RoleContext<C, K>): Promise<void>;
@@ -87,7 +87,7 @@ export interface Plugin<C = any, K extends Record<string, KeySpec> = any> {
   /** Roles started by `coord run --plugin P` with no --role, in start order (default: all, in declaration order). */
   defaultRoles?: readonly string[];
   /** Scenarios for the contract conformance suite. */
-  scenarios?: readonly Scenario<C, K>[];
+  scenarios?: readonly ConformanceScenario<C, K>[];
   /** CLI commands the plugin adds. */
   commands?: readonly PluginCommand[];
 }

@@ -8,7 +8,7 @@ import { createAjv } from './ajv.ts';
 import type { Backend } from './backend.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { schemaAt, type CoordConfig } from './config.ts';
-import { defineContract, type JsonSchema } from './contract.ts';
+import { defineContract } from './contract.ts';
 import { processContainer, tokens } from './di.ts';
 import { silentLogger, type Logger } from './logger.ts';
 import { PluginError, type GlobalConfig, type Plugin, type Role } from './plugin.ts';

@@ -1,12 +1,14 @@
 // Imports a module the user names (a plugin, a worker, a scenario): .js/.mjs
 // as they are; .ts natively on Deno and under a Node TypeScript loader (tap),
 // and on plain Node 20 through typescript-hooks.ts, registered the first time a
-// .ts import fails. Whatever goes wrong is one ModuleLoadError line: which
-// module, and why.
-import { existsSync, statSync } from 'node:fs';
+// .ts import fails. On Node, the module's imports of coord's package get the
+// running coord (package-hooks.ts, registered before the first such import).
+// Whatever goes wrong is one ModuleLoadError line: which module, and why.
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { findUp } from './paths.ts';
 import { isDeno, moduleUrl } from './platform.ts';
 import { loadTypescript, typescriptUrl } from './typescript-hooks.ts';
 
@@ -17,6 +19,7 @@ export class ModuleLoadError extends Error {
 
 const TS = /\.m?ts$/;
 let hooksRegistered: Promise<void> | undefined;
+let packageHooksRegistered: Promise<void> | undefined;
 
 /**
  * Imports `module`: a file path (absolute, or relative to the working
@@ -31,6 +34,7 @@ export async function importModule(module: string, label = module): Promise<Reco
   const file = isPath ? fileURLToPath(url) : undefined;
   if (file !== undefined && !existsSync(file)) throw fail('no such file');
   if (file !== undefined && statSync(file).isDirectory()) throw fail('it is a folder, expected a .ts, .js or .mjs file');
+  await (packageHooksRegistered ??= registerPackageHooks());
   try {
     return (await import(url)) as Record<string, unknown>;
   } catch (err) {
@@ -48,6 +52,16 @@ export async function importModule(module: string, label = module): Promise<Reco
   } catch (err) {
     throw fail(await why(err, file));
   }
+}
+
+/** Node: the user's imports of coord's package name resolve to this coord (package-hooks.ts). Deno: deno.json's import map does it. */
+async function registerPackageHooks(): Promise<void> {
+  if (isDeno) return;
+  const manifest = findUp(import.meta.url, 'package.json');
+  const { name } = JSON.parse(readFileSync(manifest, 'utf8')) as { name: string };
+  const { register } = await import('node:module');
+  const self = import.meta.url;
+  register(new URL(`./package-hooks${self.slice(self.lastIndexOf('.'))}`, self).href, { data: { name, parentURL: pathToFileURL(manifest).href } });
 }
 
 async function registerHooks(): Promise<void> {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { parse as parseYaml } from 'yaml';
-import { root } from './support/cli.ts';
+import { coord, root } from './support/cli.ts';
 import { freePort } from './support/redis.ts';
 
 const deno = join(root, 'node_modules/deno/deno');
@@ -94,4 +94,16 @@ t.test('run: ready, then SIGTERM stops the roles in reverse and exits 0', async 
   t.same(lines.filter((l) => l.msg === 'role started').map((l) => l.role), ['first', 'second']);
   t.same(lines.filter((l) => l.msg === 'role stopped').map((l) => l.role), ['second', 'first'], 'stopped in reverse order');
   t.equal(stderr, '');
+});
+
+t.test('Ctrl-C drains on Deno: one SIGINT, even delivered twice at once (the terminal and a wrapper)', async (t) => {
+  for (const times of [1, 2]) {
+    const p = coord(['run', '--plugin', echo, '--set', 'echo.stopDelayMs=500'], { ...env, COORD_LOG_FORMAT: 'json' }, 'deno');
+    t.teardown(() => p.kill('SIGKILL'));
+    await p.waitFor((l) => l.msg === 'ready', 60_000);
+    for (let i = 0; i < times; i++) p.kill('SIGINT');
+    t.equal(await p.exited, 0, `${times} SIGINT: exit 0`);
+    t.equal(p.stderr(), '', 'no "again while stopping"');
+    t.same(p.lines.filter((l) => l.msg === 'echo role drained').map((l) => l.role), ['second', 'first'], 'both roles drained');
+  }
 });

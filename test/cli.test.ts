@@ -220,6 +220,7 @@ t.test('a second signal while stopping exits 1 at once', async (t) => {
   await p.waitFor((l) => l.msg === 'ready', 30_000);
   p.kill('SIGTERM');
   await p.waitFor((l) => l.msg === 'stopping');
+  await new Promise((resolve) => setTimeout(resolve, 1500)); // later than a repeat of the first one (below)
   p.kill('SIGTERM');
   t.equal(await p.exited, 1, 'exit 1');
   t.equal(p.stderr(), 'coord: SIGTERM again while stopping: exiting now\n');
@@ -234,4 +235,94 @@ t.test('conformance runs the suites and prints a table', async (t) => {
   t.match(r.stdout, /^contract echo on embedded\s+both roles write their greeting\s+\d+\s+0\s+0$/m, "the fixture plugin's contract");
   t.match(r.stdout, /\d+ sections, 0 failed\n$/);
   oneLineError(t, cli('conformance', '--adapter', 'ioredis', '--plugin', echo), 2, /^coord: adapter ioredis needs --redis URL/);
+});
+
+t.test('one signal delivered twice at once (the terminal and a wrapper that forwards it) still drains', async (t) => {
+  const p = coord(['run', '--plugin', echo, '--set', 'echo.stopDelayMs=500'], env);
+  t.teardown(() => p.kill('SIGKILL'));
+  await p.waitFor((l) => l.msg === 'ready', 30_000);
+  p.kill('SIGINT');
+  p.kill('SIGINT');
+  t.equal(await p.exited, 0, 'exit 0');
+  t.equal(p.stderr(), '', 'no "again while stopping"');
+  t.same(order(p.lines, 'role stopped'), ['second', 'first'], 'both roles drained');
+});
+
+t.test('a config file that is missing or not YAML says so, with where', async (t) => {
+  oneLineError(t, cli('run', '--config', join(dir, 'missing.yaml')), 2, `coord: config: cannot read config file ${join(dir, 'missing.yaml')}: no such file`);
+  const broken = join(dir, 'broken.yaml');
+  writeFileSync(broken, 'plugins:\n  echo: [\n');
+  oneLineError(t, cli('run', '--config', broken), 2, new RegExp(`^coord: config: cannot parse ${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3:1: `));
+  oneLineError(t, cli('config', '--check', join(dir, 'missing.yaml')), 2, /cannot read config file .*missing\.yaml: no such file/);
+});
+
+t.test('a misspelt plugin section in --set names the plugin', async (t) => {
+  oneLineError(t, cli('config', '--dump', '--plugin', 'browser-grid', '--set', 'browsergrid.port=1'), 2,
+    'coord: config: unknown key browsergrid (from flag --set browsergrid.port): did you mean plugin "browser-grid"? (e.g. --set browser-grid.… or plugins.browser-grid in a file)');
+});
+
+t.test("a plugin's command word lists its commands, each with its own flags", async (t) => {
+  const expected: Record<string, [string, string][]> = {
+    grid: [['grid status', '--json']],
+    webdriver: [['webdriver sessions', '--json']],
+    obniz: [['obniz status', '--json'], ['obniz relocate', '--force'], ['obniz request', '--device <obnizId>']],
+    load: [['load run', '--scenario <file>'], ['load status', '']],
+  };
+  for (const [word, commands] of Object.entries(expected)) {
+    const r = cli(word, '--help');
+    t.equal(r.status, 0, r.stderr);
+    t.match(r.stdout, `$ coord ${word} <command> [options]`);
+    for (const [command, flag] of commands) {
+      const block = r.stdout.split('\n\n').find((b) => b.includes(`  $ coord ${command}\n`));
+      t.ok(block, `${word} --help lists ${command}`);
+      if (flag) t.match(block, new RegExp(`^\\s+${flag.replace(/[<>]/g, '.')}\\s+\\S`, 'm'), `${command}: its own ${flag}`);
+    }
+    t.match(r.stdout, new RegExp(`Options of every ${word} command:\n(.*\n)*  --redis <url>`), 'then the deployment flags they share');
+  }
+});
+
+t.test('commands that read a deployment, without a Redis: say where the state of such a process is', async (t) => {
+  for (const command of [['grid', 'status'], ['webdriver', 'sessions'], ['obniz', 'status']]) {
+    oneLineError(t, cli(...command), 2, `coord: ${command.join(' ')} reads a deployment's Redis, and none is named (--redis URL, REDIS_URL, or redis.url in --config): a process started without one keeps its state in an embedded backend inside that process; ask the running process instead`);
+  }
+  t.match(cli('grid', 'status').stderr, '(curl http://127.0.0.1:8080/status)', "the grid's proxy port");
+});
+
+t.test('some roles of a plugin without --redis: a warning that they cannot meet the others', async (t) => {
+  const p = coord(['run', '--plugin', echo, '--role', 'first'], env);
+  t.teardown(() => p.kill('SIGKILL'));
+  const warning = await p.waitFor((l) => l.level === 40, 30_000);
+  t.match(warning.msg, 'echo: roles first run on the embedded backend, which lives inside this process: they cannot meet roles (second) in other processes');
+  await p.waitFor((l) => l.msg === 'ready');
+  p.kill('SIGTERM');
+  t.equal(await p.exited, 0);
+  const all = coord(['run', '--plugin', echo, '--role', 'first', '--role', 'second'], env);
+  t.teardown(() => all.kill('SIGKILL'));
+  await all.waitFor((l) => l.msg === 'ready', 30_000);
+  t.notOk(all.lines.some((l) => l.level === 40), 'all roles in one process: no warning');
+  all.kill('SIGTERM');
+  t.equal(await all.exited, 0);
+});
+
+t.test('a Redis password kept out of the command line: REDIS_URL, or a password file', async (t) => {
+  const redis = await startRedis({ args: ['--requirepass', 'pa:ss/w0rd'] });
+  t.teardown(() => redis.stop());
+  const file = join(dir, 'redis-password');
+  writeFileSync(file, 'pa:ss/w0rd\n');
+  const plain = redis.url; // no password in it
+  const denied = cli('inspect', '--plugin', echo, '--redis', plain);
+  t.equal(denied.status, 1, 'without the password Redis refuses');
+  for (const [how, args, extra] of [
+    ['--set redis.passwordFile', ['--redis', plain, '--set', `redis.passwordFile=${file}`], {}],
+    ['COORD_REDIS_PASSWORD_FILE', ['--redis', plain], { COORD_REDIS_PASSWORD_FILE: file }],
+    ['REDIS_URL', [], { REDIS_URL: `redis://:${encodeURIComponent('pa:ss/w0rd')}@127.0.0.1:${redis.port}` }],
+  ] as const) {
+    const r = coordSync(['inspect', '--plugin', echo, ...args], { ...env, ...extra });
+    t.equal(r.status, 0, `${how}: connects (${r.stderr})`);
+    t.notMatch(args.join(' '), 'pa:ss', `${how}: the password is not on the command line`);
+  }
+  const dump = cli('config', '--dump', '--redis', plain, '--set', `redis.passwordFile=${file}`);
+  t.match(parseYaml(dump.stdout).redis.url, /^redis:\/\/:\*\*\*@127\.0\.0\.1:/, 'a dump masks it');
+  oneLineError(t, cli('config', '--dump', '--redis', plain, '--set', `redis.passwordFile=${join(dir, 'nope')}`), 2,
+    `coord: config: redis.passwordFile = "${join(dir, 'nope')}" (from flag --set redis.passwordFile): cannot read it: no such file`);
 });

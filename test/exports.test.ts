@@ -1,13 +1,23 @@
-// Build check, as Hono keeps one: the npm package (package.json, built files in
-// dist/) and the Deno one (deno.json, the sources) export the same entry
-// points, at the same version, and every package the code imports at run time
-// is declared for npm and mapped for Deno at the same version range.
+// Build check, as Hono keeps one: the package's public API is the list below,
+// entry by entry. Each entry of package.json's export map is resolved as a
+// user's import would resolve it, and every name it exports — followed through
+// its re-exports by the TypeScript checker, types included — must be listed
+// here: a new export fails until it is added on purpose. The npm package
+// (package.json, built files in dist/) and the Deno one (deno.json, the
+// sources) export the same entry points, at the same version, and every
+// package the code imports at run time is declared for npm and mapped for
+// Deno at the same version range.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import t from 'tap';
+import ts from 'typescript';
+import { buildIfStale } from './support/build.ts';
 import { root } from './support/cli.ts';
 
+t.before(() => buildIfStale());
+
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  name: string;
   version: string;
   exports: Record<string, string>;
   dependencies: Record<string, string>;
@@ -19,35 +29,72 @@ const denoJson = JSON.parse(readFileSync(join(root, 'deno.json'), 'utf8')) as {
   imports: Record<string, string>;
 };
 
-/** npm's export map with each `*` expanded over the source files it matches. */
-function npmExports(): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const [key, target] of Object.entries(pkg.exports)) {
-    if (!key.includes('*')) {
-      out.set(key, target);
-      continue;
-    }
-    // './adapters/*' → './dist/adapters/*.js': one entry per adapters/*.ts source.
-    const sourceDir = target.replace(/^\.\/dist\//, '').split('*')[0]!;
-    for (const file of readdirSync(join(root, sourceDir)).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))) {
-      const name = file.slice(0, -3);
-      out.set(key.replace('*', name), target.replace('*', name));
-    }
-  }
-  return out;
-}
+/** The public names of each entry (values and types), sorted. */
+const PUBLIC: Record<string, string[]> = {
+  '.': [
+    'Arg', 'Backend', 'ChannelSpec', 'Clock', 'CommandTools', 'ConformanceScenario', 'ConnectionError', 'ContractError', 'ContractSpec', 'GlobalConfig',
+    'HashKeySpec', 'JsonSchema', 'KeyBuilder', 'KeyBuilders', 'KeyInput', 'KeyParams', 'KeySpec', 'ListKeySpec', 'LogLevel', 'Logger', 'Plugin',
+    'PluginCommand', 'PluginError', 'PubSubMessage', 'RedisType', 'Reply', 'ReplyError', 'Role', 'RoleContext', 'RoleFactory', 'ScriptCall',
+    'ScriptError', 'ScriptRunner', 'SetKeySpec', 'StreamKeySpec', 'StringKeySpec', 'Subscriber', 'TtlRule', 'UsageError', 'ValueSchema', 'ZsetKeySpec',
+    'channelBuilders', 'createBackend', 'defineContract', 'keyBuilders', 'loadConfig', 'memoryLogger', 'registerPlugin', 'silentLogger', 'startProcess',
+    'systemClock',
+  ],
+  './embed': [
+    'AdapterName', 'Backend', 'Clock', 'ConfigError', 'ConfigFlag', 'ConfigInput', 'CoordConfig', 'LogOptions', 'Logger', 'ProcessHandle', 'RegisteredPlugin',
+    'RunningRole', 'StartError', 'StartOptions', 'adapterNames', 'configSchema', 'coordVersion', 'createBackend', 'createLogger', 'loadConfig',
+    'parseSetFlag', 'registerPlugin', 'startProcess', 'tokens',
+  ],
+  './adapter': [
+    'Arg', 'Backend', 'BackendCapabilities', 'BackendFactory', 'BackendOptions', 'BackendState', 'BlockingConnection', 'Command', 'ConnectionError',
+    'HostPort', 'ParsedUrl', 'PubSubMessage', 'Reply', 'ReplyError', 'ScriptSource', 'Subscriber', 'UrlError', 'mask', 'parseRedisUrl',
+  ],
+  './load-test': ['Resource', 'ResourceFactory', 'Scenario', 'Step', 'VirtualUser', 'defineScenario'],
+  './conformance': [
+    'AdapterSuiteOptions', 'ContractSuiteOptions', 'Deviation', 'DeviationKind', 'KeySnapshot', 'ScenarioContextOptions', 'SnapshotOptions', 'adapterSuite',
+    'checkSnapshot', 'contractSuite', 'formatDeviations', 'matchEntry', 'pluginConfig', 'scenarioContext', 'snapshotKeyspace',
+  ],
+  './adapters': ['AdapterName', 'adapterNames', 'createBackend'],
+  './adapters/ioredis': ['createIoredisBackend'],
+  './adapters/node-redis': ['createNodeRedisBackend'],
+  './adapters/embedded': ['createEmbeddedBackend'],
+};
+
+/** Code entries of the export map (./package.json is there for tools that read it). */
+const entries = Object.entries(pkg.exports).filter(([key]) => key !== './package.json');
 
 /** The source a built file comes from: ./dist/core/index.js → ./core/index.ts. */
 function sourceOf(built: string): string {
   return built.replace(/^\.\/dist\//, './').replace(/\.js$/, '.ts');
 }
 
-t.test('npm and Deno export the same entry points', async (t) => {
-  const npm = npmExports();
-  t.same([...Object.keys(denoJson.exports)].sort(), [...npm.keys()].sort(), 'the same subpaths');
-  for (const [key, built] of npm) {
+t.test('the export map: no wildcard, an entry for each audience', async (t) => {
+  t.same(Object.keys(pkg.exports).sort(), [...Object.keys(PUBLIC), './package.json'].sort(), 'the listed entries and nothing else');
+  t.notOk(Object.keys(pkg.exports).some((key) => key.includes('*')), 'no wildcard: internal files are not importable');
+  t.equal(pkg.name, 'coordkit');
+});
+
+t.test("each entry exports exactly its listed names, followed through every re-export, types included", async (t) => {
+  const files = entries.map(([, built]) => join(root, sourceOf(built)));
+  const parsed = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!;
+  const program = ts.createProgram(files, { ...parsed.options, noEmit: true });
+  const checker = program.getTypeChecker();
+  for (const [key, built] of entries) {
+    const source = program.getSourceFile(join(root, sourceOf(built)))!;
+    const symbols = checker.getExportsOfModule(checker.getSymbolAtLocation(source)!);
+    t.same(symbols.map((s) => s.name).sort(), [...PUBLIC[key]!].sort(), `${key}: the listed names (add a new export to PUBLIC on purpose)`);
+    const values = symbols.filter((s) => (s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s).flags & ts.SymbolFlags.Value).map((s) => s.name);
+    // Resolved as a user's `import 'coordkit/…'` is (the package imports itself by name), from dist/.
+    const loaded = (await import(`coordkit${key.slice(1)}`)) as Record<string, unknown>;
+    t.same(Object.keys(loaded).sort(), values.sort(), `${key}: the built module has the value exports`);
+  }
+});
+
+t.test('npm and Deno export the same entry points, and Deno maps the package name to them', async (t) => {
+  t.same(Object.keys(denoJson.exports).sort(), entries.map(([key]) => key).sort(), 'the same subpaths');
+  for (const [key, built] of entries) {
     t.equal(denoJson.exports[key], sourceOf(built), `${key}: deno.json points at the source of ${built}`);
     t.ok(existsSync(join(root, sourceOf(built))), `${key}: ${sourceOf(built)} exists`);
+    t.equal(denoJson.imports[`coordkit${key.slice(1)}`], sourceOf(built), `coordkit${key.slice(1)}: the import map gives plugins the same module`);
   }
 });
 

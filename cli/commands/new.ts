@@ -1,8 +1,10 @@
 // `coord new plugin NAME [--dir FOLDER]`: copies templates/plugin into a new
 // folder with the plugin's name filled in. What it makes passes its own tests
 // as made (npm install && npm test) and runs with `coord run --plugin ./NAME`.
+// Its dev dependency on coord is the coord that made it (a file: link to its
+// package folder, installed or a checkout) unless --coord names another spec.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import semver from 'semver';
 import { findUp } from '../../core/paths.ts';
 import { cwd } from '../../core/platform.ts';
@@ -30,6 +32,7 @@ export async function newCommand(what: string, name: string, options: Readonly<R
     __NAME__: name,
     __ENV__: name.toUpperCase().replace(/-/g, '_'),
     __COORD_RANGE__: `^${semver.major(coordVersion)}.${semver.minor(coordVersion)}.0`,
+    __COORD_SOURCE__: text(options.coord) ?? `file:${relative(target, dirname(findUp(import.meta.url, 'package.json'))) || '.'}`,
   };
   const template = findUp(import.meta.url, 'templates/plugin');
   const written: string[] = [];
@@ -40,7 +43,7 @@ export async function newCommand(what: string, name: string, options: Readonly<R
       const dest = join(to, RENAMED[entry.name] ?? entry.name);
       if (entry.isDirectory()) copy(source, dest);
       else {
-        writeFileSync(dest, readFileSync(source, 'utf8').replace(/__NAME__|__ENV__|__COORD_RANGE__/g, (m) => values[m]!));
+        writeFileSync(dest, readFileSync(source, 'utf8').replace(/__NAME__|__ENV__|__COORD_RANGE__|__COORD_SOURCE__/g, (m) => values[m]!));
         written.push(relative(target, dest));
       }
     }

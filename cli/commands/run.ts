@@ -1,17 +1,25 @@
 // `coord run --plugin P [--role R]…` or `coord run --config deploy.yaml`
 // (the plugins, roles and options the file names): starts roles in this process and runs
 // until SIGINT or SIGTERM, which stop them in reverse order and exit 0. A
-// second signal while stopping exits 1 at once.
+// second signal while stopping exits 1 at once — but not the same signal
+// within a second: one Ctrl-C reaches coord twice when a wrapper (deno task,
+// a shell script, a container runtime) forwards what the terminal already
+// sent the whole process group, and it must still drain.
 import { loadConfig } from '../../core/config.ts';
 import { createLogger } from '../../core/log.ts';
 import { environment, exit, onStopSignals, stdoutIsTTY } from '../../core/platform.ts';
-import { startProcess } from '../../core/runtime.ts';
+import type { Logger } from '../../core/logger.ts';
+import type { Plugin } from '../../core/plugin.ts';
+import { startProcess, type RunningRole } from '../../core/runtime.ts';
 import { builtinPlugins } from '../../plugins/index.ts';
 import { UsageError } from '../errors.ts';
 import type { Io } from '../io.ts';
 import { deploymentPlugins, moduleNames } from '../deployment.ts';
 import { loadPlugins } from '../load-plugin.ts';
 import { configFlags, list, pluginFlags, text } from '../options.ts';
+
+/** A second signal of the same kind within this long is the first one delivered again. */
+const REPEAT_MS = 1000;
 
 export async function runCommand(options: Readonly<Record<string, unknown>>, io: Io): Promise<number> {
   const specs = list(options.plugin);
@@ -31,18 +39,20 @@ export async function runCommand(options: Readonly<Record<string, unknown>>, io:
 
   // Signals are handled before `ready` is said: whoever stops the process on seeing it must not kill it.
   const stopped = new Promise<number>((resolve) => {
-    let received = 0;
+    let first: { signal: string; at: number } | undefined;
     onStopSignals((signal) => {
-      received += 1;
-      if (received > 1) {
+      if (first) {
+        if (signal === first.signal && Date.now() - first.at < REPEAT_MS) return; // the same Ctrl-C, delivered twice
         io.err(`coord: ${signal} again while stopping: exiting now`);
         exit(1);
       }
+      first = { signal, at: Date.now() };
       logger.info('stopping', { signal });
       void handle.stop(signal).then(() => resolve(0));
     });
   });
 
+  if (!config.redis.url && config.roles.length) warnSplit(plugins, handle.roles, logger);
   const roles = handle.roles.map((r) => `${r.plugin}/${r.role}`);
   logger.info('ready', { roles, redis: handle.backend.displayUrl, keyPrefix: config.redis.keyPrefix });
   if (stdoutIsTTY()) {
@@ -50,4 +60,20 @@ export async function runCommand(options: Readonly<Record<string, unknown>>, io:
     io.out(`ready: ${roles.join(', ')} on ${handle.backend.displayUrl}${prefix}. Ctrl-C stops.`);
   }
   return stopped;
+}
+
+/**
+ * Some of a plugin's roles named with --role on the embedded backend: it lives
+ * in this process, so the roles in other processes can never meet these.
+ */
+function warnSplit(plugins: readonly Plugin[], started: readonly RunningRole[], logger: Logger): void {
+  for (const plugin of plugins) {
+    const here = started.filter((r) => r.plugin === plugin.name).map((r) => r.role);
+    const elsewhere = Object.keys(plugin.roles).filter((role) => !here.includes(role));
+    if (!here.length || !elsewhere.length) continue;
+    logger.warn(
+      `${plugin.name}: roles ${here.join(', ')} run on the embedded backend, which lives inside this process: they cannot meet roles (${elsewhere.join(', ')}) in other processes; give every process of the deployment the same --redis URL (or REDIS_URL)`,
+      { plugin: plugin.name, roles: here },
+    );
+  }
 }

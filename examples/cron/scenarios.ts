@@ -1,7 +1,7 @@
 // Conformance scenarios: drive the four scripts the way the roles do, so the
 // keyspace afterwards shows every key the plugin writes. The conformance
 // suite snapshots it and holds every key to the contract.
-import type { Scenario } from 'coordkit';
+import type { ConformanceScenario } from 'coordkit';
 import type { CronConfig, CronJob } from './config.ts';
 import type { CronKeys } from './contract.ts';
 import { claimTick, finishTick, scheduleTick, sweepLeases, type CronContext } from './ticks.ts';
@@ -15,7 +15,7 @@ async function scheduleEverywhere(ctx: CronContext, job: CronJob, nowMs: number)
   if (results.filter((r) => r.queued).length !== 1) throw new Error(`tick of ${job.id} queued ${results.filter((r) => r.queued).length} times, expected once`);
 }
 
-export const scenarios: Scenario<CronConfig, CronKeys>[] = [
+export const scenarios: ConformanceScenario<CronConfig, CronKeys>[] = [
   {
     name: 'a tick is queued once by three schedulers, claimed by one runner and recorded when it ends',
     expects: ['jobs', 'job', 'runs'],

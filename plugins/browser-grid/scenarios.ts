@@ -1,6 +1,6 @@
 // Conformance scenarios: drive the grid's scripts the way its roles do (no
 // browsers needed) so the keyspace shows every key the plugin writes.
-import type { Scenario, RoleContext } from '../../core/plugin.ts';
+import type { ConformanceScenario, RoleContext } from '../../core/plugin.ts';
 import type { BrowserGridConfig } from './config.ts';
 import type { BrowserGridKeys } from './contract.ts';
 
@@ -41,7 +41,7 @@ function select(ctx: Ctx, connectionId: string, ticket = '') {
   });
 }
 
-export const scenarios: Scenario<BrowserGridConfig, BrowserGridKeys>[] = [
+export const scenarios: ConformanceScenario<BrowserGridConfig, BrowserGridKeys>[] = [
   {
     name: 'workers register, sessions are selected and leased, a client queues, a worker is told to shut down',
     expects: ['worker', 'activeConnections', 'lifetimeConnections', 'shutdownCommand', 'workerIndex', 'freeIndex', 'versions', 'proxyIndex', 'leases', 'queue'],

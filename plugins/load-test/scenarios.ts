@@ -1,7 +1,7 @@
 // Conformance scenarios: drive the plugin's scripts and writers the way its
 // roles do (no HTTP target needed) so the keyspace shows every key, then the
 // suite holds it to the contract.
-import type { RoleContext, Scenario } from '../../core/plugin.ts';
+import type { RoleContext, ConformanceScenario } from '../../core/plugin.ts';
 import type { LoadTestConfig } from './config.ts';
 import type { LoadTestKeys } from './contract.ts';
 import { MetricsRecorder } from './metrics-recorder.ts';
@@ -40,7 +40,7 @@ async function startTest(ctx: Ctx, workers: string[]): Promise<number> {
   return epoch;
 }
 
-export const scenarios: Scenario<LoadTestConfig, LoadTestKeys>[] = [
+export const scenarios: ConformanceScenario<LoadTestConfig, LoadTestKeys>[] = [
   {
     name: 'a test runs: workers beat, users are assigned and run, a resource is held, metrics are written',
     expects: ['testState', 'testEpoch', 'workers', 'users', 'resources', 'workerStatus', 'workerUsers', 'workerActiveUsers', 'user',

@@ -1,6 +1,6 @@
 // Conformance scenarios: drive the obniz scripts the way the roles do so the
 // keyspace shows every key the plugin writes, in the SDK's formats.
-import type { Scenario } from '../../core/plugin.ts';
+import type { ConformanceScenario } from '../../core/plugin.ts';
 import type { ObnizConfig } from './config.ts';
 import type { ObnizKeys } from './contract.ts';
 import { assignDevices, claimDevices, relocateAll, relocateSlave, removeDevices, touchManager, touchSlave, updateDevices, type Ctx } from './store.ts';
@@ -8,7 +8,7 @@ import { assignDevices, claimDevices, relocateAll, relocateSlave, removeDevices,
 const devices = (n: number, from = 0) =>
   Array.from({ length: n }, (_, i) => ({ id: `0000-${String(from + i).padStart(4, '0')}`, hardware: 'blewifi_gw2', configs: '{"interval":5}', tags: [] }));
 
-export const scenarios: Scenario<ObnizConfig, ObnizKeys>[] = [
+export const scenarios: ConformanceScenario<ObnizConfig, ObnizKeys>[] = [
   {
     name: 'slaves and a manager beat, devices are assigned, changed, claimed, rebalanced and removed',
     expects: ['slaveHeartbeat', 'masterHeartbeat', 'workers', 'slaveIndex', 'coordSlaves', 'managerIndex', 'claims', 'newInstalls', 'uninstalls'],

@@ -1,7 +1,7 @@
 // Conformance scenarios: the grid's steps driven as its roles drive them (no
 // browser needed), so the keyspace shows every key of seed 002 and coord's
 // extensions. A storage provider is played by hand: coord has no storage role.
-import type { Scenario } from '../../core/plugin.ts';
+import type { ConformanceScenario } from '../../core/plugin.ts';
 import type { WebDriverConfig } from './config.ts';
 import type { Ctx } from './context.ts';
 import type { WebDriverKeys } from './contract.ts';
@@ -44,7 +44,7 @@ async function session(ctx: Ctx, sessionId: string, upTo: 'queued' | 'allocated'
 
 const ids = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
-export const scenarios: Scenario<WebDriverConfig, WebDriverKeys>[] = [
+export const scenarios: ConformanceScenario<WebDriverConfig, WebDriverKeys>[] = [
   {
     name: 'a grid at work: orchestrator, manager, API, sessions in every state, metrics, a reclaimed orphan',
     expects: [

@@ -4,8 +4,8 @@
 // the scenario expects must be there. One JSON line per scenario; exit 1 on
 // any deviation.
 //   deno run -A examples/cron/test/conformance-deno.ts [redis://host:port]
-import { checkSnapshot, createBackend, matchEntry, registerPlugin, snapshotKeyspace, type Backend } from 'coordkit';
-import { scenarioContext } from 'coordkit/conformance';
+import { createBackend, registerPlugin, type Backend } from 'coordkit';
+import { checkSnapshot, matchEntry, scenarioContext, snapshotKeyspace } from 'coordkit/conformance';
 import plugin from '../index.ts';
 
 const deno = (globalThis as { Deno?: { args: string[]; version: { deno: string } } }).Deno;
