@@ -1,10 +1,10 @@
-// The browser grid's keyspace: seed 000's four keys exactly as documented
+// The browser grid's keyspace: playwright-distributed's four keys exactly as documented
 // (so a real playwright-distributed worker or proxy can share the Redis),
 // plus coord's indexes, leases and admission queue, marked as extensions.
 import { defineContract } from '../../core/contract.ts';
 
 const browserType = { type: 'string', enum: ['chromium', 'firefox', 'webkit'] };
-/** Seconds (seed 000) or milliseconds (the real playwright-distributed worker). */
+/** Seconds (playwright-distributed's documented layout) or milliseconds (the real playwright-distributed worker). */
 const timestamp = { type: 'integer', minimum: 0 };
 const counter = { type: 'integer', minimum: 0 };
 /** '{browserType}:{workerId}', the id a worker has in the counter hashes and indexes. */
@@ -12,7 +12,7 @@ const workerRef = { type: 'string', pattern: '^(chromium|firefox|webkit):[^:]+$'
 
 export const contract = defineContract({
   plugin: 'browser-grid',
-  source: '../shared/seeds/000_fa622bd04cc3fe6c.txt',
+  source: 'docs/layouts/browser-grid.md',
   keys: {
     worker: {
       pattern: 'worker:{browserType}:{workerId}',

@@ -1,5 +1,5 @@
 // A worker's ref is '{browserType}:{workerId}': its field name in the counter
-// hashes and its member in the indexes (seed 000's field format).
+// hashes and its member in the indexes (playwright-distributed's field format).
 
 export type BrowserType = 'chromium' | 'firefox' | 'webkit';
 export const browserTypes: readonly BrowserType[] = ['chromium', 'firefox', 'webkit'];
@@ -23,7 +23,7 @@ export function majorMinor(version: string | undefined): string {
   return m ? `${m[1]}.${m[2]}` : '';
 }
 
-/** lastHeartbeat in ms, whether it was written in seconds (seed 000) or ms (playwright-distributed). */
+/** lastHeartbeat in ms, whether it was written in seconds (playwright-distributed's documented layout) or ms (playwright-distributed). */
 export function heartbeatMs(value: string | number | null | undefined): number | undefined {
   const n = Number(value);
   if (value === null || value === undefined || value === '' || !Number.isFinite(n)) return undefined;

@@ -44,7 +44,7 @@ export const envelopeSchema = {
 
 export const contract = defineContract({
   plugin: 'obniz',
-  source: '../shared/seeds/004_2cbe053b0de4e5e0.txt',
+  source: 'docs/layouts/obniz.md',
   keys: {
     slaveHeartbeat: {
       pattern: 'slave:{name}:heartbeat',

@@ -9,7 +9,7 @@ import { parseAssignment, toMs, type Assignment, type DeviceInfo } from './value
 
 export type Ctx = RoleContext<ObnizConfig, ObnizKeys>;
 
-/** The seed's Lua errors (and NO_WORKER of the SDK's doAllRelocate, NO_RUNNING_WORKER of its update). */
+/** obniz-app-sdk's Lua errors (and NO_WORKER of the SDK's doAllRelocate, NO_RUNNING_WORKER of its update). */
 export type ObnizErrorCode =
   | 'NO_ACCEPTABLE_WORKER'
   | 'NO_RUNNING_WORKER'
@@ -101,7 +101,7 @@ export async function removeDevices(ctx: Ctx, obnizIds: readonly string[]): Prom
   return out;
 }
 
-/** The seed's relocation of one device; throws ObnizScriptError with the seed's codes. */
+/** obniz-app-sdk's relocation of one device; throws ObnizScriptError with obniz-app-sdk's codes. */
 export async function relocateDevice(ctx: Ctx, obnizId: string, force = false): Promise<{ from: string; to: string }> {
   const reply = (await ctx.scripts.run('relocateDevice', {
     keys: { slaveIndex: {}, newInstalls: {}, coordSlaves: {} },

@@ -1,4 +1,4 @@
--- selectWorker: seed 000's selector at a cost that does not grow with the fleet.
+-- selectWorker: playwright-distributed's selector at a cost that does not grow with the fleet.
 -- Eligible: available, live heartbeat, active < maxConcurrent, lifetime < maxLifetime,
 -- and speaking the client's Playwright major.minor (its band of freeIndex).
 -- margin = max(1, floor(maxLifetime / workers)); prefer the highest lifetime below

@@ -1,4 +1,4 @@
-// The worker role: runs browser servers and keeps each registered as seed 000
+// The worker role: runs browser servers and keeps each registered as playwright-distributed's layout
 // documents. A server that reaches its lifetime limit (or is told to shut down)
 // drains and is replaced by a fresh one under a new id, in this same process:
 // recycling needs no container restart policy. The replacement starts when the

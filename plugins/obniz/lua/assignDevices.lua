@@ -1,4 +1,4 @@
--- assignDevices: the seed's assignment for a batch of devices. No alive slave:
+-- assignDevices: obniz-app-sdk's assignment for a batch of devices. No alive slave:
 -- NO_ACCEPTABLE_WORKER; already in a distribution list: ALREADY_INSTALLED; else the
 -- alive slave with the fewest assignments (ties: first by name) gets it, as
 -- {"install":…,"instanceName":…,"updatedMillisecond":…}, marked new for onInstall when

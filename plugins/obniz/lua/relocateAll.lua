@@ -1,6 +1,6 @@
 -- relocateAll: doAllRelocate, made exact: with T devices on n alive slaves, every
 -- slave ends with floor(T/n) or floor(T/n)+1, the +1 going to the slaves that hold the
--- most now, so the fewest devices move (the seed's loop can stop short of that).
+-- most now, so the fewest devices move (obniz-app-sdk's loop can stop short of that).
 -- Devices of dead slaves are left to the health check. A device not started yet and
 -- moved to an SDK slave is no longer marked new.
 -- KEYS[1] slaveIndex

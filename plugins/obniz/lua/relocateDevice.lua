@@ -1,4 +1,4 @@
--- relocateDevice: the seed's relocation of one device, checked in its order: no
+-- relocateDevice: obniz-app-sdk's relocation of one device, checked in its order: no
 -- alive slave: NO_ACCEPTABLE_WORKER; in no list: NOT_INSTALLED; its slave alive and
 -- the move not forced: NO_NEED_TO_RELOCATE; no other alive slave:
 -- NO_OTHER_ACCEPTABLE_WORKER; else it moves to the least-loaded other alive slave with

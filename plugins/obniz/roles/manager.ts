@@ -147,7 +147,7 @@ export class Manager {
     return result;
   }
 
-  /** The seed's relocation of one device (errors: ObnizScriptError with the seed's codes), then synchronize. */
+  /** obniz-app-sdk's relocation of one device (errors: ObnizScriptError with obniz-app-sdk's codes), then synchronize. */
   async relocate(obnizId: string, force = false): Promise<{ from: string; to: string }> {
     const moved = await relocateDevice(this.ctx, obnizId, force);
     await this.synchronize();

@@ -19,7 +19,7 @@ local function versionBand(version)
   return (tonumber(major) * 1000 + tonumber(minor)) * BAND
 end
 
--- lastHeartbeat is seconds (seed 000) or milliseconds (playwright-distributed)
+-- lastHeartbeat is seconds (playwright-distributed's documented layout) or milliseconds (playwright-distributed)
 local function heartbeatMs(value)
   local beat = tonumber(value)
   if beat and beat < 100000000000 then beat = beat * 1000.0 end -- a float: the embedded Lua has 32-bit integers
