@@ -1,6 +1,14 @@
 // One chromedriver process: started on a free loopback port, ready once
 // /status says so, stopped with its browsers. (Its "started on port N" line
 // cannot be relied on: piped, its output is buffered.)
+//
+// chromedriver and the Chromium it starts live in a process group of their
+// own, led by a small sh watchdog whose stdin is a pipe from this process.
+// Whatever way this process ends — even kill -9, which no handler sees — the
+// pipe closes, the watchdog reads end-of-file and kills the whole group; when
+// chromedriver ends by itself, the watchdog kills what it left (Chromium) too.
+// (Linux's PR_SET_PDEATHSIG would do this, but Node cannot set it, and it
+// would not reach Chromium, a grandchild.)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { createServer } from 'node:net';
@@ -47,6 +55,35 @@ function freeLoopbackPort(): Promise<number> {
   });
 }
 
+/**
+ * The watchdog (sh -c, "$@" = the driver and its arguments): starts the
+ * driver in the background, watches its stdin (a pipe from the grid process)
+ * in a subshell, and kills its own process group when either the pipe ends or
+ * the driver exits. A background job's stdin is /dev/null, so the pipe is
+ * kept on fd 3 first.
+ */
+const WATCHDOG_SAYS = 'chromedriver-watchdog: ';
+const WATCHDOG = [
+  'exec 3<&0',
+  '"$@" </dev/null &',
+  'driver=$!',
+  // (nothing is written once the grid process is gone: its pipes are closed, and a write would end the subshell first)
+  '(while read -r _ <&3; do :; done; kill -KILL 0) &',
+  'wait "$driver"',
+  'echo "chromedriver-watchdog: exited (code $?)" >&2',
+  'kill -KILL 0',
+].join('\n');
+
+/** Signals a process group (the watchdog leads it), quietly when it is empty. */
+function killGroup(pid: number | undefined, signal: NodeJS.Signals = 'SIGKILL'): void {
+  if (!pid) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // the group is gone already
+  }
+}
+
 export async function startDriver(options: DriverOptions): Promise<Driver> {
   const deadline = Date.now() + options.timeoutMs;
   for (let attempt = 1; ; attempt++) {
@@ -64,10 +101,11 @@ async function startOnce(options: DriverOptions, deadline: number): Promise<Driv
   let child: ChildProcess;
   const log: WriteStream | undefined = options.logFile ? createWriteStream(options.logFile, { flags: 'a' }) : undefined;
   try {
-    child = spawn(options.binary, [`--port=${port}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn('/bin/sh', ['-c', WATCHDOG, 'coord-driver-watchdog', options.binary, `--port=${port}`], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   } catch (error) {
     throw new DriverError('failure', `cannot start ${options.binary}: ${(error as Error).message}`);
   }
+  child.stdin!.on('error', () => {}); // never written to: it only has to stay open while this process lives
   let output = '';
   const onData = (chunk: Buffer) => {
     log?.write(chunk);
@@ -77,15 +115,21 @@ async function startOnce(options: DriverOptions, deadline: number): Promise<Driv
   child.stderr!.on('data', onData);
   const exited = new Promise<string>((resolve) => {
     child.once('error', (error) => resolve(`${options.binary} could not run: ${error.message}`));
-    child.once('exit', (code, signal) => resolve(`${options.binary} exited (${signal ?? `code ${code}`})${output.trim() ? `: ${output.trim().split('\n').at(-1)}` : ''}`));
+    child.once('exit', (code, signal) => {
+      killGroup(child.pid); // anything of the group still running
+      const lines = output.trim().split('\n');
+      const watchdog = lines.findLast((l) => l.startsWith(WATCHDOG_SAYS))?.slice(WATCHDOG_SAYS.length);
+      const last = lines.findLast((l) => l.trim() && !l.startsWith(WATCHDOG_SAYS));
+      resolve(`${options.binary} ${watchdog ?? `exited (${signal ?? `code ${code}`})`}${last ? `: ${last}` : ''}`);
+    });
   });
   let gone = false;
   void exited.then(() => (gone = true));
   const stop = async () => {
     if (!gone) {
-      child.kill('SIGTERM');
+      killGroup(child.pid, 'SIGTERM');
       const quit = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 2000))]);
-      if (!quit) child.kill('SIGKILL');
+      if (!quit) killGroup(child.pid);
       await exited;
     }
     log?.end();

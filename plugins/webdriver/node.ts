@@ -18,7 +18,8 @@ import type { WarmDriver } from './driver-pool.ts';
 import { frontDoor, type Straight } from './front-door.ts';
 import { NODE_KEY_HEADER, randomSecret, sameSecret } from './auth.ts';
 import { closeServer, hop, listen, readBody, sendError, sendJson } from './http.ts';
-import { refuseUpgrade, relayUpgrade } from './relay.ts';
+import { relayBidi } from './bidi-relay.ts';
+import { refuseUpgrade } from './relay.ts';
 import { appendLog } from './session-log.ts';
 import { terminateSession } from './terminate.ts';
 import { rfc3339 } from './time.ts';
@@ -73,7 +74,6 @@ export class SessionNode {
   private lastSeen = 0;
   private lastWritten = 0;
   private lastBeat = Date.now();
-  private bidiOpen = 0;
   private served = false;
   private ending?: Promise<void>;
   private timers: ReturnType<typeof setInterval>[] = [];
@@ -229,9 +229,8 @@ export class SessionNode {
 
   private checkIdle(): void {
     if (this.ending || !this.lastSeen) return;
-    if (this.bidiOpen > 0) this.lastSeen = Date.now();
     const idle = Date.now() - this.lastSeen;
-    if (idle > this.options.timeouts.sessionTermination * 1000) void this.end('STIMEOUT', `no command for ${Math.round(idle / 1000)} s`);
+    if (idle > this.options.timeouts.sessionTermination * 1000) void this.end('STIMEOUT', `no command, BiDi message or pong for ${Math.round(idle / 1000)} s`);
   }
 
   /** Only the grid (the proxy, the manager) talks to a node: it knows the node's key. */
@@ -339,9 +338,9 @@ export class SessionNode {
     }
     this.lastSeen = Date.now();
     const target = new URL(this.driverWebSocket);
-    this.bidiOpen += 1; // an open BiDi connection is activity: the session is not idle
-    await relayUpgrade(req, socket, head, { host: '127.0.0.1', port: this.driverTarget!.port, path: target.pathname });
-    this.bidiOpen -= 1;
+    // an open socket alone is not activity: what the client sends is (a message, or the pong to the relay's ping)
+    const pingMs = Math.min(BIDI_PING_MAX_MS, Math.max(BIDI_PING_MIN_MS, (this.options.timeouts.sessionTermination * 1000) / 3));
+    await relayBidi(req, socket, head, { host: '127.0.0.1', port: this.driverTarget!.port, path: target.pathname, pingMs, activity: () => (this.lastSeen = Date.now()) });
     this.lastSeen = Date.now();
   }
 
@@ -400,6 +399,10 @@ export interface NodeAnswer {
 export const localNodes = new Map<string, SessionNode>();
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** The BiDi relay pings its client this often (a third of the idle timeout, within these bounds). */
+const BIDI_PING_MIN_MS = 500;
+const BIDI_PING_MAX_MS = 30_000;
 
 /** How long an ending node lets answers in flight (the client's DELETE above all) reach their clients before it closes its endpoint. */
 const ANSWER_GRACE_MS = 2000;
