@@ -72,6 +72,14 @@ t.test('two sessions made with the token; each webSocketUrl carries its own sess
   t.notMatch(url.toString(), TOKEN, 'the grid token is not in it');
 });
 
+t.test('behind a TLS load balancer: webSocketUrl follows X-Forwarded-Proto and X-Forwarded-Host', async (t) => {
+  const behind = await w3c(base, 'POST', '/session', newSessionBody({ webSocketUrl: true }), { ...bearer, 'x-forwarded-proto': 'https', 'x-forwarded-host': 'grid.example.com' });
+  t.equal(behind.status, 200);
+  const sid = behind.body.value!.sessionId!;
+  t.equal(behind.body.value!.capabilities!.webSocketUrl, `wss://grid.example.com/session/${sid}/se/bidi?token=${sessionToken(TOKEN, sid)}`);
+  t.equal((await w3c(base, 'DELETE', `/session/${sid}`, undefined, bearer)).status, 200);
+});
+
 t.test('the proxy: every HTTP surface refuses a request without the token, or with a wrong one', async (t) => {
   refused(t, await http(`${base}/session`, 'POST', {}, JSON.stringify(newSessionBody())), 'POST /session');
   refused(t, await http(`${base}/session/${id}/title`), 'a command');

@@ -13,6 +13,7 @@ import type { Code } from './codes.ts';
 import type { Timeouts } from './config.ts';
 import type { Ctx } from './context.ts';
 import { driverCapabilities } from './driver-capabilities.ts';
+import { refusalText } from './driver-refusal.ts';
 import { DriverError, startDriver, type Driver } from './driver.ts';
 import type { WarmDriver } from './driver-pool.ts';
 import { frontDoor, type Straight } from './front-door.ts';
@@ -146,7 +147,7 @@ export class SessionNode {
       const created = await hop({ host: '127.0.0.1', port: this.driver.port }, 'POST', '/session', driverHeaders(this.driver.port), Buffer.from(JSON.stringify({ capabilities: { alwaysMatch: caps, firstMatch: [{}] } })), ctx.signal, this.options.timeouts.nodeStartup * 1000);
       const answer = JSON.parse(created.body.toString() || '{}') as { value?: { sessionId?: string; capabilities?: Capabilities; error?: string; message?: string } };
       if (created.status !== 200 || !answer.value?.sessionId) {
-        throw new Error(`the driver refused the session: ${answer.value?.error ?? created.status}: ${(answer.value?.message ?? '').split('\n')[0]}`);
+        throw new Error(refusalText(created.status, answer.value?.error ?? 'session not created', answer.value?.message ?? created.body.toString().slice(0, 2000)));
       }
       this.driverSessionId = answer.value.sessionId;
       this.driverTarget = { host: '127.0.0.1', port: this.driver.port, origin: `http://127.0.0.1:${this.driver.port}`, headers: driverHeaders(this.driver.port) };
