@@ -239,11 +239,12 @@ t.test('an inline orchestrator killed -9 (the process alone): its chromedrivers 
   const id = created.body.value!.sessionId!;
   t.equal((await w3c(base, 'POST', `/session/${id}/url`, { url: `${page.url}/k` })).status, 200);
   const pid = doomed.child.pid!;
+  const isDriver = (p: { cmd: string }) => /^\S*chromedriver --port/.test(p.cmd); // not its watchdog (bash -c …)
   const tree = await until('a warm driver beside the session\'s', () => {
     const found = descendants(pid);
-    return found.filter((p) => /chromedriver --port/.test(p.cmd) && !/sh -c/.test(p.cmd)).length >= 2 && found;
+    return found.filter(isDriver).length >= 2 && found;
   }, 30_000);
-  const drivers = tree.filter((p) => /chromedriver --port/.test(p.cmd) && !/^\/bin\/sh/.test(p.cmd));
+  const drivers = tree.filter(isDriver);
   const browsers = tree.filter((p) => /chrom(e|ium)/i.test(p.cmd) && !/chromedriver/.test(p.cmd));
   t.ok(drivers.length >= 2, `${drivers.length} chromedrivers under the orchestrator`);
   t.ok(browsers.length >= 1, `${browsers.length} Chromium processes under it`);
@@ -251,6 +252,7 @@ t.test('an inline orchestrator killed -9 (the process alone): its chromedrivers 
   process.kill(pid, 'SIGKILL'); // the orchestrator alone, not its process group: no handler runs
   await doomed.exited;
   await until('every process it started is gone', () => tree.every((p) => !running(p.pid)), 15_000);
+  t.ok(tree.some((p) => /coord-driver-watchdog/.test(p.cmd)), 'the drivers had their watchdogs');
   t.pass(`all ${tree.length} processes it had started are gone (drivers, Chromium, watchdogs)`);
   for (const p of [proxy, manager]) p.kill('SIGTERM');
   t.same(await Promise.all([proxy.exited, manager.exited]), [0, 0]);

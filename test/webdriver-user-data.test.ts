@@ -9,7 +9,7 @@ import t from 'tap';
 import webdriver from 'selenium-webdriver';
 import chrome from 'selenium-webdriver/chrome.js';
 import { freePort } from './support/redis.ts';
-import { chromeOptions, startWebdriver } from './support/webdriver.ts';
+import { chromeOptions, newSessionBody, startWebdriver, w3c } from './support/webdriver.ts';
 
 /** A page with a form; what the browser submits is recorded here. */
 const seen: { run: string | null; typed: string | null }[] = [];
@@ -25,11 +25,18 @@ const page = createServer((req, res) => {
 });
 await new Promise<void>((r) => page.listen(pagePort, '127.0.0.1', r));
 const port = await freePort();
-const grid = await startWebdriver({ options: { proxy: { port }, api: { port: 0 }, orchestrator: { slots: 1 } } });
+const grid = await startWebdriver({ options: { proxy: { port, externalUrl: 'https://grid.example.com' }, api: { port: 0 }, orchestrator: { slots: 1 } } });
 t.teardown(async () => {
   await grid.handle.stop('test done');
   page.close();
   page.closeAllConnections();
+});
+
+t.test('proxy.externalUrl: a new session\'s webSocketUrl is built on it (wss:// for https)', async (t) => {
+  const created = await w3c(`http://127.0.0.1:${port}`, 'POST', '/session', newSessionBody({ webSocketUrl: true }));
+  const id = created.body.value!.sessionId!;
+  t.equal(created.body.value!.capabilities!.webSocketUrl, `wss://grid.example.com/session/${id}/se/bidi`);
+  t.equal((await w3c(`http://127.0.0.1:${port}`, 'DELETE', `/session/${id}`)).status, 200);
 });
 
 t.test("a page receives exactly the id text the client sent: in the URL's query and typed into an input", async (t) => {
