@@ -148,11 +148,6 @@ export function originOf(target: { host: string; port: number }): string {
   return `http://${hostPort(target)}`;
 }
 
-/** The bytes with every `from` replaced by `to` (the session id swap); the same buffer when there is none. */
-export function swapText(bytes: Buffer, from: string, to: string): Buffer {
-  return bytes.length && bytes.includes(from) ? Buffer.from(bytes.toString().replaceAll(from, to)) : bytes;
-}
-
 /** One request to another process of the grid, body buffered both ways. `signal` aborts it; `timeoutMs` bounds the wait for each part of the answer. */
 export function hop(
   target: { host: string; port: number; origin?: string },

@@ -2,7 +2,7 @@
 // the proxy forwards that session's commands to. It starts the driver
 // (DSTART → DALIVE | DTIMEOUT | DFAILURE), creates the local session (LSINIT),
 // publishes where it listens (session:ID:upstream), heartbeats, relays the
-// client's commands with the session id rewritten both ways, and ends on
+// client's commands (the session id swapped in the path; bodies untouched), and ends on
 // DELETE /session (CLOSED), after sessionTermination idle seconds (STIMEOUT),
 // on a fault (TERM, DFAILURE) or when the session ended elsewhere. Ending
 // returns the slot atomically (terminateSession), then HALT.
@@ -283,7 +283,7 @@ export class SessionNode {
   /**
    * One client command for this session, transport aside: the HTTP endpoint
    * calls it, and so does a proxy in the same process (no socket hop). The
-   * session id is rewritten both ways. DELETE /session answers once the slot
+   * session id is swapped in the path; bodies pass as they are. DELETE /session answers once the slot
    * is back, so a client that quits and asks again finds it free.
    */
   async serve(method: string, url: string, contentType: string | undefined, body: Buffer): Promise<NodeAnswer> {
@@ -317,7 +317,7 @@ export class SessionNode {
   /**
    * Where a front door (this node's, or the proxy's in the same process)
    * sends a command of this session as bytes: to the driver, the session id
-   * swapped. `rest` is the request target after /session/{id}. Undefined for
+   * swapped in the path. `rest` is the request target after /session/{id}. Undefined for
    * the command that ends the session (serve() ends the node with it), for
    * anything that is not a command, and while the node cannot take one. Counts
    * as activity.

@@ -114,7 +114,7 @@ export function proxyRole(ctx: Ctx): Role {
 
   /**
    * A command the front door may send as bytes: to the driver of a node in
-   * this process (the session id swapped), or to a remote node whose route is
+   * this process (the session id swapped in the path), or to a remote node whose route is
    * cached. Ending a session (DELETE /session/{id}) and everything else go
    * through the server below.
    */
