@@ -251,7 +251,7 @@ export class SessionNode {
     }
     let body: Buffer;
     try {
-      body = await readBody(req);
+      body = await readBody(req, this.ctx.config.proxy.bodyLimit);
     } catch (error) {
       return sendError(res, error as never);
     }

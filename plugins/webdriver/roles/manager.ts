@@ -81,7 +81,7 @@ export function managerRole(ctx: Ctx): Role {
     if (req.method !== 'POST') return sendError(res, 'unknown method', `${req.method} /session: use POST`);
     let body: unknown;
     try {
-      body = parseJson(await readBody(req));
+      body = parseJson(await readBody(req, config.proxy.bodyLimit));
     } catch (error) {
       return sendError(res, error as W3CError);
     }
