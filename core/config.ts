@@ -178,7 +178,7 @@ export function configSchema(plugins: readonly Plugin[]): JsonSchema {
 export function readConfigFile(file: string): { value: Data; lines: Map<string, string> } {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readFileSync(file === '-' ? 0 : file, 'utf8'); // '-': stdin (how a process hands a child its config without a file)
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : (err as Error).message;

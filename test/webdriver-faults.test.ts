@@ -2,8 +2,11 @@
 // mid-session (its session terminated and slot reclaimed within one reclaim
 // interval), the orchestrator killed -9 while sessions are pending (after a
 // restart the backlog and pending lists have lost nothing), the manager
-// killed while a client waits (the slot comes back).
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// killed while a client waits (the slot comes back); an inline orchestrator
+// killed -9 leaves no chromedriver or Chromium behind; slowloris and garbage
+// connections are closed within the header timeout while a session is served.
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -49,6 +52,47 @@ const alivePid = (pid: number) => {
     return false;
   }
 };
+/** Every process under `root` (children, grandchildren, …) with its command, from /proc. */
+function descendants(root: number): { pid: number; cmd: string }[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out: { pid: number; cmd: string }[] = [];
+  const walk = (pid: number) => {
+    for (const child of children.get(pid) ?? []) {
+      out.push({ pid: child, cmd: cmdline(child) });
+      walk(child);
+    }
+  };
+  walk(root);
+  return out;
+}
+const cmdline = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+  } catch {
+    return '';
+  }
+};
+/** Running: it exists and is not a zombie waiting to be reaped. */
+const running = (pid: number) => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+};
+const nodeFolders = () => readdirSync(tmpdir()).filter((n) => n.startsWith('coord-webdriver-node-'));
+
 /** Session IDs in sessions.active, oldest first. */
 const activeSessions = async (prefix: string) => {
   const ids = (await backend.send(['SMEMBERS', `${prefix}sessions.active`])) as string[];
@@ -60,6 +104,7 @@ t.test('a node process killed -9 mid-session: session terminated and slot reclai
   const P = '{wn}:';
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
+  const foldersBefore = nodeFolders();
   const procs = [role(P, 'proxy', [`proxy.port=${port}`]), role(P, 'manager'), role(P, 'orchestrator', ['orchestrator.slots=1', 'orchestrator.id=orch-n', 'orchestrator.nodeMode=process'])];
   await ready(...procs);
   const created = await w3c(base, 'POST', '/session', newSessionBody());
@@ -69,6 +114,8 @@ t.test('a node process killed -9 mid-session: session terminated and slot reclai
   const boot = (await log(P, id)).find((e) => e.code === 'BOOT')!;
   const nodePid = Number(/pid (\d+)/.exec(boot.meta)?.[1]);
   t.ok(nodePid > 0 && nodePid !== procs[2]!.child.pid, `the node is its own process (pid ${nodePid})`);
+  t.same(nodeFolders().filter((n) => !foldersBefore.includes(n)), [], 'no config folder in /tmp: the node got its config on stdin');
+  t.match(cmdline(nodePid), /--config=-$/, 'its config came on stdin');
   const chromePid = Number(created.body.value!.capabilities!['goog:processID']);
 
   const killed = Date.now();
@@ -178,3 +225,85 @@ t.test('the manager killed while a client waits: the slot comes back', async (t)
   for (const p of [proxy, gc, orchestrator]) p.kill('SIGTERM');
   t.same(await Promise.all([proxy, gc, orchestrator].map((p) => p.exited)), [0, 0, 0]);
 });
+
+t.test('an inline orchestrator killed -9 (the process alone): its chromedrivers and Chromium die with it', async (t) => {
+  const P = '{wk}:';
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const proxy = role(P, 'proxy', [`proxy.port=${port}`]);
+  const manager = role(P, 'manager');
+  const doomed = role(P, 'orchestrator', ['orchestrator.slots=2', 'orchestrator.id=orch-k', 'orchestrator.warmDrivers=1']);
+  await ready(proxy, manager, doomed);
+  const created = await w3c(base, 'POST', '/session', newSessionBody());
+  t.equal(created.status, 200, 'a live session');
+  const id = created.body.value!.sessionId!;
+  t.equal((await w3c(base, 'POST', `/session/${id}/url`, { url: `${page.url}/k` })).status, 200);
+  const pid = doomed.child.pid!;
+  const isDriver = (p: { cmd: string }) => /^\S*chromedriver --port/.test(p.cmd); // not its watchdog (bash -c …)
+  const tree = await until('a warm driver beside the session\'s', () => {
+    const found = descendants(pid);
+    return found.filter(isDriver).length >= 2 && found;
+  }, 30_000);
+  const drivers = tree.filter(isDriver);
+  const browsers = tree.filter((p) => /chrom(e|ium)/i.test(p.cmd) && !/chromedriver/.test(p.cmd));
+  t.ok(drivers.length >= 2, `${drivers.length} chromedrivers under the orchestrator`);
+  t.ok(browsers.length >= 1, `${browsers.length} Chromium processes under it`);
+
+  process.kill(pid, 'SIGKILL'); // the orchestrator alone, not its process group: no handler runs
+  await doomed.exited;
+  await until('every process it started is gone', () => tree.every((p) => !running(p.pid)), 15_000);
+  t.ok(tree.some((p) => /coord-driver-watchdog/.test(p.cmd)), 'the drivers had their watchdogs');
+  t.pass(`all ${tree.length} processes it had started are gone (drivers, Chromium, watchdogs)`);
+  for (const p of [proxy, manager]) p.kill('SIGTERM');
+  t.same(await Promise.all([proxy.exited, manager.exited]), [0, 0]);
+});
+
+t.test('100 slowloris and 100 garbage connections are closed within the header timeout, and a session is served throughout', async (t) => {
+  const P = '{ws}:';
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const headerTimeout = 2;
+  const proxy = role(P, 'proxy', [`proxy.port=${port}`, `proxy.headerTimeout=${headerTimeout}`]);
+  const manager = role(P, 'manager');
+  const orchestrator = role(P, 'orchestrator', ['orchestrator.slots=1', 'orchestrator.id=orch-s']);
+  await ready(proxy, manager, orchestrator);
+
+  const attackers: { socket: Socket; closedAt?: number; answer: string }[] = [];
+  const timers: ReturnType<typeof setInterval>[] = [];
+  const opened = Date.now();
+  for (let i = 0; i < 200; i++) {
+    const socket = connect(port, '127.0.0.1');
+    const a = { socket, answer: '' } as (typeof attackers)[number];
+    attackers.push(a);
+    socket.on('data', (d) => (a.answer += d.toString()));
+    socket.on('error', () => {});
+    socket.on('close', () => (a.closedAt = Date.now()));
+    const slowloris = i % 2 === 0;
+    socket.on('connect', () => {
+      socket.write(slowloris ? 'GET /status HTTP/1.1\r\nHost: x\r\n' : garbage());
+      timers.push(setInterval(() => socket.writable && socket.write(slowloris ? `X-Slow-${i}: y\r\n` : garbage()), 300));
+    });
+  }
+  t.teardown(() => timers.forEach(clearInterval));
+  // meanwhile a real client gets a session and drives it
+  const created = await w3c(base, 'POST', '/session', newSessionBody());
+  t.equal(created.status, 200, 'a session is created while 200 bad connections are open');
+  const id = created.body.value!.sessionId!;
+  t.equal((await w3c(base, 'POST', `/session/${id}/url`, { url: `${page.url}/loris` })).status, 200);
+  t.equal((await w3c(base, 'GET', `/session/${id}/title`)).body.value, 'coord /loris');
+  await until('every bad connection closed', () => attackers.every((a) => a.closedAt), (headerTimeout + 8) * 1000);
+  const slowest = Math.max(...attackers.map((a) => a.closedAt! - opened));
+  t.ok(slowest < (headerTimeout + 6) * 1000, `all 200 closed, the last ${slowest} ms after they opened (header timeout ${headerTimeout} s)`);
+  t.ok(attackers.filter((_a, i) => i % 2 === 0).every((a) => /^HTTP\/1\.1 408 /.test(a.answer)), 'each slowloris got 408');
+  t.equal((await w3c(base, 'GET', `/session/${id}/title`)).body.value, 'coord /loris', 'the session is still served');
+  t.equal((await w3c(base, 'DELETE', `/session/${id}`)).status, 200);
+  for (const p of [proxy, manager, orchestrator]) p.kill('SIGTERM');
+  t.same(await Promise.all([proxy, manager, orchestrator].map((p) => p.exited)), [0, 0, 0]);
+});
+
+/** Random bytes without a line break: never a request head. */
+function garbage(): Buffer {
+  const bytes = Buffer.alloc(64);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = 32 + Math.floor(Math.random() * 200);
+  return bytes;
+}

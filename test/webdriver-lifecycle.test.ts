@@ -103,14 +103,23 @@ t.test('DFAILURE: the driver killed mid-session ends it; the client gets invalid
   t.ok(await g.slotFree());
 });
 
-t.test('DFAILURE: the driver refuses the session (no such browser binary) → session not created', async (t) => {
+t.test("DFAILURE: chromedriver's refusals reach the client as chromedriver gave them (status, error, message)", async (t) => {
   const g = await grid({});
-  const answer = await w3c(g.base, 'POST', '/session', { capabilities: { alwaysMatch: { browserName: 'chrome', 'goog:chromeOptions': { binary: '/nonexistent/chrome' } } } });
-  t.equal(answer.status, 500);
-  t.equal(answer.body.value?.error, 'session not created');
-  t.match(answer.body.value?.message, /DFAILURE: the driver refused the session/);
+  const refused = (chromeOptions: unknown) => w3c(g.base, 'POST', '/session', { capabilities: { alwaysMatch: { browserName: 'chrome', 'goog:chromeOptions': chromeOptions } } });
+  const binary = await refused({ binary: '/nonexistent/chrome' });
+  t.equal(binary.status, 500);
+  t.equal(binary.body.value?.error, 'session not created');
+  t.equal(binary.body.value?.message, 'session not created\nfrom unknown error: no chrome binary at /nonexistent/chrome', "a bad binary keeps chromedriver's reason, word for word");
   t.ok((await g.codes(await g.newest())).includes('DFAILURE'));
   t.ok(await g.slotFree());
+  const exclude = await refused({ excludeSwitches: 5 });
+  t.equal(exclude.status, 400, "excludeSwitches: 5 gets chromedriver's 400");
+  t.equal(exclude.body.value?.error, 'invalid argument');
+  t.match(exclude.body.value?.message, /cannot parse excludeSwitches\nfrom invalid argument: must be a list/);
+  const args = await refused({ args: '--not-a-list' });
+  t.equal(args.status, 400, 'args that are not a list are not dropped: chromedriver refuses them');
+  t.match(args.body.value?.message, /cannot parse args\nfrom invalid argument: must be a list/);
+  t.ok(await g.slotFree(), 'and nothing stays held');
 });
 
 t.test('DTIMEOUT and STARTFAIL: a driver slower than driverStartup', async (t) => {

@@ -11,6 +11,7 @@ import WebSocket from 'ws';
 import { createBackend } from '../adapters/index.ts';
 import { sessionToken } from '../plugins/webdriver/auth.ts';
 import { freePort } from './support/redis.ts';
+import { until } from './support/until.ts';
 import { chromeOptions, newSessionBody, startPage, startWebdriver, w3c, type W3CAnswer } from './support/webdriver.ts';
 
 const TOKEN = 'sekret-token-1';
@@ -69,6 +70,14 @@ t.test('two sessions made with the token; each webSocketUrl carries its own sess
   t.equal(url.pathname, `/session/${id}/se/bidi`);
   t.equal(url.searchParams.get('token'), sessionToken(TOKEN, id), 'a token derived for this session');
   t.notMatch(url.toString(), TOKEN, 'the grid token is not in it');
+});
+
+t.test('behind a TLS load balancer: webSocketUrl follows X-Forwarded-Proto and X-Forwarded-Host', async (t) => {
+  const behind = await w3c(base, 'POST', '/session', newSessionBody({ webSocketUrl: true }), { ...bearer, 'x-forwarded-proto': 'https', 'x-forwarded-host': 'grid.example.com' });
+  t.equal(behind.status, 200);
+  const sid = behind.body.value!.sessionId!;
+  t.equal(behind.body.value!.capabilities!.webSocketUrl, `wss://grid.example.com/session/${sid}/se/bidi?token=${sessionToken(TOKEN, sid)}`);
+  t.equal((await w3c(base, 'DELETE', `/session/${sid}`, undefined, bearer)).status, 200);
 });
 
 t.test('the proxy: every HTTP surface refuses a request without the token, or with a wrong one', async (t) => {
@@ -143,6 +152,21 @@ t.test('WebdriverIO 9 with the token: BiDi through the grid; an outsider cannot 
   });
   t.equal(outsider, 401, 'an outsider who knows the session id is still refused');
   t.equal(await browser.getTitle(), 'coord /wdio-secure', 'the session goes on');
+});
+
+t.test("WebdriverIO's user/key (Basic auth on POST /session only): the session's commands and BiDi work, and quit frees the slot", async (t) => {
+  const browser = await remote({ hostname: '127.0.0.1', port, path: '/', logLevel: 'silent', user: 'ci', key: TOKEN, capabilities: { browserName: 'chrome', 'goog:chromeOptions': chromeOptions } });
+  await browser.url(`${page.url}/user-key`);
+  t.equal(await browser.getTitle(), 'coord /user-key', 'commands without credentials are taken for this session');
+  t.equal((await browser.browsingContextGetTree({})).contexts[0]?.url, `${page.url}/user-key`, 'BiDi too');
+  refused(t, await http(`${base}/session/${browser.sessionId}/title`, 'GET', { authorization: 'Bearer nope' }), 'a wrong token on that session');
+  refused(t, await http(`${base}/session/${id}/title`), 'a session made with a Bearer token still needs it');
+  await browser.deleteSession();
+  const free = async () => ((await w3c(base, 'GET', '/status', undefined, bearer)).body.value as unknown as { slots: { available: number } }).slots.available;
+  await until('its slot is free', async () => (await free()) === 1, 10_000);
+  t.pass('quit freed its slot');
+  const wrongKey = await remote({ hostname: '127.0.0.1', port, path: '/', logLevel: 'silent', user: 'ci', key: 'nope', connectionRetryCount: 0, capabilities: { browserName: 'chrome', 'goog:chromeOptions': chromeOptions } }).then(() => 'created', (e: Error) => e.message);
+  t.match(wrongKey, /401|unauthorized|missing or wrong token/i, 'a wrong key: no session is made');
 });
 
 t.test('cleanup with the token', async (t) => {

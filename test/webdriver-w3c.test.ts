@@ -33,7 +33,7 @@ t.test('W3C capability processing and matching', async (t) => {
 });
 
 const port = await freePort();
-const grid = await startWebdriver({ options: { proxy: { port, token: 'sekret', bodyTimeout: 1 }, api: { port: 0 }, orchestrator: { slots: 1 }, timeouts: { queue: 2, sessionTermination: 2 } } });
+const grid = await startWebdriver({ options: { proxy: { port, token: 'sekret', bodyTimeout: 1, bodyLimit: 65536 }, api: { port: 0 }, orchestrator: { slots: 1 }, timeouts: { queue: 2, sessionTermination: 2 } } });
 const backend = await createBackend({ url: 'embedded://' });
 const page = await startPage();
 t.teardown(async () => {
@@ -88,6 +88,41 @@ t.test('an unknown session id → 404 invalid session id, for commands and DELET
   shape(t, await call('GET', '/session/00000000-0000-4000-8000-000000000000/title'), 404, 'invalid session id');
   shape(t, await call('DELETE', '/session/nope'), 404, 'invalid session id');
   shape(t, await call('POST', '/session/nope/url', { url: 'http://example.com' }), 404, 'invalid session id');
+});
+
+t.test('capabilities nested 5,000 deep → 400 invalid argument (not a stack overflow)', async (t) => {
+  const deep = '{"a":'.repeat(5_000) + '1' + '}'.repeat(5_000);
+  const answer = await call('POST', '/session', `{"capabilities":{"alwaysMatch":{"browserName":"chrome","goog:chromeOptions":{"prefs":${deep}}}}}`);
+  shape(t, answer, 400, 'invalid argument');
+  t.match(answer.body.value?.message, /nests \d+ levels deep/);
+  const arrays = await call('POST', '/session', `{"capabilities":{"firstMatch":${'['.repeat(20_000)}${']'.repeat(20_000)}}}`);
+  shape(t, arrays, 400, 'invalid argument');
+});
+
+t.test('a session id that is not one (a ":" in it) → 400 invalid argument, naming no internal key', async (t) => {
+  for (const id of ['a:b', 'x:session:1:upstream', '%3A']) {
+    const answer = await call('GET', `/session/${id}/title`);
+    shape(t, answer, 400, 'invalid argument');
+    t.notMatch(answer.body.value?.message, /\{sessionId\}|pattern/i, `${id}: no internal key pattern in the message`);
+  }
+  shape(t, await call('DELETE', '/session/a:b'), 400, 'invalid argument');
+});
+
+t.test('a body over proxy.bodyLimit → 413 with a W3C error, whether announced or chunked', async (t) => {
+  const big = JSON.stringify({ url: 'x'.repeat(70_000) });
+  const announced = await call('POST', '/session/00000000-0000-4000-8000-000000000000/url', big);
+  t.equal(announced.status, 413);
+  t.equal(announced.body.value?.error, 'invalid argument');
+  t.match(announced.body.value?.message, /larger than the limit of 65536 bytes \(proxy\.bodyLimit\)/);
+  const chunked = await fetch(`${base}/session`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode(big)), c.close()) }),
+    duplex: 'half',
+  } as RequestInit);
+  t.equal(chunked.status, 413, 'a chunked body over the limit too');
+  t.equal(((await chunked.json()) as W3CAnswer['body']).value?.error, 'invalid argument');
+  t.equal((await call('GET', '/status')).status, 200, 'the proxy goes on');
 });
 
 t.test('unknown paths and methods: unknown command 404, unknown method 405', async (t) => {

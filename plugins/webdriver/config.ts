@@ -88,7 +88,7 @@ export const configSchema = {
         metricsFlushInterval: seconds(1, 'How often the proxy adds its request and byte counts to the metrics keys.'),
         bodyTimeout: seconds(10, 'A request body that stops arriving for this long is answered 408 and the connection closed.'),
         headerTimeout: seconds(10, 'A request head not whole this long after the connection opened (or after its first byte) is answered 408 and the connection closed.'),
-        bodyLimit: { type: 'integer', minimum: 1024, default: 16 * 1024 * 1024, description: 'Largest request body in bytes (default 16 MiB); a larger one is answered 413 with a W3C error.' },
+        bodyLimit: { type: 'integer', minimum: 1024, default: 16 * 1024 * 1024, description: 'Largest request body in bytes (default 16 MiB) the proxy, managers and nodes take; a larger one is answered 413 with a W3C error. Give every process the same value.' },
         maxConnectionsPerClient: { type: 'integer', minimum: 0, default: 256, description: 'Open connections one client address may have (0: no cap); more are answered 429 and closed.' },
       },
     },

@@ -185,9 +185,14 @@ export const contract = defineContract({
       type: 'hash',
       description: 'The client: its address, user agent and when it was last seen.',
       ttl: 'none',
-      writers: ['manager', 'node'],
+      writers: ['manager', 'node', 'proxy'],
       derivable: true,
-      fields: { host: { type: 'string' }, userAgent: { type: 'string' }, lastSeen: rfc3339 },
+      fields: {
+        host: { type: 'string' },
+        userAgent: { type: 'string' },
+        lastSeen: rfc3339,
+        auth: { type: 'string', enum: ['basic'], description: 'coord: the client made the session with Basic auth (WebdriverIO user/key send it on POST /session only), so its commands may come without' },
+      },
     },
     sessionReady: {
       pattern: 'session:{sessionId}:ready',

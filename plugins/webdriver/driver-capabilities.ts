@@ -17,13 +17,17 @@ export function driverCapabilities(matched: Capabilities, defaults: BrowserDefau
     if (name.includes(':') && !name.startsWith('goog:')) continue;
     caps[name] = value;
   }
-  const given = (caps['goog:chromeOptions'] ?? {}) as { binary?: string; args?: unknown };
-  const args = Array.isArray(given.args) ? given.args.map(String) : [];
-  const flag = (arg: string) => arg.split('=')[0];
+  const given = caps['goog:chromeOptions'] ?? {};
+  // what is not what chromedriver takes goes to it unchanged: its refusal then reaches the client as it says it
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) return caps;
+  const options = given as { binary?: unknown; args?: unknown };
+  if (options.args !== undefined && !Array.isArray(options.args)) return caps;
+  const args = (options.args as unknown[] | undefined) ?? [];
+  const flag = (arg: unknown) => (typeof arg === 'string' ? arg.split('=')[0] : arg);
   const present = new Set(args.map(flag));
   caps['goog:chromeOptions'] = {
-    ...given,
-    binary: given.binary ?? defaults.binary,
+    ...options,
+    binary: options.binary ?? defaults.binary,
     args: [...args, ...defaults.args.filter((arg) => !present.has(flag(arg)))],
   };
   return caps;

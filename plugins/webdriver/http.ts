@@ -56,9 +56,31 @@ export function readBody(req: IncomingMessage, limit = BODY_LIMIT, idleMs = BODY
   });
 }
 
-/** Parses a JSON body; an empty body is {}. */
+/** Deepest nesting a New Session body may have: real capabilities stay under ten; a deeper one would only exhaust the stack. */
+export const MAX_JSON_DEPTH = 64;
+
+/** How deep the arrays and objects of a JSON text nest (brackets inside strings do not count). */
+export function jsonDepth(body: Buffer): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!;
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash escapes the next byte
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return deepest;
+}
+
+/** Parses a JSON body; an empty body is {}. Nesting deeper than MAX_JSON_DEPTH is refused (invalid argument). */
 export function parseJson(body: Buffer): unknown {
   if (body.length === 0) return {};
+  const depth = jsonDepth(body);
+  if (depth > MAX_JSON_DEPTH) throw new W3CError('invalid argument', `the body nests ${depth} levels deep; at most ${MAX_JSON_DEPTH} are accepted`);
   try {
     return JSON.parse(body.toString('utf8'));
   } catch (err) {
@@ -124,11 +146,6 @@ export function hostPort(target: { host: string; port: number }): string {
 /** http://host:port. */
 export function originOf(target: { host: string; port: number }): string {
   return `http://${hostPort(target)}`;
-}
-
-/** The bytes with every `from` replaced by `to` (the session id swap); the same buffer when there is none. */
-export function swapText(bytes: Buffer, from: string, to: string): Buffer {
-  return bytes.length && bytes.includes(from) ? Buffer.from(bytes.toString().replaceAll(from, to)) : bytes;
 }
 
 /** One request to another process of the grid, body buffered both ways. `signal` aborts it; `timeoutMs` bounds the wait for each part of the answer. */

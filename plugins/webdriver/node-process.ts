@@ -1,13 +1,12 @@
 // Starting a node as its own process (orchestrator.nodeMode = process): the
 // same coord CLI, `run --plugin webdriver --role node`, with this process's
-// effective config in a temporary file, so the node sees the same Redis,
-// prefix, timeouts and binaries. Each node gets its own process group: it
+// effective config written to its stdin (--config=-), so the node
+// sees the same Redis, prefix, timeouts and binaries, and no file — with the
+// Redis password in it — is left behind by a crash. Each node gets its own process group: it
 // outlives an orchestrator crash (its session goes on), and when the node
 // itself dies its chromedriver and Chromium are killed with the group.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { findUp } from '../../core/paths.ts';
 import type { Ctx } from './context.ts';
 
@@ -28,26 +27,24 @@ export interface NodeProcess {
 }
 
 export function spawnNodeProcess(ctx: Ctx, sessionId: string, orchestratorId: string): NodeProcess {
-  const dir = mkdtempSync(join(tmpdir(), 'coord-webdriver-node-'));
-  const file = join(dir, 'config.json');
   const config = {
     redis: ctx.global.redis,
     log: { ...ctx.global.log, format: 'json' },
     plugins: { webdriver: { ...ctx.config, node: { sessionId, orchestratorId } } },
   };
-  writeFileSync(file, JSON.stringify(config), { mode: 0o600 });
-  const child = spawn(process.execPath, [...process.execArgv, cliEntry(), 'run', '--plugin', 'webdriver', '--role', 'node', '--config', file], {
-    stdio: ['ignore', 'ignore', 'pipe'],
+  const child = spawn(process.execPath, [...process.execArgv, cliEntry(), 'run', '--plugin', 'webdriver', '--role', 'node', '--config=-'], {
+    stdio: ['pipe', 'ignore', 'pipe'],
     env: { ...process.env },
     detached: true,
   });
+  child.stdin!.on('error', () => {}); // a node that failed at once: its exit says why
+  child.stdin!.end(JSON.stringify(config));
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-2000)));
   const exited = new Promise<string>((resolve) => {
     child.once('error', (error) => resolve(`node process could not start: ${error.message}`));
     child.once('exit', (code, signal) => {
       killGroup(child.pid);
-      rmSync(dir, { recursive: true, force: true });
       resolve(`node process exited (${signal ?? `code ${code}`})${stderr.trim() ? `: ${stderr.trim().split('\n').at(-1)}` : ''}`);
     });
   });

@@ -2,7 +2,7 @@
 // the proxy forwards that session's commands to. It starts the driver
 // (DSTART → DALIVE | DTIMEOUT | DFAILURE), creates the local session (LSINIT),
 // publishes where it listens (session:ID:upstream), heartbeats, relays the
-// client's commands with the session id rewritten both ways, and ends on
+// client's commands (the session id swapped in the path; bodies untouched), and ends on
 // DELETE /session (CLOSED), after sessionTermination idle seconds (STIMEOUT),
 // on a fault (TERM, DFAILURE) or when the session ended elsewhere. Ending
 // returns the slot atomically (terminateSession), then HALT.
@@ -13,12 +13,14 @@ import type { Code } from './codes.ts';
 import type { Timeouts } from './config.ts';
 import type { Ctx } from './context.ts';
 import { driverCapabilities } from './driver-capabilities.ts';
+import { refusalText } from './driver-refusal.ts';
 import { DriverError, startDriver, type Driver } from './driver.ts';
 import type { WarmDriver } from './driver-pool.ts';
 import { frontDoor, type Straight } from './front-door.ts';
 import { NODE_KEY_HEADER, randomSecret, sameSecret } from './auth.ts';
 import { closeServer, hop, listen, readBody, sendError, sendJson } from './http.ts';
-import { refuseUpgrade, relayUpgrade } from './relay.ts';
+import { relayBidi } from './bidi-relay.ts';
+import { refuseUpgrade } from './relay.ts';
 import { appendLog } from './session-log.ts';
 import { terminateSession } from './terminate.ts';
 import { rfc3339 } from './time.ts';
@@ -73,7 +75,6 @@ export class SessionNode {
   private lastSeen = 0;
   private lastWritten = 0;
   private lastBeat = Date.now();
-  private bidiOpen = 0;
   private served = false;
   private ending?: Promise<void>;
   private timers: ReturnType<typeof setInterval>[] = [];
@@ -146,7 +147,7 @@ export class SessionNode {
       const created = await hop({ host: '127.0.0.1', port: this.driver.port }, 'POST', '/session', driverHeaders(this.driver.port), Buffer.from(JSON.stringify({ capabilities: { alwaysMatch: caps, firstMatch: [{}] } })), ctx.signal, this.options.timeouts.nodeStartup * 1000);
       const answer = JSON.parse(created.body.toString() || '{}') as { value?: { sessionId?: string; capabilities?: Capabilities; error?: string; message?: string } };
       if (created.status !== 200 || !answer.value?.sessionId) {
-        throw new Error(`the driver refused the session: ${answer.value?.error ?? created.status}: ${(answer.value?.message ?? '').split('\n')[0]}`);
+        throw new Error(refusalText(created.status, answer.value?.error ?? 'session not created', answer.value?.message ?? created.body.toString().slice(0, 2000)));
       }
       this.driverSessionId = answer.value.sessionId;
       this.driverTarget = { host: '127.0.0.1', port: this.driver.port, origin: `http://127.0.0.1:${this.driver.port}`, headers: driverHeaders(this.driver.port) };
@@ -229,9 +230,8 @@ export class SessionNode {
 
   private checkIdle(): void {
     if (this.ending || !this.lastSeen) return;
-    if (this.bidiOpen > 0) this.lastSeen = Date.now();
     const idle = Date.now() - this.lastSeen;
-    if (idle > this.options.timeouts.sessionTermination * 1000) void this.end('STIMEOUT', `no command for ${Math.round(idle / 1000)} s`);
+    if (idle > this.options.timeouts.sessionTermination * 1000) void this.end('STIMEOUT', `no command, BiDi message or pong for ${Math.round(idle / 1000)} s`);
   }
 
   /** Only the grid (the proxy, the manager) talks to a node: it knows the node's key. */
@@ -251,7 +251,7 @@ export class SessionNode {
     }
     let body: Buffer;
     try {
-      body = await readBody(req);
+      body = await readBody(req, this.ctx.config.proxy.bodyLimit);
     } catch (error) {
       return sendError(res, error as never);
     }
@@ -283,7 +283,7 @@ export class SessionNode {
   /**
    * One client command for this session, transport aside: the HTTP endpoint
    * calls it, and so does a proxy in the same process (no socket hop). The
-   * session id is rewritten both ways. DELETE /session answers once the slot
+   * session id is swapped in the path; bodies pass as they are. DELETE /session answers once the slot
    * is back, so a client that quits and asks again finds it free.
    */
   async serve(method: string, url: string, contentType: string | undefined, body: Buffer): Promise<NodeAnswer> {
@@ -317,7 +317,7 @@ export class SessionNode {
   /**
    * Where a front door (this node's, or the proxy's in the same process)
    * sends a command of this session as bytes: to the driver, the session id
-   * swapped. `rest` is the request target after /session/{id}. Undefined for
+   * swapped in the path. `rest` is the request target after /session/{id}. Undefined for
    * the command that ends the session (serve() ends the node with it), for
    * anything that is not a command, and while the node cannot take one. Counts
    * as activity.
@@ -339,9 +339,9 @@ export class SessionNode {
     }
     this.lastSeen = Date.now();
     const target = new URL(this.driverWebSocket);
-    this.bidiOpen += 1; // an open BiDi connection is activity: the session is not idle
-    await relayUpgrade(req, socket, head, { host: '127.0.0.1', port: this.driverTarget!.port, path: target.pathname });
-    this.bidiOpen -= 1;
+    // an open socket alone is not activity: what the client sends is (a message, or the pong to the relay's ping)
+    const pingMs = Math.min(BIDI_PING_MAX_MS, Math.max(BIDI_PING_MIN_MS, (this.options.timeouts.sessionTermination * 1000) / 3));
+    await relayBidi(req, socket, head, { host: '127.0.0.1', port: this.driverTarget!.port, path: target.pathname, pingMs, activity: () => (this.lastSeen = Date.now()) });
     this.lastSeen = Date.now();
   }
 
@@ -400,6 +400,10 @@ export interface NodeAnswer {
 export const localNodes = new Map<string, SessionNode>();
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** The BiDi relay pings its client this often (a third of the idle timeout, within these bounds). */
+const BIDI_PING_MIN_MS = 500;
+const BIDI_PING_MAX_MS = 30_000;
 
 /** How long an ending node lets answers in flight (the client's DELETE above all) reach their clients before it closes its endpoint. */
 const ANSWER_GRACE_MS = 2000;

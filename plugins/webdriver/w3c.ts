@@ -19,6 +19,7 @@ export type ErrorCode = keyof typeof errorStatus;
 export class W3CError extends Error {
   override readonly name = 'W3CError';
   constructor(
+    /** One of coord's codes, or another W3C code a driver answered with (passed on as it came). */
     readonly error: ErrorCode,
     message: string,
     /** An HTTP status other than the code's own (413 for a body over the limit, 408 for one that stalls). */
@@ -27,7 +28,7 @@ export class W3CError extends Error {
     super(message);
   }
   get status(): number {
-    return this.httpStatus ?? errorStatus[this.error];
+    return this.httpStatus ?? errorStatus[this.error] ?? 500;
   }
 }
 

@@ -15,6 +15,7 @@ import { NODE_KEY_HEADER } from '../auth.ts';
 import { MANAGER_HOST_TTL, type Ctx } from '../context.ts';
 import { closeServer, hop, listen, parseJson, readBody, sendError, sendJson } from '../http.ts';
 import { advertisedHost } from '../node.ts';
+import { driverRefusal } from '../driver-refusal.ts';
 import { appendLog, readLog } from '../session-log.ts';
 import { slotOwner } from '../slots.ts';
 import { terminateSession } from '../terminate.ts';
@@ -80,7 +81,7 @@ export function managerRole(ctx: Ctx): Role {
     if (req.method !== 'POST') return sendError(res, 'unknown method', `${req.method} /session: use POST`);
     let body: unknown;
     try {
-      body = parseJson(await readBody(req));
+      body = parseJson(await readBody(req, config.proxy.bodyLimit));
     } catch (error) {
       return sendError(res, error as W3CError);
     }
@@ -203,7 +204,7 @@ export function managerRole(ctx: Ctx): Role {
         ['HGET', keys.sessionCapabilities(s), 'actual'],
         ['HMGET', keys.sessionStatus(s), 'queuedAt', 'pendingAt'],
       ])) as [number, (string | null)[], string | null, (string | null)[]];
-      if (active === 0) throw new Refusal('NTIMEOUT', new W3CError('session not created', await whyEnded(sessionId)));
+      if (active === 0) throw new Refusal('NTIMEOUT', await whyEnded(sessionId));
       if (!fields[0] || !fields[1]) continue;
       const target = { host: fields[0], port: Number(fields[1]) };
       const answer = await hop(target, 'GET', '/status', { [NODE_KEY_HEADER]: fields[2] ?? '' }, undefined, undefined, 2000).catch(() => undefined);
@@ -215,7 +216,7 @@ export function managerRole(ctx: Ctx): Role {
     }
 
     const alive = await markAlive(ctx, sessionId, `node ${upstream.host}:${upstream.port}`, { queuedAt: stamps[0] ?? null, pendingAt: stamps[1] ?? null });
-    if (!alive) throw new Refusal('NTIMEOUT', new W3CError('session not created', await whyEnded(sessionId)));
+    if (!alive) throw new Refusal('NTIMEOUT', await whyEnded(sessionId));
     const actual = JSON.parse(actualJson ?? '{}') as Capabilities;
     if (typeof actual.webSocketUrl === 'string') actual.webSocketUrl = `ws://${req.headers['x-forwarded-host'] ?? req.headers.host}/session/${sessionId}/se/bidi`;
     logger.info('session created', { sessionId, orchestratorId, slot, ms: clock.now() - started });
@@ -242,10 +243,12 @@ export function managerRole(ctx: Ctx): Role {
   }
 
   /** The failure the session's log recorded (the node's or orchestrator's reason). */
-  async function whyEnded(sessionId: string): Promise<string> {
+  async function whyEnded(sessionId: string): Promise<W3CError> {
     const log = await readLog(ctx, sessionId).catch(() => []);
     const failure = log.find((e) => e.level === 'fail'); // the first failure is the cause; later ones follow from it
-    return failure ? `${failure.code}: ${failure.meta}` : 'the session ended before its node was ready';
+    // chromedriver's own refusal reaches the client as chromedriver gave it: status, error and message
+    const refused = failure?.code === 'DFAILURE' ? driverRefusal(failure.meta) : undefined;
+    return refused ?? new W3CError('session not created', failure ? `${failure.code}: ${failure.meta}` : 'the session ended before its node was ready');
   }
 
   return {

@@ -71,6 +71,35 @@ export function proxyRole(ctx: Ctx): Role {
     return credentials(token, req.headers.authorization) === 'token';
   }
 
+  /**
+   * Sessions created with Basic auth. WebdriverIO's user/key options send it
+   * on POST /session only, so such a session's commands are taken without
+   * credentials: its id — random, and shown to nobody without the token —
+   * stands for them. (Recorded in session:{id}:downstream for other proxies.)
+   */
+  const basicSessions = new Set<string>();
+
+  /** May a command of this session pass? Wrong credentials never; none, only for a session created with Basic auth. */
+  async function commandAllowed(sessionId: string, authorization: string | undefined): Promise<boolean> {
+    const sent = credentials(token, authorization);
+    if (sent !== 'none') return sent === 'token';
+    if (basicSessions.has(sessionId)) return true;
+    if (!SESSION_ID.test(sessionId)) return false;
+    const auth = await backend.send(['HGET', keys.sessionDownstream({ sessionId }), 'auth']).catch(() => null);
+    if (auth !== 'basic' || (await backend.send(['SISMEMBER', keys.sessionsActive(), sessionId])) !== 1) return false;
+    basicSessions.add(sessionId);
+    return true;
+  }
+
+  /** A session made by a client that authenticated with Basic auth: its commands may come without (WebdriverIO user/key). */
+  async function rememberBasic(req: IncomingMessage, answer: Hop): Promise<void> {
+    if (!token || answer.status !== 200 || !/^Basic\s/i.test(req.headers.authorization ?? '')) return;
+    const sessionId = (JSON.parse(answer.body.toString()) as { value?: { sessionId?: string } }).value?.sessionId;
+    if (!sessionId || !SESSION_ID.test(sessionId)) return;
+    basicSessions.add(sessionId);
+    await backend.send(['HSET', keys.sessionDownstream({ sessionId }), 'auth', 'basic']);
+  }
+
   function reply(req: IncomingMessage, res: ServerResponse, answer: Hop | { status: number; body: string }, bytesIn: number): void {
     const body = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
     if (!res.headersSent && !res.destroyed) {
@@ -85,15 +114,17 @@ export function proxyRole(ctx: Ctx): Role {
 
   /**
    * A command the front door may send as bytes: to the driver of a node in
-   * this process (the session id swapped), or to a remote node whose route is
+   * this process (the session id swapped in the path), or to a remote node whose route is
    * cached. Ending a session (DELETE /session/{id}) and everything else go
    * through the server below.
    */
   function straightRoute(head: RequestHead): Straight | undefined {
     const path = withoutLegacyPrefix(head.target);
     const session = SESSION_PATH.exec(path);
-    if (!session || credentials(token, head.headers.get('authorization')) !== 'token') return undefined;
+    if (!session) return undefined;
     const [, sessionId, rest = '', query = ''] = session as unknown as [string, string, string?, string?];
+    const sent = credentials(token, head.headers.get('authorization'));
+    if (sent !== 'token' && !(sent === 'none' && basicSessions.has(sessionId))) return undefined;
     const local = localNodes.get(sessionId);
     if (local) return local.straight(head.method, rest + query, (status, body, bytesIn) => metrics.count(head.method, status, bytesIn, body.length));
     if (endsSession(head.method, rest)) return undefined;
@@ -116,7 +147,8 @@ export function proxyRole(ctx: Ctx): Role {
     const bare = path.split('?')[0];
     // the one token-free path, for load balancers: it says the proxy runs, nothing about the grid
     if (bare === HEALTH_PATH && req.method === 'GET') return reply(req, res, { status: 200, body: '{"value":{"ready":true,"message":"proxy running"}}' }, 0);
-    if (!authorized(req)) {
+    const session = SESSION_PATH.exec(path);
+    if (!(session ? await commandAllowed(session[1]!, req.headers.authorization) : authorized(req))) {
       res.shouldKeepAlive = false; // its body (if any) is not read
       return fail(req, res, new W3CError('unauthorized', UNAUTHORIZED_MESSAGE));
     }
@@ -136,7 +168,6 @@ export function proxyRole(ctx: Ctx): Role {
       if (req.method !== 'POST') return fail(req, res, new W3CError('unknown method', `${req.method} /session: use POST`), body.length);
       return newSession(req, res, body);
     }
-    const session = SESSION_PATH.exec(path);
     if (session && !SESSION_ID.test(session[1]!)) return fail(req, res, new W3CError('invalid argument', `"${session[1]!.slice(0, 80)}" is not a session id (letters, digits and dashes)`), body.length);
     if (session) return command(req, res, session[1]!, path, body);
     fail(req, res, new W3CError('unknown command', `${req.method} ${bare} is not a WebDriver command this grid knows`), body.length);
@@ -158,6 +189,7 @@ export function proxyRole(ctx: Ctx): Role {
       tried.push(manager);
       try {
         const answer = await hop(manager, 'POST', '/session', headers, body, gone.signal);
+        await rememberBasic(req, answer).catch((error) => logger.warn('could not record a Basic-auth session', { error: (error as Error).message }));
         return reply(req, res, withWebSocketUrl(answer, req), body.length);
       } catch (error) {
         if (gone.signal.aborted) return metrics.count('POST', 499, body.length, 0);
@@ -277,12 +309,14 @@ export function proxyRole(ctx: Ctx): Role {
     return sameSecret(sent, token) || (!!sessionId && sameSecret(sent, sessionToken(token, sessionId)));
   }
 
-  /** Drops cached routes of sessions that ended without this proxy seeing it (idle timeout, another proxy's DELETE). */
+  /** Drops cached routes (and Basic-auth marks) of sessions that ended without this proxy seeing it (idle timeout, another proxy's DELETE). */
   async function sweepRoutes(): Promise<void> {
-    const ids = [...routes.keys()];
-    if (!ids.length) return;
-    const active = (await backend.pipeline(ids.map((id) => ['SISMEMBER', keys.sessionsActive(), id]))) as number[];
-    ids.forEach((id, i) => active[i] === 0 && routes.delete(id));
+    for (const known of [routes, basicSessions]) {
+      const ids = [...known.keys()];
+      if (!ids.length) continue;
+      const active = (await backend.pipeline(ids.map((id) => ['SISMEMBER', keys.sessionsActive(), id]))) as number[];
+      ids.forEach((id, i) => active[i] === 0 && known.delete(id));
+    }
   }
   let sweeper: ReturnType<typeof setInterval> | undefined;
 
