@@ -1,5 +1,5 @@
 // What a local orchestrator offers: the browser found on this machine, as
-// the seed spells it (browserName::browserVersion), its version read from the binary.
+// WebGrid spells it (browserName::browserVersion), its version read from the binary.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';

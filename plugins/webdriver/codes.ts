@@ -1,4 +1,4 @@
-// The session log's vocabulary, as seed 002's three tables list it: who logs
+// The session log's vocabulary, as WebGrid's three tables list it: who logs
 // (component), how bad it is (level) and what happened (code).
 
 export const components = ['node', 'orchestrator', 'manager', 'proxy'] as const;
@@ -7,7 +7,7 @@ export type Component = (typeof components)[number];
 export const levels = ['info', 'warn', 'fail'] as const;
 export type Level = (typeof levels)[number];
 
-/** Every code of the seed, with the level its table gives it. */
+/** Every code WebGrid documents, with the level its table gives it. */
 export const codes = {
   // node
   BOOT: 'info',

@@ -1,5 +1,5 @@
 // The WebDriver grid's options, one section per role. Times are in seconds.
-// The grid-wide timeouts live in Redis (the seed's `timeouts` hash): the values
+// The grid-wide timeouts live in Redis (WebGrid's `timeouts` hash): the values
 // here are the defaults written there when a field is missing.
 
 export interface Timeouts {
@@ -72,8 +72,8 @@ export const configSchema = {
       default: {},
       properties: {
         interval: seconds(10, 'How often managers, orchestrators, nodes and the API refresh their keys.'),
-        nodeTtl: { type: 'number', exclusiveMinimum: 0, maximum: 60, default: 60, description: 'TTL of session:ID:heartbeat.node (seed: 60 s).' },
-        managerTtl: { type: 'number', exclusiveMinimum: 0, maximum: 30, default: 30, description: 'TTL of session:ID:heartbeat.manager (seed: 30 s).' },
+        nodeTtl: { type: 'number', exclusiveMinimum: 0, maximum: 60, default: 60, description: 'TTL of session:ID:heartbeat.node (WebGrid: 60 s).' },
+        managerTtl: { type: 'number', exclusiveMinimum: 0, maximum: 30, default: 30, description: 'TTL of session:ID:heartbeat.manager (WebGrid: 30 s).' },
       },
     },
     proxy: {

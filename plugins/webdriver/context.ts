@@ -8,5 +8,5 @@ export type Ctx = RoleContext<WebDriverConfig, WebDriverKeys>;
 /** Entries kept per session log stream (the contract's maxLength). */
 export const LOG_MAX_LENGTH = 1000;
 
-/** TTL of manager:{id}:host (seed: EX 120 s); a manager silent this long is gone. */
+/** TTL of manager:{id}:host (WebGrid: EX 120 s); a manager silent this long is gone. */
 export const MANAGER_HOST_TTL = 120;

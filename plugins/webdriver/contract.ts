@@ -1,4 +1,4 @@
-// The WebDriver grid's keyspace: every key of seed 002 with its documented
+// The WebDriver grid's keyspace: every key of WebGrid's layout with its documented
 // type, fields and TTL, plus the few keys coord adds (marked extension).
 import { defineContract } from '../../core/contract.ts';
 import { codeNames, components, levels } from './codes.ts';
@@ -15,7 +15,7 @@ const json = { type: 'object' };
 
 export const contract = defineContract({
   plugin: 'webdriver',
-  source: '../shared/seeds/002_3433925390a003a8.txt',
+  source: 'docs/layouts/webdriver.md',
   keys: {
     // ---- root lists
     orchestrators: {
@@ -70,7 +70,7 @@ export const contract = defineContract({
     storageHost: {
       pattern: 'storage:{storageId}:{providerId}:host',
       type: 'string',
-      description: 'A storage provider (host + port). Declared by the seed; coord has no storage role yet.',
+      description: 'A storage provider (host + port). Declared by WebGrid\'s layout; coord has no storage role yet.',
       ttl: { min: 1, max: 60 },
       writers: ['storage'],
       value: hostPort,
@@ -123,7 +123,7 @@ export const contract = defineContract({
     sessionLog: {
       pattern: 'session:{sessionId}:log',
       type: 'stream',
-      description: 'What happened to the session, by component, level and code (the seed\'s three tables).',
+      description: 'What happened to the session, by component, level and code (WebGrid\'s three tables).',
       ttl: 'none',
       writers: ['manager', 'orchestrator', 'node'],
       derivable: true,
@@ -207,7 +207,7 @@ export const contract = defineContract({
     sessionStorage: {
       pattern: 'session:{sessionId}:storage',
       type: 'string',
-      description: 'The storage ID of the session\'s recordings. Declared by the seed; coord has no storage role yet.',
+      description: 'The storage ID of the session\'s recordings. Declared by WebGrid\'s layout; coord has no storage role yet.',
       ttl: 'none',
       writers: ['storage'],
       derivable: true,

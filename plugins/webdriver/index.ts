@@ -1,5 +1,5 @@
 // webdriver: a W3C WebDriver grid for Selenium and WebdriverIO clients, on
-// the Redis layout of seed 002. Clients: new Builder().usingServer('http://HOST:4444').
+// the Redis layout WebGrid documents. Clients: new Builder().usingServer('http://HOST:4444').
 import { findUp } from '../../core/paths.ts';
 import type { Plugin } from '../../core/plugin.ts';
 import { commands } from './commands.ts';

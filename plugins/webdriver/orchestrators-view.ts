@@ -52,7 +52,7 @@ export async function readOrchestrators(ctx: Pick<Ctx, 'backend' | 'keys'>): Pro
   });
 }
 
-/** Every metrics key of the seed, as numbers. */
+/** Every metrics key of WebGrid, as numbers. */
 export async function readMetrics(ctx: Pick<Ctx, 'backend' | 'keys'>): Promise<Record<string, unknown>> {
   const { backend, keys } = ctx;
   const methods = ['GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS', 'OTHER'];

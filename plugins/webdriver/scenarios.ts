@@ -1,5 +1,5 @@
 // Conformance scenarios: the grid's steps driven as its roles drive them (no
-// browser needed), so the keyspace shows every key of seed 002 and coord's
+// browser needed), so the keyspace shows every key of WebGrid's layout and coord's
 // extensions. A storage provider is played by hand: coord has no storage role.
 import type { ConformanceScenario } from '../../core/plugin.ts';
 import type { WebDriverConfig } from './config.ts';

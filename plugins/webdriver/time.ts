@@ -1,4 +1,4 @@
-// Timestamps as the seed stores them (RFC 3339), and spans between them.
+// Timestamps as WebGrid stores them (RFC 3339), and spans between them.
 
 /** RFC 3339 text of a Unix time in ms, e.g. 2026-01-02T03:04:05.678Z. */
 export function rfc3339(ms: number): string {

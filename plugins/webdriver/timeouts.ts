@@ -1,4 +1,4 @@
-// The grid's timeouts live in the seed's `timeouts` hash, so an operator can
+// The grid's timeouts live in WebGrid's `timeouts` hash, so an operator can
 // change them for every process at once. Read with the config's values as
 // defaults; a missing field is written back (HSETNX: a value already there wins).
 import type { Timeouts } from './config.ts';
