@@ -8,6 +8,7 @@
 // business and do not reach chromedriver.
 import { connect, type Socket } from 'node:net';
 import type { IncomingMessage } from 'node:http';
+import { endTogether, upgradeHead } from './relay.ts';
 
 const OPCODE_PONG = 0xa;
 /** A ping frame from a server: FIN + opcode 9, unmasked, no payload. */
@@ -118,13 +119,7 @@ export function relayBidi(req: IncomingMessage, client: Socket, head: Buffer, op
       for (const part of fromClient.feed(chunk)) upstream.write(part);
     };
     upstream.once('connect', () => {
-      const lines = [`${req.method} ${options.path} HTTP/1.1`, `Host: ${options.host}:${options.port}`];
-      for (let i = 0; i < req.rawHeaders.length; i += 2) {
-        const name = req.rawHeaders[i]!;
-        if (/^(host|origin|authorization|x-coord-node-key)$/i.test(name)) continue;
-        lines.push(`${name}: ${req.rawHeaders[i + 1]}`);
-      }
-      upstream.write(lines.join('\r\n') + '\r\n\r\n');
+      upstream.write(upgradeHead(req, options));
       if (head.length) toDriver(head);
       client.on('data', toDriver);
     });
@@ -143,14 +138,6 @@ export function relayBidi(req: IncomingMessage, client: Socket, head: Buffer, op
         client.write(PING);
       }
     });
-    upstream.on('error', () => {
-      if (!client.destroyed && client.writable && upstream.bytesRead === 0) {
-        client.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
-      }
-      finish();
-    });
-    client.on('error', finish);
-    upstream.on('close', finish);
-    client.on('close', finish);
+    endTogether(client, upstream, finish);
   });
 }
