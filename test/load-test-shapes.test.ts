@@ -3,7 +3,8 @@
 // (rateStages, as k6's ramping-arrival-rate) runs each stage's iterations
 // within 5%; a scenario's shape function (as Locust's LoadTestShape) sets
 // users and spawn rate and ends the test by returning null. Two workers share
-// each shape. From the API body, the CLI flags and the config.
+// each shape (real Redis, both workers in this process so the scenario can
+// log its iterations here). From the API body, the CLI flags and the config.
 import t from 'tap';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,18 +13,21 @@ import { buildIfStale } from './support/build.ts';
 import { execFile } from 'node:child_process';
 import { root } from './support/cli.ts';
 import { api, startLoad, startTarget, waitUntil } from './support/load.ts';
-import { freePort } from './support/redis.ts';
+import { freePort, startRedis } from './support/redis.ts';
 
 buildIfStale();
 const target = await startTarget();
 const port = await freePort();
-const main = await startLoad({ options: { api: true, port, metricsInterval: 0.25, gracefulStop: 1, scenarioDir: '/' } });
-const second = await startLoad({ roles: ['worker'], backend: main.handle.backend, options: { workerId: 'w2', metricsInterval: 0.25, gracefulStop: 1 } });
+const redis = await startRedis();
+const deployment = { redis: redis.url, prefix: '{shapes}:' };
+const main = await startLoad({ ...deployment, roles: ['orchestrator', 'worker'], options: { api: true, port, workerId: 'w1', metricsInterval: 0.25, gracefulStop: 1, scenarioDir: '/' } });
+const second = await startLoad({ ...deployment, roles: ['worker'], options: { workerId: 'w2', metricsInterval: 0.25, gracefulStop: 1 } });
 const controller = main.controller!;
 t.teardown(async () => {
   await second.handle.stop('test done');
   await main.handle.stop('test done');
   await target.close();
+  await redis.stop();
 });
 
 const dir = mkdtempSync(join(tmpdir(), 'coord-shapes-'));
@@ -63,7 +67,7 @@ function cli(args: string[]): Promise<{ status: number; stdout: string; stderr: 
   });
 }
 
-// A first short test loads the scripts and scenarios (the embedded backend compiles each Lua script on its first call):
+// A first short test loads the scripts (NOSCRIPT, then EVAL) and the scenarios:
 // the measurements below are of the shapes, not of that.
 await (await controller.start({ scenario: paced, users: 2, spawnRate: 100, durationMs: 300 })).finished;
 
@@ -113,6 +117,7 @@ t.test('rateStages: each stage runs its arrival rate within 5%, on both workers'
   // From 0: 40/s at once for 2 s, 80/s at once for 2 s, then 80 → 0 in 2 s.
   const rateStages = [{ durationMs: 0, target: 40 }, { durationMs: 2000, target: 40 }, { durationMs: 0, target: 80 }, { durationMs: 2000, target: 80 }, { durationMs: 2000, target: 0 }];
   const { finished } = await controller.start({ scenario: hits, users: 20, spawnRate: 1000, rateStages });
+  // The shape's clock: the status says how far into it the test is (both workers run in this process).
   const before = performance.now();
   const status = await controller.status();
   const t0 = (before + performance.now()) / 2 - status.shape!.elapsedS * 1000;
@@ -124,6 +129,7 @@ t.test('rateStages: each stage runs its arrival rate within 5%, on both workers'
     const n = count(from, to);
     t.ok(Math.abs(n - expected) <= expected * 0.05, `${what} over ${from}–${to} s: ${n} iterations, expected ${expected} ± 5%`);
   }
+  t.comment(`per 0.25 s: ${Array.from({ length: 28 }, (_, i) => count(i / 4, (i + 1) / 4)).join(' ')}`);
   t.ok(count(6.3, 99) === 0, 'nothing after the last stage');
   const byWorker = new Map<string, number>();
   for (const x of g.shapeLog) byWorker.set(x.worker, (byWorker.get(x.worker) ?? 0) + 1);
@@ -187,6 +193,15 @@ t.test('from the CLI and the config: load run --stages lasts as long as its stag
   const bad = await cli(['load', 'run', '--scenario', scenario, '--stages', '10s', '--param', `baseUrl=${target.url}`]);
   t.equal(bad.status, 2);
   t.equal(bad.stderr.trim(), 'coord: --stages "10s": "10s" is not DURATION:TARGET, e.g. 30s:10,1m:50,30s:0');
+
+  const start = await cli(['load', 'start', '--api', `http://127.0.0.1:${port}`, '--scenario', paced, '--stages', '300ms:3,700ms:3']);
+  t.equal(start.status, 0, start.stderr.slice(-400));
+  t.match(start.stdout, /^test started: epoch \d+/, 'load start --stages sends them to the API');
+  await waitUntil(() => controller.finished === undefined, 10_000, 'the stages to end the test');
+  t.equal((await controller.status()).result?.peakUsers, 3);
+  const badStart = await cli(['load', 'start', '--api', `http://127.0.0.1:${port}`, '--scenario', paced, '--rate-stages', '1s:fast']);
+  t.equal(badStart.status, 2);
+  t.equal(badStart.stderr.trim(), 'coord: --rate-stages stage 1 target "fast" is not a rate: expected e.g. 50, 50/s or 600/m');
 
   const file = join(dir, 'shape.yaml');
   writeFileSync(file, "plugins:\n  load-test:\n    rateStages:\n      - { duration: 0s, target: 20/s }\n      - { duration: 1500ms, target: 20/s }\n");

@@ -100,6 +100,16 @@ export function stageValue(stages: readonly Stage[], start: number, elapsedMs: n
   return undefined;
 }
 
+/** The stages' value `aheadMs` later than `elapsedMs`, but never past the end of the stage `elapsedMs` is in (a jump comes on time). */
+export function stageValueAhead(stages: readonly Stage[], start: number, elapsedMs: number, aheadMs: number): number | undefined {
+  let end = 0;
+  for (const stage of stages) {
+    end += stage.durationMs;
+    if (elapsedMs < end) return stageValue(stages, start, Math.min(elapsedMs + aheadMs, end - 0.001));
+  }
+  return undefined;
+}
+
 export function stagesDurationMs(stages: readonly Stage[]): number {
   return stages.reduce((ms, s) => ms + s.durationMs, 0);
 }

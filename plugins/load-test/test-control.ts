@@ -16,7 +16,7 @@ import { InputError } from './parse.ts';
 import { ResultAggregator, type TestResult } from './results.ts';
 import type { CheckedScenario } from './scenario.ts';
 import { loadScenario } from './scenario-loader.ts';
-import { resolveShape, shapeWant, stageValue, stagesDurationMs, type LoadShape, type Stage } from './shape.ts';
+import { resolveShape, shapeWant, stageValueAhead, type LoadShape, type Stage } from './shape.ts';
 import { noRequestsOutcome } from './traffic.ts';
 
 type Ctx = RoleContext<LoadTestConfig, LoadTestKeys>;
@@ -391,9 +391,8 @@ export class TestController {
     }
     if (shape.kind === 'function') run.spawnRate = want.spawnRate ?? AT_ONCE;
     if (shape.kind === 'rate-stages') {
-      // The rate holds until the next tick: send the one of the middle of that time, so a ramp's iterations add up.
-      const end = stagesDurationMs(shape.stages);
-      const rate = stageValue(shape.stages, shape.startRate, Math.min(elapsed + RAMP_TICK_MS / 2, end - 1)) ?? 0;
+      // The rate holds until the next tick: send the one of the middle of that time (within the stage), so a ramp's iterations add up.
+      const rate = stageValueAhead(shape.stages, shape.startRate, elapsed, RAMP_TICK_MS / 2) ?? 0;
       const sent = run.sentRate ?? 0;
       if (Math.abs(rate - sent) > Math.max(0.002 * Math.max(rate, sent), 0.001)) {
         await this.broadcast(run, 'set_rate', { rate }, run.snapshot);
