@@ -1,11 +1,11 @@
-// The load test's keyspace: every key seed 001 documents, under its names,
+// The load test's keyspace: every key vikhry documents, under its names,
 // plus coord's additions (marked extensions): a per-worker command stream that
-// a late worker still reads (the seed's Pub/Sub channel of the same name loses
+// a late worker still reads (vikhry's Pub/Sub channel of the same name loses
 // what nobody hears), the worker's acknowledgement, an index of metric streams
 // and the round-robin cursor.
 import { defineContract } from '../../core/contract.ts';
 
-/** Unix time in seconds with a fraction (the seed's Python tools write time.time()). */
+/** Unix time in seconds with a fraction (vikhry's Python tools write time.time()). */
 const unixSeconds = { type: 'number', minimum: 0 };
 const count = { type: 'integer', minimum: 0 };
 const workerId = { type: 'string', pattern: '^[A-Za-z0-9_.-]+$' };
@@ -16,13 +16,13 @@ const streamId = { type: 'string', pattern: '^[0-9]+-[0-9]+$' };
 
 export const states = ['IDLE', 'PREPARING', 'RUNNING', 'STOPPING'] as const;
 export type TestState = (typeof states)[number];
-/** The seed's four commands, and coord's set_rate (a load shape's arrival rate, changed while the test runs). */
+/** vikhry's four commands, and coord's set_rate (a load shape's arrival rate, changed while the test runs). */
 export const commandTypes = ['start_test', 'stop_test', 'add_user', 'remove_user', 'set_rate'] as const;
 export type CommandType = (typeof commandTypes)[number];
 
 export const contract = defineContract({
   plugin: 'load-test',
-  source: '../shared/seeds/001_586c8b0582e84ba0.txt',
+  source: 'docs/layouts/load-test.md',
   keys: {
     testState: {
       pattern: 'test:state',

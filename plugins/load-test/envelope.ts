@@ -1,4 +1,4 @@
-// Command envelopes as seed 001 documents them — {type, command_id, epoch,
+// Command envelopes as vikhry documents them — {type, command_id, epoch,
 // sent_at, payload} — read from a worker:<id>:commands stream entry.
 import { commandTypes, type CommandType } from './contract.ts';
 

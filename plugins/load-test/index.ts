@@ -1,5 +1,5 @@
 // load-test: distributed load tests with virtual users, coordinated through
-// Redis (seed 001's execution model). A scenario module defines the users'
+// Redis (vikhry's execution model). A scenario module defines the users'
 // steps; `coord load run` runs a test in one command, or an orchestrator and
 // any number of workers run as `coord run --plugin load-test [--role …]`.
 import { findUp } from '../../core/paths.ts';

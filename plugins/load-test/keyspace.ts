@@ -81,7 +81,7 @@ export async function prepareResources(ctx: Ctx, scenario: CheckedScenario, para
 }
 
 /**
- * Removes what a test leaves behind (the seed's STOPPING step): users and
+ * Removes what a test leaves behind (vikhry's STOPPING step): users and
  * their hashes, the workers' user sets, resources. Metric streams and the
  * timeline stay until the next start, for the page and `coord inspect`.
  */

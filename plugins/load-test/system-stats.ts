@@ -1,5 +1,5 @@
 // A worker's health for worker:<id>:status: CPU used by this process since the
-// last sample, and its current RSS (the seed's tool reports the peak instead).
+// last sample, and its current RSS (vikhry's tool reports the peak instead).
 import { totalmem } from 'node:os';
 
 export class SystemStats {

@@ -1,4 +1,4 @@
-// The orchestrator's control of one test at a time, as seed 001 runs it:
+// The orchestrator's control of one test at a time, as vikhry runs it:
 // CAS IDLE → PREPARING (epoch + 1), resources, start_test to the alive
 // workers, RUNNING while users ramp at the spawn rate (round-robin, in Lua),
 // STOPPING: stop_test, wait for every worker's acknowledgement (users stopped,
@@ -14,7 +14,7 @@ import { streamIdAtLeast, type StartPayload } from './envelope.ts';
 import { clearRuntimeState, prepareResources, readBatches, readWorkers, type WorkerView } from './keyspace.ts';
 import { InputError } from './parse.ts';
 import { ResultAggregator, type TestResult } from './results.ts';
-import type { CheckedScenario } from './scenario.ts';
+import { checkUrls, type CheckedScenario } from './scenario.ts';
 import { loadScenario } from './scenario-loader.ts';
 import { resolveShape, shapeWant, stageValueAhead, type LoadShape, type Stage } from './shape.ts';
 import { noRequestsOutcome } from './traffic.ts';
@@ -167,6 +167,7 @@ export class TestController {
     if (!scenarioPath) throw new InputError('no scenario: give one (--scenario FILE, or "scenario" in the request) or set load-test.scenario');
     const absolute = resolve(scenarioPath);
     const scenario = await loadScenario(absolute);
+    checkUrls(scenario, options.params ?? {}, scenarioPath, 'params'); // a bad base URL is a 400 before anything starts
     const shape = resolveShape(options, scenario, ctx.config);
     const workers = await this.waitForWorkers();
 

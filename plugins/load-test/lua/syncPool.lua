@@ -1,4 +1,4 @@
--- syncPool: the seed's lazy pool sync: puts the ids the orchestrator declared
+-- syncPool: vikhry's lazy pool sync: puts the ids the orchestrator declared
 -- since the last sync into the available set and moves the watermark, once,
 -- however many workers call it at the same time.
 -- KEYS[1] resources
