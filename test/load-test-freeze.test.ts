@@ -9,6 +9,7 @@
 import t from 'tap';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { constants as osConstants } from 'node:os';
 import { buildIfStale } from './support/build.ts';
 import { coord, root } from './support/cli.ts';
 import { api, startTarget } from './support/load.ts';
@@ -29,9 +30,17 @@ interface Run {
   exited: Promise<number | null>;
 }
 
+/**
+ * The status a shell reports: the exit code, or 128 + the signal's number when a signal ended the process (a second
+ * SIGTERM that lands after the run removed its handlers, while it exits with 143 anyway, ends it the default way).
+ */
+function exitStatus(signal: NodeJS.Signals | null): number | null {
+  return signal ? 128 + osConstants.signals[signal] : null;
+}
+
 function loadRun(args: string[]): Run {
   const child = spawn(process.execPath, [join(root, 'dist/cli/main.js'), 'load', 'run', '--scenario', scenario, '--users', String(USERS), ...args], { cwd: root });
-  const run: Run = { child, stdout: '', stderr: '', exited: new Promise((resolve) => child.on('exit', (code) => resolve(code))) };
+  const run: Run = { child, stdout: '', stderr: '', exited: new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? exitStatus(signal)))) };
   child.stdout!.on('data', (c: Buffer) => (run.stdout += c));
   child.stderr!.on('data', (c: Buffer) => (run.stderr += c));
   return run;

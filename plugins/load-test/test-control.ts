@@ -98,6 +98,8 @@ export class TestController {
   private lastRanNothing = false;
   private monitorTimer?: ReturnType<typeof setInterval>;
   private monitorBusy = false;
+  /** endTest is giving the lease back: the monitor does not renew it. */
+  private leaseEnding = false;
   private readonly tickListeners = new Set<(status: TestStatus) => void>();
   /** This orchestrator's id in the lease. */
   readonly id = randomUUID();
@@ -245,8 +247,9 @@ export class TestController {
   stop(reason: string): Promise<TestResult> {
     if (this.stopping) return this.stopping;
     const run = this.run;
-    if (!run && this.starting) {
-      // A stop that arrives while a start prepares stops the test it starts.
+    if (this.starting) {
+      // A stop that arrives while a start prepares stops the test it starts, once it runs: the start may already
+      // have set this.run and still be about to set its ramp and duration timers, which a stop now would miss.
       return this.starting.then(
         () => this.stop(reason),
         () => Promise.reject(new ConflictError('no test is running: its start failed')),
@@ -419,7 +422,7 @@ export class TestController {
           run = undefined;
         }
       }
-      if (run || this.stopping) await this.holdLease();
+      if ((run || this.stopping) && !this.leaseEnding) await this.holdLease();
       const workers = await readWorkers(this.ctx);
       for (const w of workers.filter((w) => !w.alive)) await this.dropWorker(w, run);
       if (run && !this.stopping) {
@@ -530,10 +533,19 @@ export class TestController {
 
   /** STOPPING (or a failed start's PREPARING) → IDLE and the lease given back, in one step (endTest.lua). */
   private async endTest(from: TestState, epoch: number): Promise<void> {
-    const reply = (await this.ctx.scripts.run('endTest', {
-      keys: { state: {}, epoch: {}, lease: {} },
-      args: { from, expectEpoch: epoch, owner: this.id },
-    })) as string[];
+    // No lease renewal may land after the lease is given back: new ones are held off, one in flight is waited for
+    // (bounded, should the monitor itself be what ends the test).
+    this.leaseEnding = true;
+    let reply: string[];
+    try {
+      for (let waited = 0; this.monitorBusy && waited < 2000; waited += 5) await new Promise((r) => setTimeout(r, 5));
+      reply = (await this.ctx.scripts.run('endTest', {
+        keys: { state: {}, epoch: {}, lease: {} },
+        args: { from, expectEpoch: epoch, owner: this.id },
+      })) as string[];
+    } finally {
+      this.leaseEnding = false;
+    }
     if (reply[0] !== 'ok') throw new ConflictError(`ending test ${epoch}: ${reply[1]} ${reply[2]}`);
   }
 
