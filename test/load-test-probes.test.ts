@@ -7,14 +7,16 @@
 // Probes tab charts them and the HTML report has them. Bad probes in a
 // scenario are one clear error each.
 import t from 'tap';
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 import { createBackend } from '../adapters/index.ts';
 import { keyBuilders } from '../core/contract.ts';
 import { contract } from '../plugins/load-test/contract.ts';
 import { checkScenario } from '../plugins/load-test/scenario.ts';
 import { buildIfStale } from './support/build.ts';
-import { coord, root, type CoordProcess } from './support/cli.ts';
+import { coord, coordSync, root, type CoordProcess } from './support/cli.ts';
 import { api } from './support/load.ts';
 import { freePort, startRedis } from './support/redis.ts';
 import { until } from './support/until.ts';
@@ -149,4 +151,18 @@ t.test('the page charts the probes on its Probes tab', async (t) => {
   });
   t.same(drawn, [['wA', [41]], ['wB', [42]]], 'the answer chart has a line per worker with its values');
   t.match(await page.textContent('[data-testid=probes-text]'), /answer \(\d+ values\).*failing: broken: probe broke/, 'the tab names the probes and the failing one');
+});
+
+t.test('coord load run --run-probes puts the probes in its HTML report', async (t) => {
+  const report = join(mkdtempSync(join(tmpdir(), 'probes-')), 'report.html');
+  const r = coordSync(['load', 'run', '--scenario', 'test/fixtures/load-test/probed.mjs', '--users', '2', '--duration', '2s', '--run-probes', '--report', report]);
+  t.equal(r.status, 0, r.stderr);
+  const html = readFileSync(report, 'utf8');
+  const row = /<td>answer<\/td><td>(\d+)<\/td><td>0<\/td>/.exec(html);
+  t.ok(row && Number(row[1]) >= 4, `the report counts the answer probe's values (${row?.[1]})`);
+  t.match(html, /<td>broken<\/td><td>0<\/td><td>[1-9]\d*<\/td><td>probe broke<\/td>/, 'and the failing probe with its error');
+  t.match(html, /CoordCharts\.drawProbes\(/, 'and charts them');
+  const without = coordSync(['load', 'run', '--scenario', 'test/fixtures/load-test/probed.mjs', '--users', '1', '--duration', '1s', '--report', report]);
+  t.equal(without.status, 0, without.stderr);
+  t.notMatch(readFileSync(report, 'utf8'), /<h2>Probes<\/h2>/, 'without --run-probes no probe runs');
 });

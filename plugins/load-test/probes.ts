@@ -99,7 +99,7 @@ function toValues(value: unknown): Record<string, number> {
 }
 
 /** Every probe's entries of one test (epoch), oldest first. */
-export async function readProbes(ctx: Ctx, epoch: number): Promise<ProbeSeries[]> {
+export async function readProbes(ctx: Pick<Ctx, 'backend' | 'keys'>, epoch: number): Promise<ProbeSeries[]> {
   const { backend, keys } = ctx;
   const names = ((await backend.send(['SMEMBERS', keys.probes()])) as string[]).sort();
   const series: ProbeSeries[] = [];
