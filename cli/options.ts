@@ -44,8 +44,10 @@ export function withPluginFlags(command: Command, plugins: readonly Plugin[]): C
     for (const [flag, path] of Object.entries(plugin.config.flags ?? {})) {
       if (added.has(flag)) continue;
       added.add(flag);
-      const description = schemaAt(plugin.config.schema, path.split('.'))?.description;
-      command.option(`--${flag} <value>`, `${plugin.name}: ${typeof description === 'string' ? description : path} (= --set ${plugin.name}.${path}=…)`);
+      const at = schemaAt(plugin.config.schema, path.split('.'));
+      const description = at?.description;
+      // A boolean is a switch: `--run-probes` alone means true (`--run-probes false` still works).
+      command.option(at?.type === 'boolean' ? `--${flag} [value]` : `--${flag} <value>`, `${plugin.name}: ${typeof description === 'string' ? description : path} (= --set ${plugin.name}.${path}=…)`);
     }
   }
   return command;

@@ -3,6 +3,7 @@
 //   POST /api/start               {scenario?, users, spawnRate, duration?, params?, rate?, stages?, rateStages?}
 //   POST /api/users               {users}
 //   POST /api/stop
+//   GET  /api/probes              the probes' values in the running or last test (probes.ts)
 //   GET  /                        the page (page.ts)
 // With a token configured every request must carry it (Authorization: Bearer
 // or ?token=); the page passes on the one it was opened with. Host, Origin,
@@ -17,6 +18,7 @@ import { page } from './page.ts';
 import { InputError, parseCount, parseDuration, parseRate } from './parse.ts';
 import { reportRoutes } from './report-routes.ts';
 import { resourceRoutes } from './resource-routes.ts';
+import { readProbes } from './probes.ts';
 import { parseStages } from './shape.ts';
 import { ConflictError, type StartOptions, type TestController } from './test-control.ts';
 
@@ -52,6 +54,10 @@ async function handle(ctx: Ctx, controller: TestController, req: IncomingMessage
         return;
       case 'GET /api/status':
         return reply(res, 200, await controller.status());
+      case 'GET /api/probes': {
+        const epoch = Number((await ctx.backend.send(['GET', ctx.keys.testEpoch()])) ?? 0);
+        return reply(res, 200, { epoch, probes: await readProbes(ctx, epoch) });
+      }
       case 'POST /api/start': {
         const body = await readJson(req);
         const options = startOptions(body);
@@ -68,9 +74,9 @@ async function handle(ctx: Ctx, controller: TestController, req: IncomingMessage
         return reply(res, 200, controller.ranNothing ? { ...result, noRequests: true } : result);
       }
       default:
-        if (await reportRoutes(route, url, res, controller)) return;
+        if (await reportRoutes(route, url, res, controller, (epoch) => readProbes(ctx, epoch))) return;
         if (await resourceRoutes(ctx, route, req, res, controller)) return;
-        return reply(res, 404, { error: `no route ${route}: have GET /, GET /api/status, POST /api/start, POST /api/users, POST /api/stop` });
+        return reply(res, 404, { error: `no route ${route}: have GET /, GET /api/status, GET /api/probes, POST /api/start, POST /api/users, POST /api/stop` });
     }
   } catch (err) {
     if (err instanceof InputError) return reply(res, 400, { error: err.message });

@@ -48,6 +48,7 @@ export const commands: PluginCommand[] = [
       { flags: '--out <format>', description: 'Results on stdout as table (default), json or csv' },
       { flags: '--report <file>', description: 'Also write an HTML report to this file' },
       { flags: '--workers <n>', description: 'In-process workers without --redis (default 1)' },
+      { flags: '--run-probes', description: "The in-process workers run the scenario's probes (their values go to the HTML report)" },
     ],
     run: (options, args, tools) =>
       userFacing(async () => {

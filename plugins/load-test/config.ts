@@ -23,6 +23,8 @@ export interface LoadTestConfig {
   metricStreamMaxLen: number;
   timelineMaxLen: number;
   commandStreamMaxLen: number;
+  runProbes: boolean;
+  probeStreamMaxLen: number;
 }
 
 const seconds = (def: number, description: string) => ({ type: 'number', exclusiveMinimum: 0, default: def, description });
@@ -69,6 +71,8 @@ export const configSchema = {
     metricStreamMaxLen: { type: 'integer', minimum: 100, default: 20000, description: 'Cap (MAXLEN ~) of each metric:<id> stream.' },
     timelineMaxLen: { type: 'integer', minimum: 100, default: 20000, description: 'Cap of users:timeline.' },
     commandStreamMaxLen: { type: 'integer', minimum: 100, default: 10000, description: 'Cap of each worker:<id>:commands stream.' },
+    runProbes: { type: 'boolean', default: false, description: "A worker runs the scenario's probes while a test runs, writing their values to probe:<name> (vikhry's --run-probes)." },
+    probeStreamMaxLen: { type: 'integer', minimum: 100, default: 10000, description: 'Cap (MAXLEN ~) of each probe:<name> stream.' },
   },
 } as const;
 
@@ -79,6 +83,9 @@ export const configEnv = {
   LOAD_TEST_WORKER_ID: 'workerId',
   LOAD_TEST_SCENARIO: 'scenario',
 } as const;
+
+/** `coord run --plugin load-test --role worker --run-probes`. */
+export const configFlags = { 'run-probes': 'runProbes' } as const;
 
 export function checkConfig(c: LoadTestConfig): string[] {
   const problems: string[] = [];

@@ -1,8 +1,8 @@
 // The load test's keyspace: every key vikhry documents, under its names,
 // plus coord's additions (marked extensions): a per-worker command stream that
 // a late worker still reads (vikhry's Pub/Sub channel of the same name loses
-// what nobody hears), the worker's acknowledgement, an index of metric streams
-// and the round-robin cursor.
+// what nobody hears), the worker's acknowledgement, an index of metric streams,
+// the probe streams with their index, and the round-robin cursor.
 import { defineContract } from '../../core/contract.ts';
 
 /** Unix time in seconds with a fraction (vikhry's Python tools write time.time()). */
@@ -231,6 +231,35 @@ export const contract = defineContract({
       writers: ['worker'],
       extension: true,
       member: metricName,
+    },
+    probe: {
+      pattern: 'probe:{probe}',
+      type: 'stream',
+      description:
+        "Values of one of the scenario's probes (vikhry's @probe), one entry per run on each worker started with --run-probes; a run that threw has error instead of values. Capped.",
+      ttl: 'none',
+      writers: ['worker'],
+      derivable: true,
+      extension: true,
+      params: { probe: '[A-Za-z0-9_.-]+' },
+      maxLength: 10000,
+      fields: {
+        worker: workerId,
+        epoch: count,
+        ts: unixSeconds,
+        values: { type: 'object', additionalProperties: { type: 'number' }, description: 'name → number; a probe that returns one number has { value: n }' },
+        error: { type: 'string', description: 'what the run threw' },
+      },
+      required: ['worker', 'epoch', 'ts'],
+    },
+    probes: {
+      pattern: 'probes',
+      type: 'set',
+      description: 'Names of the probe streams, so the orchestrator reads them without SCAN.',
+      ttl: 'none',
+      writers: ['worker'],
+      extension: true,
+      member: { type: 'string', pattern: '^[A-Za-z0-9_.-]+$' },
     },
     orchestrator: {
       pattern: 'orchestrator',

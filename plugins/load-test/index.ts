@@ -5,7 +5,7 @@
 import { findUp } from '../../core/paths.ts';
 import type { Plugin } from '../../core/plugin.ts';
 import { commands } from './commands.ts';
-import { checkConfig, configEnv, configSchema, type LoadTestConfig } from './config.ts';
+import { checkConfig, configEnv, configFlags, configSchema, type LoadTestConfig } from './config.ts';
 import { contract, type LoadTestKeys } from './contract.ts';
 import { orchestratorRole } from './roles/orchestrator.ts';
 import { workerRole } from './roles/worker.ts';
@@ -18,7 +18,7 @@ const plugin: Plugin<LoadTestConfig, LoadTestKeys> = {
   description: 'Distributed load tests: an orchestrator, workers running virtual users, live results merged from HDR histograms',
   contract,
   scripts: findUp(import.meta.url, 'plugins/load-test/lua'),
-  config: { schema: configSchema, env: configEnv, check: checkConfig },
+  config: { schema: configSchema, env: configEnv, flags: configFlags, check: checkConfig },
   roles: { orchestrator: orchestratorRole, worker: workerRole },
   defaultRoles: ['worker', 'orchestrator'],
   scenarios,

@@ -82,8 +82,8 @@ export async function prepareResources(ctx: Ctx, scenario: CheckedScenario, para
 
 /**
  * Removes what a test leaves behind (vikhry's STOPPING step): users and
- * their hashes, the workers' user sets, resources. Metric streams and the
- * timeline stay until the next start, for the page and `coord inspect`.
+ * their hashes, the workers' user sets, resources. Metric and probe streams
+ * and the timeline stay until the next start, for the page and `coord inspect`.
  */
 export async function clearRuntimeState(ctx: Ctx, opts: { metrics: boolean }): Promise<void> {
   const { backend, keys } = ctx;
@@ -102,6 +102,9 @@ export async function clearRuntimeState(ctx: Ctx, opts: { metrics: boolean }): P
     const metrics = (await backend.send(['SMEMBERS', keys.metrics()])) as string[];
     for (const metricId of metrics) commands.push(['DEL', keys.metric({ metricId })]);
     commands.push(['DEL', keys.metrics()]);
+    const probes = (await backend.send(['SMEMBERS', keys.probes()])) as string[];
+    for (const probe of probes) commands.push(['DEL', keys.probe({ probe })]);
+    commands.push(['DEL', keys.probes()]);
   }
   for (let i = 0; i < commands.length; i += 1000) await checked(backend.pipeline(commands.slice(i, i + 1000)));
 }

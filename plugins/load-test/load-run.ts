@@ -2,20 +2,24 @@
 // an orchestrator and --workers in-process workers on the embedded backend;
 // with --redis it starts an orchestrator there and uses the workers
 // registered at that Redis. Progress goes to stderr once a second; the
-// results go to stdout (table, json or csv), optionally an HTML report too.
+// results go to stdout (table, json or csv), optionally an HTML report too
+// (with the scenario's probes, which --run-probes runs on the in-process workers).
 // Exit code: 0, or 99 when a threshold failed (as k6), 2 for bad input, 130
 // (SIGINT) or 143 (SIGTERM) when interrupted. The first signal aborts this
 // process's users at once and stops the test (results are still printed);
 // a second one exits at once.
 import { writeFileSync } from 'node:fs';
 import { loadConfig, type CoordConfig } from '../../core/config.ts';
+import { keyBuilders } from '../../core/contract.ts';
 import { createLogger } from '../../core/log.ts';
 import { list, text } from '../../core/option-values.ts';
 import { exit, onStopSignals, stderrIsTTY, writeStderr, type StopSignal } from '../../core/platform.ts';
 import type { CommandTools } from '../../core/plugin.ts';
 import { startProcess, type ProcessHandle } from '../../core/runtime.ts';
 import plugin from './index.ts';
+import { contract } from './contract.ts';
 import { InputError, parseCount, parseDuration, parseRate } from './parse.ts';
+import { readProbes } from './probes.ts';
 import { progressLine, resultCsv, resultHtml, resultJson, summaryTable } from './report.ts';
 import { controllerOf } from './roles/orchestrator.ts';
 import { workersIn } from './roles/worker.ts';
@@ -87,7 +91,12 @@ export async function loadRun(options: Readonly<Record<string, unknown>>, tools:
   const loaded = loadConfig({
     ...configInput,
     plugins: [plugin],
-    flags: [{ path: 'log.level', value: 'warn' }, ...(configInput.flags ?? []), { path: 'load-test.api', value: false }],
+    flags: [
+      { path: 'log.level', value: 'warn' },
+      ...(options.runProbes ? [{ path: 'load-test.runProbes', value: true, flag: '--run-probes' }] : []),
+      ...(configInput.flags ?? []),
+      { path: 'load-test.api', value: false },
+    ],
   });
   // A Redis named anywhere (--redis, the environment, the config file): the workers are the ones registered there.
   const distributed = loaded.redis.url !== undefined;
@@ -147,7 +156,10 @@ export async function loadRun(options: Readonly<Record<string, unknown>>, tools:
     if (input.out === 'json') tools.print(resultJson(result, outcomes));
     else if (input.out === 'csv') tools.print(resultCsv(result));
     else tools.print(summaryTable(result, outcomes));
-    if (input.report) writeFileSync(input.report, resultHtml(result, outcomes));
+    if (input.report) {
+      const probes = await readProbes({ backend: main.backend, keys: keyBuilders(contract, loaded.redis.keyPrefix) }, result.epoch);
+      writeFileSync(input.report, resultHtml(result, outcomes, probes));
+    }
     if (interrupted) return SIGNAL_EXIT[interrupted];
     return outcomes.some((o) => !o.ok) ? 99 : 0;
   } finally {

@@ -5,6 +5,8 @@
 // (hovering one chart shows the same second in all of them).
 // CoordCharts.draw(container, result) draws a TestResult's series into
 // container, and on later calls updates the same charts in place.
+// CoordCharts.drawProbes(container, probes) draws one chart per probe
+// (GET /api/probes), a line per worker and value name, joined on time.
 export const chartsScript = String.raw`
 const CoordCharts = (() => {
   const SPECS = [
@@ -60,6 +62,42 @@ const CoordCharts = (() => {
       }
     }
   }
-  return { draw, specs: SPECS };
+  const COLORS = ['#36c', '#c22', '#1a7', '#e80', '#639', '#0aa', '#a50', '#c3c'];
+  function probeChart(probe) {
+    const lines = [];
+    for (const p of probe.points) for (const k of Object.keys(p.values)) if (!lines.some((l) => l.worker === p.worker && l.key === k)) lines.push({ worker: p.worker, key: k });
+    const tables = lines.map((l) => {
+      const pts = probe.points.filter((p) => p.worker === l.worker && l.key in p.values);
+      return [pts.map((p) => p.ts), pts.map((p) => p.values[l.key])];
+    });
+    const data = tables.length ? uPlot.join(tables) : [[]];
+    const label = (l) => (l.key === 'value' ? l.worker : l.worker + ' ' + l.key);
+    return { lines, data, signature: lines.map(label).join('|'), label };
+  }
+  function drawProbes(container, probes) {
+    container.probeCharts = container.probeCharts || {};
+    const names = probes.map((p) => p.name);
+    for (const name of Object.keys(container.probeCharts)) {
+      if (!names.includes(name)) { container.probeCharts[name].u.destroy(); container.probeCharts[name].el.remove(); delete container.probeCharts[name]; }
+    }
+    for (const probe of probes) {
+      const c = probeChart(probe);
+      let entry = container.probeCharts[probe.name];
+      if (entry && entry.signature !== c.signature) { entry.u.destroy(); entry.el.remove(); entry = undefined; }
+      if (entry) { entry.u.setData(c.data); continue; }
+      const el = document.createElement('div');
+      el.className = 'chart';
+      el.dataset.testid = 'probe-chart';
+      el.dataset.probe = probe.name;
+      container.appendChild(el);
+      const spec = { title: 'probe ' + probe.name, unit: '', series: c.lines.map((l, i) => [c.label(l), '', COLORS[i % COLORS.length]]) };
+      const opts = options(spec, widthOf(el));
+      opts.title = 'probe ' + probe.name;
+      opts.cursor.sync.key = 'coord-probes';
+      for (const s of opts.series.slice(1)) s.spanGaps = true;
+      container.probeCharts[probe.name] = { u: new uPlot(opts, c.data, el), el, signature: c.signature };
+    }
+  }
+  return { draw, drawProbes, specs: SPECS };
 })();
 `;

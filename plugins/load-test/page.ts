@@ -6,7 +6,8 @@
 // summary, its thresholds (report-routes.ts evaluates them) and a link to
 // download its HTML report stay on the page after it stops. The running
 // test's resources are listed, and more can be added (resource-routes.ts). uPlot is inlined
-// (page-assets.ts): the page needs nothing but the orchestrator.
+// (page-assets.ts): the page needs nothing but the orchestrator. The Probes tab
+// charts the scenario's probes (GET /api/probes, probes.ts).
 import { uplotCss, uplotScript } from './page-assets.ts';
 import { chartsScript } from './page-charts.ts';
 
@@ -25,6 +26,9 @@ const body = String.raw`
 <form id="users"><label>change users<input name="users" type="number" min="0" value="20"></label><button type="submit" data-testid="set-users">Set users</button></form>
 <form id="thresholds"><label>thresholds (as --threshold, comma-separated)<input name="thresholds" data-testid="thresholds-input" placeholder="p95<200ms, errors<1%"></label><button type="submit" data-testid="set-thresholds">Check</button></form>
 <div id="message" data-testid="message"></div>
+<nav class="tabs"><button type="button" class="active" data-tab="results" data-testid="tab-results">Results</button><button type="button" data-tab="probes" data-testid="tab-probes">Probes</button></nav>
+<section id="tab-probes" hidden><p id="probes-text" data-testid="probes-text"></p><div id="probe-charts" class="charts"></div></section>
+<div id="tab-results">
 <p class="headline"><span data-testid="users">0</span> users (target <span id="target">0</span>) · <span data-testid="rps">0</span> req/s · p95 <span data-testid="p95">0</span> ms · errors <span data-testid="errors">0</span> (<span data-testid="error-rate">0.00%</span>) · requests <span data-testid="requests">0</span></p>
 <section id="summary" data-testid="summary" hidden>
  <h2 id="summary-title"></h2>
@@ -39,7 +43,8 @@ const body = String.raw`
 <h2>workers</h2><table data-testid="workers"><thead><tr><th>worker</th><th>status</th><th>users</th><th>active</th><th>CPU %</th><th>RSS MB</th><th>memory %</th><th>heartbeat</th></tr></thead><tbody></tbody></table>
 <h2>resources</h2>
 <form id="resources"><label>name<input name="name" placeholder="e.g. tokens"></label><label>count<input name="count" type="number" min="1" value="10"></label><label>payload (JSON)<input name="data" placeholder='{"token": "…"}'></label><button type="submit" data-testid="add-resources">Add to the running test</button></form>
-<table data-testid="resources"><thead><tr><th>resource</th><th>count</th><th>loaded</th><th>free</th><th>held</th><th>first payload</th><th>last payload</th></tr></thead><tbody></tbody></table>`;
+<table data-testid="resources"><thead><tr><th>resource</th><th>count</th><th>loaded</th><th>free</th><th>held</th><th>first payload</th><th>last payload</th></tr></thead><tbody></tbody></table>
+</div>`;
 
 const style = `
  body{font:14px system-ui,sans-serif;margin:16px;color:#222}
@@ -56,7 +61,8 @@ const style = `
  tr.fail td{color:#b00;font-weight:bold;background:#fdecec}
  #summary{border:1px solid #ccd;background:#f7f8fc;padding:4px 12px;margin:8px 0}
  #verdict.fail{color:#b00;font-weight:bold} #verdict.ok{color:#161;font-weight:bold}
- #state{font-weight:bold} #message{color:#b00}`;
+ #state{font-weight:bold} #message{color:#b00}
+ .tabs{margin:8px 0;display:flex;gap:4px} .tabs button.active{font-weight:bold;background:#dde}`;
 
 const script = String.raw`
 const token = new URLSearchParams(location.search).get('token');
@@ -140,7 +146,27 @@ function showSummary(s, r) {
   a.href = 'api/report?' + query();
   a.download = 'load-test-epoch-' + r.epoch + '.html';
 }
+let tab = 'results';
+for (const b of document.querySelectorAll('.tabs button')) {
+  b.addEventListener('click', () => {
+    tab = b.dataset.tab;
+    for (const o of document.querySelectorAll('.tabs button')) o.classList.toggle('active', o === b);
+    $('#tab-results').hidden = tab !== 'results';
+    $('#tab-probes').hidden = tab !== 'probes';
+    refresh();
+  });
+}
+async function showProbes() {
+  let d;
+  try { d = await call('GET', 'api/probes'); } catch (e) { show(e); return; }
+  const failed = d.probes.filter((p) => Object.keys(p.errors).length);
+  $('#probes-text').textContent = d.probes.length
+    ? 'epoch ' + d.epoch + ': ' + d.probes.map((p) => p.name + ' (' + p.points.length + ' values)').join(', ') + (failed.length ? ' · failing: ' + failed.map((p) => p.name + ': ' + p.lastError).join('; ') : '')
+    : 'no probe values in this test (probes run on workers started with --run-probes)';
+  CoordCharts.drawProbes($('#probe-charts'), d.probes);
+}
 async function refresh() {
+  if (tab === 'probes') return showProbes();
   let s;
   try { s = await call('GET', 'api/status'); } catch (e) { show(e); return; }
   $('#state').textContent = s.state; $('#epoch').textContent = 'epoch ' + s.epoch;

@@ -3,9 +3,10 @@
 //   GET /api/thresholds?threshold=p95<200ms&threshold=errors<1%
 //         the running or last test's outcome of each threshold, as JSON
 //   GET /api/report[?threshold=…]
-//         that test's HTML report (report.ts), as a download
+//         that test's HTML report (report.ts) with its probes, as a download
 // Thresholds are the `coord load run --threshold` syntax; a bad one is a 400.
 import type { ServerResponse } from 'node:http';
+import type { ProbeSeries } from './probes.ts';
 import { formatActual, resultHtml } from './report.ts';
 import type { TestController } from './test-control.ts';
 import { ConflictError } from './test-control.ts';
@@ -14,7 +15,13 @@ import { evaluateThresholds, parseThreshold } from './thresholds.ts';
 export const reportRouteNames = ['GET /api/thresholds', 'GET /api/report'];
 
 /** Answers the route if it is one of these; false when it is not. */
-export async function reportRoutes(route: string, url: URL, res: ServerResponse, controller: TestController): Promise<boolean> {
+export async function reportRoutes(
+  route: string,
+  url: URL,
+  res: ServerResponse,
+  controller: TestController,
+  probes?: (epoch: number) => Promise<ProbeSeries[]>,
+): Promise<boolean> {
   if (!reportRouteNames.includes(route)) return false;
   const thresholds = url.searchParams.getAll('threshold').flatMap((t) => t.split(',')).filter((t) => t.trim()).map(parseThreshold);
   const result = (await controller.status()).result;
@@ -27,7 +34,7 @@ export async function reportRoutes(route: string, url: URL, res: ServerResponse,
         'content-disposition': `attachment; filename="load-test-epoch-${result.epoch}.html"`,
         'cache-control': 'no-store',
       })
-      .end(resultHtml(result, outcomes));
+      .end(resultHtml(result, outcomes, (await probes?.(result.epoch)) ?? []));
   } else {
     const body = { epoch: result.epoch, thresholds: outcomes.map((o) => ({ ...o, actual: Number.isFinite(o.actual) ? o.actual : null, shown: formatActual(o) })) };
     res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));

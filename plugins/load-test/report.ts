@@ -1,8 +1,10 @@
 // A test's results as people and programs read them: the terminal's summary
 // table and progress line, JSON, CSV (one row per metric), and a standalone
-// HTML report (uPlot charts inlined: one file that works offline).
+// HTML report (uPlot charts inlined: one file that works offline), with the
+// test's probes when it had any.
 import { scriptJson, uplotCss, uplotScript } from './page-assets.ts';
 import { chartsScript } from './page-charts.ts';
+import type { ProbeSeries } from './probes.ts';
 import type { ThresholdOutcome } from './thresholds.ts';
 import type { MetricSummary, TestResult } from './results.ts';
 
@@ -66,7 +68,7 @@ export function resultCsv(result: TestResult): string {
   return [header, ...result.metrics.map(row), row(result.total)].join('\n');
 }
 
-export function resultHtml(result: TestResult, outcomes: readonly ThresholdOutcome[]): string {
+export function resultHtml(result: TestResult, outcomes: readonly ThresholdOutcome[], probes: readonly ProbeSeries[] = []): string {
   const esc = (t: unknown) => String(t).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
   const table = (head: string[], rows: unknown[][], rowClass: (i: number) => string = () => '') =>
     `<table><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${rows.map((r, i) => `<tr class="${rowClass(i)}">${r.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`).join('')}</table>`;
@@ -80,7 +82,7 @@ export function resultHtml(result: TestResult, outcomes: readonly ThresholdOutco
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>coord load test — epoch ${result.epoch}</title>
 <style>${uplotCss}</style>
 <style>body{font:14px system-ui,sans-serif;margin:20px;color:#222}table{border-collapse:collapse}td,th{border-bottom:1px solid #ddd;padding:3px 10px;text-align:right}td:first-child,th:first-child{text-align:left}
-#charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:12px;max-width:1400px}.chart{border:1px solid #ddd;padding:4px}
+#charts,#probes{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:12px;max-width:1400px}.chart{border:1px solid #ddd;padding:4px}
 tr.fail td{color:#b00;font-weight:bold;background:#fdecec}.verdict{padding:6px 10px;font-weight:bold}.verdict.fail{background:#fdecec;color:#b00}.verdict.ok{background:#eaf7ee;color:#161}</style></head><body>
 <h1>Load test, epoch ${result.epoch}</h1>
 ${verdict}
@@ -89,8 +91,9 @@ ${outcomes.length ? `<h2>Thresholds</h2>${table(['threshold', 'actual', 'result'
 <h2>Charts</h2><div id="charts"></div>
 <h2>Metrics (ms)</h2>${table([...COLUMNS], [...result.metrics, result.total].map(cells))}
 ${result.errors.length ? `<h2>Errors</h2>${table(['metric', 'error', 'count'], result.errors.map((e) => [e.metric, e.message, e.count]))}` : ''}
+${probes.length ? `<h2>Probes</h2>${table(['probe', 'values', 'failed runs', 'last error'], probes.map((p) => [p.name, p.points.length, Object.values(p.errors).reduce((a, b) => a + b, 0), p.lastError ?? '']))}<div id="probes" class="probes"></div>` : ''}
 <script>${uplotScript}</script>
 <script>${chartsScript}</script>
-<script>CoordCharts.draw(document.getElementById('charts'), ${scriptJson(result)});</script>
+<script>CoordCharts.draw(document.getElementById('charts'), ${scriptJson(result)});${probes.length ? `CoordCharts.drawProbes(document.getElementById('probes'), ${scriptJson(probes)});` : ''}</script>
 </body></html>`;
 }

@@ -64,6 +64,24 @@ export interface ResourceFactory<P = Record<string, unknown>> {
   create(index: number, params: Readonly<P>): unknown;
 }
 
+/** What a probe's run gets: the worker it runs on and the test's params. */
+export interface ProbeContext<P = Record<string, unknown>> {
+  readonly workerId: string;
+  readonly epoch: number;
+  readonly params: Readonly<P>;
+}
+
+/**
+ * A probe (vikhry's @probe): a function the workers started with --run-probes
+ * call every `every` while a test runs; each value goes to the stream probe:<name>.
+ */
+export interface Probe<P = Record<string, unknown>> {
+  /** How often ('500ms', '2s' or seconds as a number; default 1s). */
+  every?: number | string;
+  /** One number, or several named ones ({ queue: 3, lag: 12 }). */
+  run(ctx: ProbeContext<P>): number | Record<string, number> | Promise<number | Record<string, number>>;
+}
+
 /** Beside its steps: a load shape (stages, rateStages, shape) and allowNoRequests — see shape.ts and traffic.ts. */
 export interface Scenario<P = Record<string, unknown>> extends ShapeOptions, TrafficOptions {
   name?: string;
@@ -75,6 +93,8 @@ export interface Scenario<P = Record<string, unknown>> extends ShapeOptions, Tra
   onStart?(user: VirtualUser<P>): unknown;
   onStop?(user: VirtualUser<P>): unknown;
   steps: Step<P>[];
+  /** Probes by name, run only on workers started with --run-probes. */
+  probes?: Record<string, Probe<P>>;
 }
 
 /** A scenario after its checks, with pacing and timeouts in milliseconds. */
@@ -84,6 +104,7 @@ export interface CheckedScenario {
   params: Record<string, unknown>;
   steps: { name: string; weight: number; everyMs?: [number, number]; timeoutMs?: number; requires?: string[]; run: Step['run'] }[];
   resources: Record<string, ResourceFactory>;
+  probes: { name: string; everyMs: number; run: Probe['run'] }[];
 }
 
 /** Identity: gives a scenario module its types (`export default defineScenario({...})`). */
@@ -132,7 +153,17 @@ export function checkScenario(value: unknown, where: string): CheckedScenario {
     if (!Number.isInteger(r.count) || r.count < 0) fail(`resources.${name}.count ${JSON.stringify(r.count)} must be a whole number`);
     resources[name] = r;
   }
-  return { source: s, name: s.name ?? where, params: { ...(s.params ?? {}) }, steps, resources };
+  if (s.probes !== undefined && (typeof s.probes !== 'object' || s.probes === null || Array.isArray(s.probes))) {
+    fail('probes must be an object: probes: { name: { every: \'1s\', run(ctx) { return 42; } } }');
+  }
+  const probes = Object.entries(s.probes ?? {}).map(([name, p]) => {
+    if (!/^[A-Za-z0-9_.-]+$/.test(name)) fail(`probes: name "${name}" may only have letters, digits, _, . and -`);
+    if (typeof p !== 'object' || p === null || typeof p.run !== 'function') fail(`probes.${name} has no run(ctx) function: expected { every: '1s', run(ctx) { return 42; } }`);
+    const every = p.every ?? 1;
+    const everyMs = typeof every === 'number' ? (every > 0 ? every * 1000 : fail(`probes.${name}.every ${every} must be more than zero (seconds)`)) : ms(every, `probes.${name}.every`, fail);
+    return { name, everyMs, run: p.run };
+  });
+  return { source: s, name: s.name ?? where, params: { ...(s.params ?? {}) }, steps, resources, probes };
 }
 
 function ms(value: number | string, at: string, fail: (w: string) => never): number {

@@ -9,6 +9,7 @@ import type { LoadTestKeys } from './contract.ts';
 import { HttpDispatchers } from './http-connections.ts';
 import { Targets } from './http-targets.ts';
 import { MetricsRecorder } from './metrics-recorder.ts';
+import { ProbeRunner } from './probes.ts';
 import type { StartPayload } from './envelope.ts';
 import { checkUrls, type CheckedScenario, type Resource } from './scenario.ts';
 import { UserTask } from './virtual-user.ts';
@@ -33,6 +34,8 @@ export class TestSession {
   private readonly idle = new Set<UserTask>();
   private readonly scheduler?: ArrivalScheduler;
   private flushTimer: ReturnType<typeof setInterval>;
+  /** The scenario's probes, on a worker started with --run-probes. */
+  readonly probes?: ProbeRunner;
   private stopped?: Promise<void>;
   targetUsers: number;
 
@@ -62,6 +65,7 @@ export class TestSession {
     this.recorder.enabled = payload.metrics !== false;
     this.targetUsers = payload.target_users;
     this.flushTimer = setInterval(() => void this.flush(), ctx.config.metricsInterval * 1000);
+    if (ctx.config.runProbes && scenario.probes.length) this.probes = new ProbeRunner(ctx, workerId, epoch, scenario, this.params);
     if (payload.rate) {
       this.scheduler = new ArrivalScheduler({
         rate: () => (this.targetUsers > 0 ? (payload.rate! * this.users.size) / this.targetUsers : 0),
@@ -122,6 +126,7 @@ export class TestSession {
   stop(): Promise<void> {
     return (this.stopped ??= (async () => {
       this.scheduler?.stop();
+      const probes = this.probes?.stop();
       const grace = this.ctx.config.gracefulStop * 1000;
       const ids = [...this.users.keys()];
       await Promise.all([...this.users.values()].map((task) => task.stop(grace)));
@@ -129,6 +134,7 @@ export class TestSession {
       this.users.clear();
       clearInterval(this.flushTimer);
       await this.flush();
+      await probes;
       await this.dispatchers.close().catch(() => {});
     })());
   }
