@@ -3,6 +3,8 @@
 // same token, admission and limits as Playwright sessions; each client has a
 // browser of its own (neither pages nor cookies are shared).
 import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import t from 'tap';
 import puppeteer from 'puppeteer-core';
 import { chromium } from 'playwright-core';
@@ -12,6 +14,8 @@ import { startPageServer } from './support/grid.ts';
 import { freePort, startRedis } from './support/redis.ts';
 import { until } from './support/until.ts';
 
+const profiles = () => readdirSync(tmpdir()).filter((name) => name.startsWith('coord-cdp-'));
+const profilesBefore = new Set(profiles()); // another run's leftovers are not this one's
 const redis = await startRedis();
 const page = await startPageServer();
 const backend = await createBackend({ url: redis.url });
@@ -82,6 +86,19 @@ t.test('two CDP clients at once see neither the other\'s pages nor its cookies; 
   await until('b\'s session given back', async () => (await active()) === 0, 10_000);
 });
 
+t.test('clients that close their browser one after another are each served (a closed browser never takes the worker down)', async (t) => {
+  // Chromium's helpers may still write into the profile after the browser exits; removing
+  // it once crashed the worker with ENOTEMPTY, and every later client got 503.
+  for (let i = 0; i < 8; i++) {
+    const b = await puppeteer.connect({ browserWSEndpoint: cdpUrl });
+    const tab = await b.newPage();
+    await tab.goto(`${page.url}/round-${i}`);
+    t.equal(await tab.title(), `coord /round-${i}`, `client ${i + 1} served`);
+    await b.close();
+  }
+  t.equal(worker.child.exitCode, null, `the worker is still running${worker.stderr() ? `; its stderr: ${worker.stderr().slice(-300)}` : ''}`);
+});
+
 t.test('a killed CDP client gives its session back', async (t) => {
   const child = spawn(process.execPath, ['--input-type=module', '-e',
     `import p from 'puppeteer-core'; const b = await p.connect({ browserWSEndpoint: ${JSON.stringify(cdpUrl)} }); await b.newPage(); console.log('connected'); setInterval(() => {}, 1000);`],
@@ -96,4 +113,5 @@ t.test('a killed CDP client gives its session back', async (t) => {
 t.test('the grid stops cleanly', async (t) => {
   for (const p of [worker, proxy]) p.kill('SIGTERM');
   t.same(await Promise.all([worker, proxy].map((p) => p.exited)), [0, 0]);
+  t.same(profiles().filter((name) => !profilesBefore.has(name)), [], 'no CDP browser profile is left in the temp folder');
 });

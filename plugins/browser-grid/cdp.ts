@@ -11,6 +11,7 @@
 // never sees a CDP client runs no extra browser).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { createServer, connect as tcpConnect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +28,21 @@ interface Spare {
   profile: string;
 }
 
+/**
+ * Every CDP browser this process started and has not yet seen exit. A worker that must
+ * exit at once (a second Ctrl-C) cannot wait for them, so the exit hook kills them and
+ * removes their profiles synchronously; otherwise they would outlive it.
+ */
+const running = new Map<ChildProcess, string>();
+process.once('exit', () => {
+  for (const [child, profile] of running) {
+    child.kill('SIGKILL');
+    try {
+      rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    } catch {} // a helper process still writing: the temp folder keeps it
+  }
+});
+
 /** Launches one headless Chromium with a DevTools port, in a fresh profile. */
 function launch(executablePath: string, extraArgs: readonly string[]): Promise<Spare> {
   const profile = mkdtempSync(join(tmpdir(), 'coord-cdp-'));
@@ -35,11 +51,13 @@ function launch(executablePath: string, extraArgs: readonly string[]): Promise<S
     '--headless=new', '--remote-debugging-address=127.0.0.1', '--remote-debugging-port=0', '--remote-allow-origins=*',
     `--user-data-dir=${profile}`, ...chromiumFlags, ...(runningAsRoot ? ['--no-sandbox'] : []), ...extraArgs, 'about:blank',
   ], { stdio: ['ignore', 'ignore', 'pipe'] });
+  running.set(child, profile);
+  child.once('exit', () => running.delete(child));
   return new Promise((resolve, reject) => {
     let text = '';
     const fail = (why: string) => {
       child.kill('SIGKILL');
-      rmSync(profile, { recursive: true, force: true });
+      void removeProfile(profile);
       reject(new Error(`cannot launch Chromium for a CDP session (${executablePath}): ${why}`));
     };
     const timer = setTimeout(() => fail(`no DevTools address within ${LAUNCH_TIMEOUT_MS} ms`), LAUNCH_TIMEOUT_MS);
@@ -58,10 +76,23 @@ function launch(executablePath: string, extraArgs: readonly string[]): Promise<S
   });
 }
 
-function dispose(spare: Spare): void {
-  spare.process.once('exit', () => rmSync(spare.profile, { recursive: true, force: true }));
-  if (spare.process.exitCode === null && spare.process.signalCode === null) spare.process.kill('SIGKILL');
-  else rmSync(spare.profile, { recursive: true, force: true });
+/**
+ * Chromium's helper processes may still write into the profile for a moment after the
+ * browser process exits (rmdir then fails with ENOTEMPTY), so removal retries, and a
+ * profile that cannot be removed is left in the temp folder rather than failing the worker.
+ */
+function removeProfile(profile: string): Promise<void> {
+  return rm(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }).catch(() => {});
+}
+
+/** Kills the browser and removes its profile; resolves when both are done. */
+async function dispose(spare: Spare): Promise<void> {
+  if (spare.process.exitCode === null && spare.process.signalCode === null) {
+    const exited = new Promise((resolve) => spare.process.once('exit', resolve));
+    spare.process.kill('SIGKILL');
+    await exited;
+  }
+  await removeProfile(spare.profile);
 }
 
 /** A worker's CDP front: a TCP port where each WebSocket upgrade gets a browser process of its own. */
@@ -69,6 +100,8 @@ export class CdpFront {
   private server?: Server;
   private spare?: Promise<Spare>;
   private readonly live = new Set<Socket>();
+  /** Browsers being killed and their profiles removed; close() waits for them. */
+  private readonly retiring = new Set<Promise<void>>();
   private closed = false;
 
   constructor(
@@ -100,8 +133,13 @@ export class CdpFront {
     this.spare = undefined;
     const spare = await ready?.catch(() => undefined);
     if (spare && spare.process.exitCode === null && spare.process.signalCode === null) return spare;
-    if (spare) dispose(spare);
+    if (spare) this.retire(spare);
     return launch(executable, this.extraArgs);
+  }
+
+  private retire(browser: Spare): void {
+    const done = dispose(browser).finally(() => this.retiring.delete(done));
+    this.retiring.add(done);
   }
 
   private refill(executable: string): void {
@@ -117,7 +155,7 @@ export class CdpFront {
     let browser: Spare | undefined;
     client.once('close', () => {
       this.live.delete(client);
-      if (browser) dispose(browser);
+      if (browser) this.retire(browser);
     });
     const head = await readHead(client);
     if (!head || this.closed) return void client.destroy();
@@ -127,7 +165,7 @@ export class CdpFront {
       client.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
-    if (client.destroyed) return dispose(browser);
+    if (client.destroyed) return this.retire(browser);
     const lines = head.toString('latin1').split('\r\n');
     lines[0] = lines[0]!.replace(/^GET \S+/, `GET ${browser.path}`);
     const request = lines.map((l) => (/^host:/i.test(l) ? `Host: ${browser!.address}` : l)).join('\r\n');
@@ -143,9 +181,10 @@ export class CdpFront {
   async close(): Promise<void> {
     this.closed = true;
     this.server?.close();
-    for (const socket of this.live) socket.destroy();
+    for (const socket of this.live) socket.destroy(); // each one's 'close' retires its browser
     const spare = await this.spare?.catch(() => undefined);
-    if (spare) dispose(spare);
+    if (spare) this.retire(spare);
+    await Promise.all(this.retiring);
   }
 }
 
