@@ -66,9 +66,10 @@ export class TestSession {
     this.targetUsers = payload.target_users;
     this.flushTimer = setInterval(() => void this.flush(), ctx.config.metricsInterval * 1000);
     if (ctx.config.runProbes && scenario.probes.length) this.probes = new ProbeRunner(ctx, workerId, epoch, scenario, this.params);
-    if (payload.rate) {
+    // Arrival-rate mode: the payload has a rate or arrival stages (whose rate may start at 0).
+    if (payload.rate !== undefined || payload.arrival) {
       this.scheduler = new ArrivalScheduler({
-        rate: () => (this.targetUsers > 0 ? (payload.rate! * this.users.size) / this.targetUsers : 0),
+        rate: () => (this.targetUsers > 0 ? ((payload.rate ?? 0) * this.users.size) / this.targetUsers : 0),
         idleUser: () => this.takeIdleUser(),
         maxDelayMs: ctx.config.maxIterationDelay * 1000,
         dropped: () => this.recorder.dropped(),

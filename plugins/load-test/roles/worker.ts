@@ -105,11 +105,7 @@ export function workerRole(ctx: Ctx): Role {
         const payload = env.payload as unknown as StartPayload;
         const path = config.scenario ?? payload.scenario;
         const scenario = await loadScenario(path);
-        // A session is in arrival-rate mode when its payload has a rate; rate stages may start at 0.
-        const rate = payload.rate;
-        if (payload.arrival && !rate) payload.rate = Number.MIN_VALUE;
         session = new TestSession(ctx, id, epoch, scenario, payload);
-        if (payload.arrival) payload.rate = rate ?? 0;
         log.info('test started', { epoch, scenario: path, mode: session.mode });
         await beat();
         break;
