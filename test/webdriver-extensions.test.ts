@@ -4,7 +4,8 @@
 // remote.FileDetector, CDP through se:cdp with createCDPConnection, and managed
 // downloads (se:downloadsEnabled, se/files). Bad uploads are 400, se/cdp
 // without the token 401; session folders go when their session ends, and
-// folders of dead processes when an orchestrator starts.
+// folders of dead processes when an orchestrator starts. The same commands
+// in one process (standalone), where the proxy hands them to the node directly.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -22,7 +23,8 @@ import { buildIfStale } from './support/build.ts';
 import { coord, type CoordProcess } from './support/cli.ts';
 import { freePort, startRedis } from './support/redis.ts';
 import { until } from './support/until.ts';
-import { chromeOptions, newSessionBody, w3c } from './support/webdriver.ts';
+import WebSocket from 'ws';
+import { chromeOptions, newSessionBody, startWebdriver, w3c } from './support/webdriver.ts';
 
 buildIfStale();
 const TOKEN = 'extensions-token-7';
@@ -187,8 +189,9 @@ t.test('CDP through the grid: se:cdp and se:cdpVersion in the capabilities; crea
 });
 
 t.test('se/cdp is refused without the token (401 and nothing else), and opened with it', async (t) => {
-  const created = await w3c(base, 'POST', '/session', newSessionBody(), bearer);
+  const created = await w3c(base, 'POST', '/session', newSessionBody(), { ...bearer, 'x-forwarded-proto': 'https', 'x-forwarded-host': 'grid.example.com' });
   const id = created.body.value!.sessionId!;
+  t.equal(created.body.value!.capabilities!['se:cdp'], `wss://grid.example.com/session/${id}/se/cdp?token=${sessionToken(TOKEN, id)}`, 'behind a TLS load balancer se:cdp follows X-Forwarded-Proto/Host');
   const path = `/session/${id}/se/cdp`;
   for (const [what, target] of [['no token', path], ['a wrong token', `${path}?token=nope`], ['the grid token derived for another session', `${path}?token=${sessionToken(TOKEN, '00000000-0000-4000-8000-000000000000')}`]] as const) {
     const answer = await upgrade(target);
@@ -249,4 +252,35 @@ t.test('a session without se:downloadsEnabled has no managed downloads', async (
   t.equal(listed.status, 500, 'se/files: an error, as Selenium Grid answers');
   t.match(String(listed.body.value?.message), /se:downloadsEnabled/, 'naming the capability to ask for');
   t.equal((await w3c(base, 'DELETE', `/session/${id}`, undefined, bearer)).status, 200);
+});
+
+t.test('standalone (every role in one process): the same extensions, handed from the proxy to the node without a socket', async (t) => {
+  const standalonePort = await freePort();
+  const grid = await startWebdriver({ redis: 'embedded://extensions', options: { proxy: { port: standalonePort }, api: { port: 0 }, orchestrator: { slots: 1 } } });
+  t.teardown(() => grid.handle.stop('test done'));
+  const at = `http://127.0.0.1:${standalonePort}`;
+  const created = await w3c(at, 'POST', '/session', newSessionBody({ 'se:downloadsEnabled': true }));
+  t.equal(created.status, 200);
+  const id = created.body.value!.sessionId!;
+  const caps = created.body.value!.capabilities!;
+  t.equal(caps['se:downloadsEnabled'], true);
+  t.equal(caps['se:cdp'], `ws://127.0.0.1:${standalonePort}/session/${id}/se/cdp`, 'se:cdp without a token: the grid has none');
+
+  const upload = await w3c(at, 'POST', `/session/${id}/se/file`, { file: Buffer.from(zipSync({ 'one.txt': Buffer.from('one') })).toString('base64') });
+  t.equal(upload.status, 200);
+  t.equal(readFileSync(String(upload.body.value), 'utf8'), 'one', 'uploaded');
+  t.equal((await w3c(at, 'POST', `/session/${id}/se/file`, { file: '%%%' })).body.value?.error, 'invalid argument', 'a bad upload: invalid argument');
+  t.same((await w3c(at, 'GET', `/session/${id}/se/files`)).body.value, { names: [] }, 'se/files lists the (empty) downloads folder');
+
+  const socket = new WebSocket(String(caps['se:cdp']));
+  const answer = await new Promise<{ id: number; result?: { product?: string } }>((resolve, reject) => {
+    socket.once('open', () => socket.send(JSON.stringify({ id: 1, method: 'Browser.getVersion' })));
+    socket.once('message', (data) => resolve(JSON.parse(data.toString())));
+    socket.once('error', reject);
+  });
+  socket.close();
+  t.equal(answer.id, 1);
+  t.match(String(answer.result?.product), String(caps['se:cdpVersion']), "a CDP command answered by the session's Chromium");
+  t.equal((await w3c(at, 'DELETE', `/session/${id}`)).status, 200);
+  await until('the session folder is removed', () => foldersOf(id).length === 0, 15_000);
 });
