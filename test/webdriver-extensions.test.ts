@@ -139,6 +139,12 @@ t.test('se/file answers bad uploads with 400 invalid argument and writes nothing
   const upload = (body: unknown) => w3c(base, 'POST', `/session/${id}/se/file`, body, bearer);
   const zip = (files: Record<string, string>) => Buffer.from(zipSync(Object.fromEntries(Object.entries(files).map(([k, v]) => [k, Buffer.from(v)])))).toString('base64');
   const outside = join(dir, 'escaped.txt');
+  /** A small zip whose directory says its file unpacks to 600 MiB. */
+  const bomb = () => {
+    const bytes = Buffer.from(zipSync({ 'big.bin': new Uint8Array(1024) }));
+    bytes.writeUInt32LE(600 * 1024 * 1024, bytes.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02])) + 24);
+    return bytes.toString('base64');
+  };
   const cases: [string, unknown][] = [
     ['no "file"', {}],
     ['"file" not a string', { file: 12 }],
@@ -149,6 +155,7 @@ t.test('se/file answers bad uploads with 400 invalid argument and writes nothing
     ['an entry going up with ..', { file: zip({ '../../../../escaped.txt': 'evil' }) }],
     ['an absolute entry', { file: zip({ [outside]: 'evil' }) }],
     ['a backslash path going up', { file: zip({ '..\\..\\escaped.txt': 'evil' }) }],
+    ['a zip declaring 600 MiB unpacked', { file: bomb() }],
     ['not JSON', 'this is not json'],
   ];
   for (const [what, body] of cases) {
