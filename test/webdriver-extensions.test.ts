@@ -31,6 +31,9 @@ const TOKEN = 'extensions-token-7';
 const bearer = { authorization: `Bearer ${TOKEN}` };
 const redis = await startRedis();
 const dir = mkdtempSync(join(tmpdir(), 'coord-wd-ext-'));
+/** The split grid's temporary directory (TMPDIR), so other grids on this machine do not touch its session folders. */
+const gridTmp = join(dir, 'tmp');
+const gridFolders = join(gridTmp, 'coord-webdriver-sessions');
 
 /** The bytes the page offers as a download. */
 const REPORT = `report ${Date.now()}\n${'x'.repeat(5000)}\n`;
@@ -49,18 +52,21 @@ const pages = createServer((req, res) => {
 });
 await new Promise<void>((resolve) => pages.listen(pagePort, '127.0.0.1', resolve));
 
-// a folder left by a process that died: the orchestrator removes it when it starts
+// a folder left by a process that died: the orchestrator removes it when it starts; one of a live process stays
 const deadPid = spawnSync('true').pid!;
-const leftover = join(foldersRoot(), `${deadPid}-00000000-0000-4000-8000-00000000dead`);
-mkdirSync(join(leftover, 'downloads'), { recursive: true });
-writeFileSync(join(leftover, 'downloads', 'old.txt'), 'old');
+const leftover = join(gridFolders, `${deadPid}-00000000-0000-4000-8000-00000000dead`);
+const alive = join(gridFolders, `${process.pid}-00000000-0000-4000-8000-0000000a11fe`);
+for (const folder of [leftover, alive]) {
+  mkdirSync(join(folder, 'downloads'), { recursive: true });
+  writeFileSync(join(folder, 'downloads', 'old.txt'), 'old');
+}
 
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
 const P = '{wx}:';
 const processes: CoordProcess[] = [];
 function role(name: string, sets: string[] = []): CoordProcess {
-  const p = coord(['run', '--plugin', 'webdriver', '--role', name, '--redis', redis.url, '--prefix', P, ...sets.flatMap((s) => ['--set', `webdriver.${s}`])]);
+  const p = coord(['run', '--plugin', 'webdriver', '--role', name, '--redis', redis.url, '--prefix', P, ...sets.flatMap((s) => ['--set', `webdriver.${s}`])], { TMPDIR: gridTmp });
   processes.push(p);
   return p;
 }
@@ -73,7 +79,6 @@ t.teardown(async () => {
   pages.close();
   await redis.stop();
   rmSync(dir, { recursive: true, force: true });
-  rmSync(leftover, { recursive: true, force: true });
 });
 await Promise.all([proxy, manager, orchestrator].map((p) => p.waitFor((l) => l.msg === 'ready', 60_000)));
 
@@ -84,8 +89,8 @@ async function seleniumSession(downloads = false): Promise<webdriver.WebDriver> 
   return new webdriver.Builder().usingServer(`http://coord:${TOKEN}@127.0.0.1:${port}`).forBrowser('chrome').setChromeOptions(options).build();
 }
 
-/** The session folders of a session on this machine (whatever process owns them). */
-const foldersOf = (sessionId: string) => (existsSync(foldersRoot()) ? readdirSync(foldersRoot()).filter((name) => name.endsWith(`-${sessionId}`)) : []);
+/** A session's folders under `root` (whatever process owns them). */
+const foldersOf = (sessionId: string, root = gridFolders) => (existsSync(root) ? readdirSync(root).filter((name) => name.endsWith(`-${sessionId}`)) : []);
 
 /** A WebSocket upgrade by hand: the answer's status. */
 function upgrade(target: string): Promise<{ status: number; text: string }> {
@@ -104,7 +109,8 @@ function upgrade(target: string): Promise<{ status: number; text: string }> {
 
 t.test('an orchestrator starting removes the session folders of processes that died', async (t) => {
   await until('the leftover folder is gone', () => !existsSync(leftover), 10_000);
-  t.ok(orchestrator.lines.some((l) => l.msg === 'removed session folders of processes that died'), 'and says so');
+  t.ok(orchestrator.lines.some((l) => l.msg === 'removed session folders of processes that died' && l.folders === 1), 'and says so');
+  t.ok(existsSync(join(alive, 'downloads', 'old.txt')), "a live process's folder stays");
 });
 
 t.test('upload: remote.FileDetector sends the file through se/file; the page reads its bytes from the path the grid answered', async (t) => {
@@ -122,9 +128,9 @@ t.test('upload: remote.FileDetector sends the file through se/file; the page rea
     t.equal(await out.getText(), `read:${text}`, 'the page read the uploaded bytes');
     const [folder] = foldersOf(sessionId);
     t.ok(folder, 'the file landed in the session folder on the node');
-    const uploads = readdirSync(join(foldersRoot(), folder!, 'uploads'));
+    const uploads = readdirSync(join(gridFolders, folder!, 'uploads'));
     t.equal(uploads.length, 1, 'one upload');
-    t.equal(readFileSync(join(foldersRoot(), folder!, 'uploads', uploads[0]!, 'hello-upload.txt'), 'utf8'), text);
+    t.equal(readFileSync(join(gridFolders, folder!, 'uploads', uploads[0]!, 'hello-upload.txt'), 'utf8'), text);
   } finally {
     await driver.quit();
   }
@@ -289,5 +295,5 @@ t.test('standalone (every role in one process): the same extensions, handed from
   t.equal(answer.id, 1);
   t.match(String(answer.result?.product), String(caps['se:cdpVersion']), "a CDP command answered by the session's Chromium");
   t.equal((await w3c(at, 'DELETE', `/session/${id}`)).status, 200);
-  await until('the session folder is removed', () => foldersOf(id).length === 0, 15_000);
+  await until('the session folder is removed', () => foldersOf(id, foldersRoot()).length === 0, 15_000);
 });

@@ -18,6 +18,8 @@ export function foldersRoot(): string {
 export class SessionFolder {
   /** The folder: <root>/<pid>-<session id>. */
   readonly path: string;
+  /** Only a session that used its folder has one to remove: the others end without touching the disk. */
+  private used = false;
 
   constructor(sessionId: string) {
     this.path = join(foldersRoot(), `${process.pid}-${sessionId}`);
@@ -26,13 +28,14 @@ export class SessionFolder {
   /** A subfolder (created if missing). */
   sub(name: 'uploads' | 'downloads'): string {
     const dir = join(this.path, name);
+    this.used = true;
     mkdirSync(dir, { recursive: true });
     return dir;
   }
 
   /** Removes the folder; never throws (Chromium's helpers may still be writing into it). */
   async remove(): Promise<void> {
-    await removeQuietly(this.path);
+    if (this.used) await removeQuietly(this.path);
   }
 }
 
