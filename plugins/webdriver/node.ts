@@ -20,6 +20,10 @@ import { frontDoor, type Straight } from './front-door.ts';
 import { NODE_KEY_HEADER, randomSecret, sameSecret } from './auth.ts';
 import { closeServer, hop, listen, readBody, sendError, sendJson } from './http.ts';
 import { relayBidi } from './bidi-relay.ts';
+import { CDP_VERSION, debuggerPort, relayCdp } from './cdp-relay.ts';
+import { isSeCommand, serveSeCommand } from './se-commands.ts';
+import { DOWNLOADS_ENABLED, withDownloadFolder } from './se-files.ts';
+import { SessionFolder } from './session-folder.ts';
 import { refuseUpgrade } from './relay.ts';
 import { appendLog } from './session-log.ts';
 import { terminateSession } from './terminate.ts';
@@ -71,6 +75,12 @@ export class SessionNode {
   /** Where commands go, and the headers most of them take, built once the driver is up. */
   private driverTarget?: { host: string; port: number; origin: string; headers: Record<string, string> };
   private driverWebSocket = '';
+  /** Chromium's DevTools port (se/cdp goes there), when the browser has one. */
+  private devtoolsPort?: number;
+  /** The session's folder on this machine (uploads, downloads), removed when the node ends. */
+  private readonly folder: SessionFolder;
+  /** Where Chromium saves downloads, when the session asked for se:downloadsEnabled. */
+  private downloads?: string;
   private chromePid = 0;
   private lastSeen = 0;
   private lastWritten = 0;
@@ -88,6 +98,7 @@ export class SessionNode {
     private readonly options: NodeOptions,
   ) {
     this.id = options.sessionId;
+    this.folder = new SessionFolder(options.sessionId);
     this.finished = new Promise((resolve) => (this.finish = resolve));
     this.released = new Promise((resolve) => (this.release = resolve));
     this.server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => void this.onUpgrade(req, socket, head));
@@ -154,6 +165,10 @@ export class SessionNode {
       if (this.ending) return this.abandon();
       const actual = answer.value.capabilities ?? {};
       this.driverWebSocket = typeof actual.webSocketUrl === 'string' ? actual.webSocketUrl : '';
+      // Selenium Grid's extensions, announced as Selenium Grid does (the proxy adds se:cdp, the URL as the client reaches it)
+      this.devtoolsPort = debuggerPort(actual);
+      if (this.devtoolsPort && typeof actual.browserVersion === 'string') actual[CDP_VERSION] = actual.browserVersion;
+      if (this.downloads) actual[DOWNLOADS_ENABLED] = true;
       this.chromePid = Number(actual['goog:processID']) || 0;
       await Promise.all([
         ctx.backend.send(['HSET', ctx.keys.sessionCapabilities({ sessionId: id }), 'actual', JSON.stringify(actual)]),
@@ -197,7 +212,10 @@ export class SessionNode {
     const offer: Offer = { platformName: platformName ?? 'any', browsers };
     const match = firstMatch(capabilitySets({ capabilities: JSON.parse(requested ?? '{}') }), new Map([[orchestratorId, offer]]));
     if (!match) throw new Error(`the requested capabilities do not match orchestrator ${orchestratorId}`);
-    return driverCapabilities(match.caps, { binary: ctx.config.orchestrator.browserBinary, args: ctx.config.orchestrator.browserArgs });
+    const caps = driverCapabilities(match.caps, { binary: ctx.config.orchestrator.browserBinary, args: ctx.config.orchestrator.browserArgs });
+    if (match.caps[DOWNLOADS_ENABLED] !== true) return caps;
+    this.downloads = this.folder.sub('downloads');
+    return withDownloadFolder(caps, this.downloads);
   }
 
   /** Heartbeat; also notices a session that ended elsewhere, or a manager that left before serving it. */
@@ -292,7 +310,12 @@ export class SessionNode {
       return failure('invalid session id', `no session ${/^\/session\/([^/?]+)/.exec(url)?.[1] ?? ''} on this node`);
     }
     this.lastSeen = Date.now();
-    const closing = endsSession(method, url.slice(prefix.length));
+    const rest = url.slice(prefix.length);
+    if (isSeCommand(rest)) {
+      const answer = serveSeCommand(method, rest, body, this.folder, this.downloads);
+      return { status: answer.status, contentType: JSON_TYPE, body: answer.body };
+    }
+    const closing = endsSession(method, rest);
     const driverId = this.driverSessionId;
     const driver = this.driverTarget!;
     // bodies pass as they are, both ways: only the path names a session (the grid's id outside, the driver's inside)
@@ -324,24 +347,41 @@ export class SessionNode {
    */
   straight(method: string, rest: string, answered: Straight['answered'] = () => {}): Straight | undefined {
     const path = rest.split('?')[0]!;
-    if (!path.startsWith('/') || endsSession(method, path)) return undefined;
+    if (!path.startsWith('/') || endsSession(method, path) || isSeCommand(path)) return undefined;
     if (!this.driverSessionId || this.ending || !this.driverTarget) return undefined;
     this.lastSeen = Date.now();
     const { host, port } = this.driverTarget;
     return { host, port, path: `/session/${this.driverSessionId}${rest}`, answered };
   }
 
-  /** BiDi: /session/{id}/se/bidi → the driver's own WebSocket URL. */
+  /** BiDi: /session/{id}/se/bidi → the driver's own WebSocket URL; CDP: /session/{id}/se/cdp → Chromium's browser endpoint. */
   private async onUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
     if (!this.fromGrid(req)) return refuseUpgrade(socket, 401, errorBody('unauthorized', 'this is a node of the grid: connect to the proxy'));
+    if (req.url === `/session/${this.id}/se/cdp`) return this.relayCdp(req, socket, head);
     if (req.url !== `/session/${this.id}/se/bidi` || !this.driverWebSocket || this.ending) {
       return refuseUpgrade(socket, 404, errorBody('invalid session id', `no BiDi session ${req.url} on this node`));
     }
     this.lastSeen = Date.now();
     const target = new URL(this.driverWebSocket);
     // an open socket alone is not activity: what the client sends is (a message, or the pong to the relay's ping)
-    const pingMs = Math.min(BIDI_PING_MAX_MS, Math.max(BIDI_PING_MIN_MS, (this.options.timeouts.sessionTermination * 1000) / 3));
+    const pingMs = this.pingInterval();
     await relayBidi(req, socket, head, { host: '127.0.0.1', port: this.driverTarget!.port, path: target.pathname, pingMs, activity: () => (this.lastSeen = Date.now()) });
+    this.lastSeen = Date.now();
+  }
+
+  /** How often a WebSocket relay pings its client: a third of the idle timeout, within bounds. */
+  private pingInterval(): number {
+    return Math.min(BIDI_PING_MAX_MS, Math.max(BIDI_PING_MIN_MS, (this.options.timeouts.sessionTermination * 1000) / 3));
+  }
+
+  private async relayCdp(req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
+    if (!this.devtoolsPort || this.ending) return refuseUpgrade(socket, 404, errorBody('invalid session id', `no CDP endpoint ${req.url} on this node`));
+    this.lastSeen = Date.now();
+    try {
+      await relayCdp(req, socket, head, { port: this.devtoolsPort, pingMs: this.pingInterval(), activity: () => (this.lastSeen = Date.now()) });
+    } catch (error) {
+      refuseUpgrade(socket, 502, errorBody('unknown error', `Chromium's DevTools endpoint did not answer: ${(error as Error).message}`));
+    }
     this.lastSeen = Date.now();
   }
 
@@ -374,6 +414,7 @@ export class SessionNode {
       // a driver whose session was deleted cleanly may serve the next session; any other is stopped
       const reused = !!driver && this.driverFree && code !== 'DFAILURE' && driver.running && !!this.options.giveBackDriver?.(driver);
       if (!reused) await driver?.stop();
+      await this.folder.remove();
       await this.answersWritten(ANSWER_GRACE_MS);
       for (const socket of this.sockets) socket.destroy(); // BiDi relays too: the server no longer tracks upgraded sockets
       this.door.server.close();

@@ -10,6 +10,7 @@ import { browserEntry, machineOrchestratorId } from '../browsers.ts';
 import { DriverPool } from '../driver-pool.ts';
 import type { Ctx } from '../context.ts';
 import { SessionNode } from '../node.ts';
+import { removeLeftoverFolders } from '../session-folder.ts';
 import { spawnNodeProcess } from '../node-process.ts';
 import { appendLog } from '../session-log.ts';
 import { terminateSession } from '../terminate.ts';
@@ -176,6 +177,9 @@ export function orchestratorRole(ctx: Ctx): Role {
     async start() {
       browsers = [await browserEntry(config.orchestrator.browserBinary)];
       await readTimeouts(ctx);
+      // uploads and downloads of sessions whose process died (kill -9) without removing them
+      const leftovers = await removeLeftoverFolders();
+      if (leftovers) logger.info('removed session folders of processes that died', { folders: leftovers });
       await register();
       heartbeat = setInterval(() => void register().catch((error) => logger.warn('orchestrator heartbeat failed', { error: (error as Error).message })), config.heartbeat.interval * 1000);
       // after a crash: what was pending is handled again before anything new

@@ -18,6 +18,7 @@ import { endsSession, localNodes } from '../node.ts';
 import { refuseUpgrade, relayUpgrade } from '../relay.ts';
 import { gridCapacity } from '../status.ts';
 import { errorBody, W3CError } from '../w3c.ts';
+import { CDP_VERSION, withCdpUrl } from '../cdp-relay.ts';
 
 /** How long the list of live managers is reused. */
 const MANAGER_CACHE_MS = 2000;
@@ -26,7 +27,8 @@ const ROUTE_SWEEP_MS = 60_000;
 /** Selenium 3 clients still add this prefix. */
 const LEGACY_PREFIX = '/wd/hub';
 const SESSION_PATH = /^\/session\/([^/?]+)(\/[^?]*)?(\?.*)?$/;
-const BIDI_PATH = /^\/session\/([^/]+)\/se\/bidi$/;
+/** The session WebSockets: BiDi, and CDP (Selenium Grid's se:cdp). */
+const BIDI_PATH = /^\/session\/([^/]+)\/se\/(?:bidi|cdp)$/;
 /** Answers 200 without the token and says nothing about the grid: for load balancers' health checks. */
 export const HEALTH_PATH = '/healthz';
 
@@ -200,19 +202,23 @@ export function proxyRole(ctx: Ctx): Role {
   }
 
   /**
-   * The new session's webSocketUrl, as the client reaches this proxy: the
+   * The new session's webSocketUrl and se:cdp, as the client reaches this proxy: the
    * configured external URL, else X-Forwarded-Proto/Host (a TLS load balancer),
    * else the Host the client used; with the session's own token when the grid has one.
    */
   function withWebSocketUrl(answer: Hop, req: IncomingMessage): Hop {
-    if (answer.status !== 200 || !answer.body.includes('"webSocketUrl"')) return answer;
+    if (answer.status !== 200 || !(answer.body.includes('"webSocketUrl"') || answer.body.includes(`"${CDP_VERSION}"`))) return answer;
     const created = JSON.parse(answer.body.toString()) as { value?: { sessionId?: string; capabilities?: Record<string, unknown> } };
     const id = created.value?.sessionId;
     const caps = created.value?.capabilities;
-    if (!id || typeof caps?.webSocketUrl !== 'string') return answer;
-    const url = new URL(`/session/${id}/se/bidi`, publicBase(req));
-    if (token) url.searchParams.set('token', sessionToken(token, id));
-    caps.webSocketUrl = url.toString();
+    if (!id || !caps) return answer;
+    const socketUrl = (kind: 'bidi' | 'cdp') => {
+      const url = new URL(`/session/${id}/se/${kind}`, publicBase(req));
+      if (token) url.searchParams.set('token', sessionToken(token, id));
+      return url.toString();
+    };
+    if (typeof caps.webSocketUrl === 'string') caps.webSocketUrl = socketUrl('bidi');
+    withCdpUrl(caps, socketUrl('cdp'));
     return { ...answer, body: Buffer.from(JSON.stringify(created)) };
   }
 
@@ -284,7 +290,7 @@ export function proxyRole(ctx: Ctx): Role {
   }
 
   /**
-   * WebDriver BiDi: ws://proxy/session/{id}/se/bidi → the node. With a token
+   * WebDriver BiDi: ws://proxy/session/{id}/se/bidi → the node (CDP's se/cdp likewise). With a token
    * set, the socket needs it (Authorization, or ?token=) or the session's own
    * token from its webSocketUrl; every refusal is the same 401, whatever exists.
    */
@@ -298,7 +304,9 @@ export function proxyRole(ctx: Ctx): Role {
     if (!sessionId) return refuseUpgrade(socket, 404, errorBody('unknown command', `no WebSocket endpoint ${path}`));
     if (!SESSION_ID.test(sessionId)) return refuseUpgrade(socket, 400, errorBody('invalid argument', 'not a session id'));
     const node = await sessionRoute(sessionId).catch(() => undefined);
-    if (!node) return refuseUpgrade(socket, 404, errorBody('invalid session id', `session ${sessionId} does not exist or has ended`));
+    // an ended session's route may still be known (cached, or its keys not yet collected): its node is gone
+    const active = !!node && (await backend.send(['SISMEMBER', keys.sessionsActive(), sessionId]).catch(() => 1)) === 1;
+    if (!node || !active) return refuseUpgrade(socket, 404, errorBody('invalid session id', `session ${sessionId} does not exist or has ended`));
     await relayUpgrade(req, socket, head, { ...node, path, headers: { [NODE_KEY_HEADER]: node.key } });
   }
 

@@ -1,0 +1,39 @@
+// Selenium Grid's own session commands, which a node answers itself instead
+// of passing them to chromedriver (which knows none of them): se/file
+// (upload) and se/files (managed downloads). Bad input is a W3C error, never
+// a crash.
+import { serveDownloads } from './se-files.ts';
+import { unpackUpload } from './se-file.ts';
+import type { SessionFolder } from './session-folder.ts';
+import { errorBody, W3CError } from './w3c.ts';
+
+const SE_COMMAND = /^\/se\/files?(?:\?|$)/;
+
+/** Is `rest` (the path after /session/{id}) one of Selenium Grid's commands the node answers? */
+export function isSeCommand(rest: string): boolean {
+  return SE_COMMAND.test(rest);
+}
+
+export interface SeAnswer {
+  status: number;
+  body: Buffer;
+}
+
+/** Answers se/file or se/files for a session: `downloads` is its downloads folder when the session enabled them. */
+export function serveSeCommand(method: string, rest: string, body: Buffer, folder: SessionFolder, downloads: string | undefined): SeAnswer {
+  try {
+    const path = rest.split('?')[0];
+    if (path === '/se/file') {
+      if (method !== 'POST') throw new W3CError('unknown method', `${method} se/file: use POST`);
+      return ok(unpackUpload(body, folder.sub('uploads')));
+    }
+    return ok(serveDownloads(method, body, downloads));
+  } catch (error) {
+    const e = error instanceof W3CError ? error : new W3CError('unknown error', `${rest}: ${(error as Error).message}`);
+    return { status: e.status, body: Buffer.from(errorBody(e.error, e.message)) };
+  }
+}
+
+function ok(value: unknown): SeAnswer {
+  return { status: 200, body: Buffer.from(JSON.stringify({ value })) };
+}
