@@ -16,7 +16,7 @@ import { HttpMetrics } from '../http-metrics.ts';
 import { credentials, NODE_KEY_HEADER, sameSecret, sentToken, sessionToken, UNAUTHORIZED_MESSAGE } from '../auth.ts';
 import { endsSession, localNodes } from '../node.ts';
 import { refuseUpgrade, relayUpgrade } from '../relay.ts';
-import { gridCapacity } from '../status.ts';
+import { gridStatus } from '../status.ts';
 import { errorBody, W3CError } from '../w3c.ts';
 
 /** How long the list of live managers is reused. */
@@ -160,8 +160,7 @@ export function proxyRole(ctx: Ctx): Role {
       return fail(req, res, error as W3CError);
     }
     if (bare === '/status' && req.method === 'GET') {
-      const capacity = await gridCapacity(ctx);
-      const answer = { value: capacity };
+      const answer = { value: await gridStatus(ctx) };
       return reply(req, res, { status: 200, body: JSON.stringify(answer) }, body.length);
     }
     if (bare === '/session' || bare === '/session/') {
