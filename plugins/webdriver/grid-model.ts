@@ -97,3 +97,17 @@ export async function readGrid(ctx: Reader): Promise<GridModel> {
     .sort((a, b) => (a.status.queuedAt ?? '').localeCompare(b.status.queuedAt ?? ''));
   return { nodes, queue };
 }
+
+/** The `limit` sessions that ended last, newest first (one HGET per terminated session to order them, then their views). */
+export async function readEnded(ctx: Reader, limit: number): Promise<SessionView[]> {
+  const { backend, keys } = ctx;
+  const ids = (await backend.send(['SMEMBERS', keys.sessionsTerminated()])) as string[];
+  if (!ids.length || limit <= 0) return [];
+  const ends = (await backend.pipeline(ids.map((sessionId) => ['HGET', keys.sessionStatus({ sessionId }), 'terminatedAt']))) as (string | null)[];
+  const newest = ids
+    .map((id, i) => [id, typeof ends[i] === 'string' ? ends[i] : ''] as const)
+    .sort((a, b) => b[1].localeCompare(a[1]))
+    .slice(0, limit)
+    .map(([id]) => id);
+  return (await readSessions(ctx, newest)).sort((a, b) => (b.status.terminatedAt ?? '').localeCompare(a.status.terminatedAt ?? ''));
+}

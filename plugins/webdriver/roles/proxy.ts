@@ -16,6 +16,7 @@ import { HttpMetrics } from '../http-metrics.ts';
 import { credentials, NODE_KEY_HEADER, sameSecret, sentToken, sessionToken, UNAUTHORIZED_MESSAGE } from '../auth.ts';
 import { endsSession, localNodes } from '../node.ts';
 import { refuseUpgrade, relayUpgrade } from '../relay.ts';
+import { answerGraphql, gridUrl } from '../graphql.ts';
 import { gridStatus } from '../status.ts';
 import { errorBody, W3CError } from '../w3c.ts';
 
@@ -162,6 +163,10 @@ export function proxyRole(ctx: Ctx): Role {
     if (bare === '/status' && req.method === 'GET') {
       const answer = { value: await gridStatus(ctx) };
       return reply(req, res, { status: 200, body: JSON.stringify(answer) }, body.length);
+    }
+    if (bare === '/graphql') {
+      const answer = await answerGraphql(ctx, req.method ?? 'GET', body, gridUrl(config, req.headers, `${config.proxy.host}:${config.proxy.port}`));
+      return reply(req, res, answer, body.length);
     }
     if (bare === '/session' || bare === '/session/') {
       if (req.method !== 'POST') return fail(req, res, new W3CError('unknown method', `${req.method} /session: use POST`), body.length);
