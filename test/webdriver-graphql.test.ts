@@ -14,7 +14,8 @@ const KEDA_QUERY =
 
 const TOKEN = 'graphql-token-1';
 const port = await freePort();
-const grid = await startWebdriver({ redis: 'embedded://graphql', options: { proxy: { port, token: TOKEN }, api: { port: 0 }, orchestrator: { slots: 1, id: 'orch-g' } } });
+const apiPort = await freePort();
+const grid = await startWebdriver({ redis: 'embedded://graphql', options: { proxy: { port, token: TOKEN }, api: { port: apiPort }, orchestrator: { slots: 1, id: 'orch-g' } } });
 t.teardown(() => grid.handle.stop('test done'));
 const base = `http://127.0.0.1:${port}`;
 const bearer = { authorization: `Bearer ${TOKEN}` };
@@ -141,4 +142,17 @@ t.test('the token guards /graphql as every other route', async (t) => {
     t.equal(answer.status, 401, what);
     t.notMatch(answer.text, /orch-g|chrome/, `${what}: nothing about the grid`);
   }
+});
+
+t.test('the API serves the same /graphql (token as header or ?token=) and the grid page', async (t) => {
+  const api = `http://127.0.0.1:${apiPort}`;
+  const refused = await fetch(`${api}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: KEDA_QUERY }) });
+  t.equal(refused.status, 401);
+  const answered = await fetch(`${api}/graphql?token=${TOKEN}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: KEDA_QUERY }) });
+  t.equal(answered.status, 200);
+  t.same(((await answered.json()) as KedaAnswer).data.grid, { sessionCount: 0, maxSession: 1, totalSlots: 1 });
+  const page = await fetch(`${api}/ui`, { headers: bearer });
+  t.equal(page.status, 200);
+  t.match(await page.text(), /coord webdriver grid/);
+  t.equal((await fetch(`${api}/ui`)).status, 401);
 });

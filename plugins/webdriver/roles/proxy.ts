@@ -18,6 +18,7 @@ import { endsSession, localNodes } from '../node.ts';
 import { refuseUpgrade, relayUpgrade } from '../relay.ts';
 import { answerGraphql, gridUrl } from '../graphql.ts';
 import { gridStatus } from '../status.ts';
+import { isPagePath, servePage } from '../ui-page.ts';
 import { errorBody, W3CError } from '../w3c.ts';
 
 /** How long the list of live managers is reused. */
@@ -148,6 +149,8 @@ export function proxyRole(ctx: Ctx): Role {
     const bare = path.split('?')[0];
     // the one token-free path, for load balancers: it says the proxy runs, nothing about the grid
     if (bare === HEALTH_PATH && req.method === 'GET') return reply(req, res, { status: 200, body: '{"value":{"ready":true,"message":"proxy running"}}' }, 0);
+    // the grid page takes the token as ?token= too: a browser's address bar sends no header
+    if (isPagePath(req.method, bare!)) return servePage(token, req, res);
     const session = SESSION_PATH.exec(path);
     if (!(session ? await commandAllowed(session[1]!, req.headers.authorization) : authorized(req))) {
       res.shouldKeepAlive = false; // its body (if any) is not read
