@@ -21,6 +21,7 @@ import { NODE_KEY_HEADER, randomSecret, sameSecret } from './auth.ts';
 import { closeServer, hop, listen, readBody, sendError, sendJson } from './http.ts';
 import { relayBidi } from './bidi-relay.ts';
 import { refuseUpgrade } from './relay.ts';
+import { recordSession, restoreSession, sessionLost, type SessionRecord } from './restore.ts';
 import { appendLog } from './session-log.ts';
 import { terminateSession } from './terminate.ts';
 import { rfc3339 } from './time.ts';
@@ -76,6 +77,8 @@ export class SessionNode {
   private lastWritten = 0;
   private lastBeat = Date.now();
   private served = false;
+  /** The session's keys once served: written back if Redis loses them (restore.ts). */
+  private record?: SessionRecord;
   private ending?: Promise<void>;
   private timers: ReturnType<typeof setInterval>[] = [];
   private readonly sockets = new Set<Socket>();
@@ -217,8 +220,14 @@ export class SessionNode {
         this.lastWritten = this.lastSeen;
       }
       const [, active, alive, manager] = await ctx.backend.pipeline(commands);
-      if (active === 0) return void this.end(undefined, 'the session ended elsewhere');
-      if (alive === 1) this.served = true;
+      if (active === 0) {
+        if (await this.restoreIfLost()) return;
+        return void this.end(undefined, 'the session ended elsewhere');
+      }
+      if (alive === 1) {
+        this.served = true;
+        this.record ??= await recordSession(ctx, id);
+      }
       else if (manager === 0 && !this.served) void this.end('TERM', 'the manager left before the client was served');
       this.lastBeat = now;
     } catch (error) {
@@ -226,6 +235,15 @@ export class SessionNode {
       // past its heartbeat's TTL the grid counts this node dead and reuses the slot: stop serving
       if (Date.now() - this.lastBeat > ctx.config.heartbeat.nodeTtl * 1000) void this.end(undefined, 'Redis unreachable for longer than the heartbeat TTL');
     }
+  }
+
+  /** Writes the session's keys back if Redis lost them (it restarted empty); true when it did. */
+  async restoreIfLost(): Promise<boolean> {
+    const { ctx, id } = this;
+    if (!this.record || this.ending || !(await sessionLost(ctx, id))) return false;
+    await restoreSession(ctx, id, this.record, ctx.config.heartbeat.nodeTtl);
+    ctx.logger.info('restored the session keys Redis had lost', { sessionId: id, slot: this.record.slot });
+    return true;
   }
 
   private checkIdle(): void {
