@@ -25,6 +25,7 @@ import { isSeCommand, serveSeCommand } from './se-commands.ts';
 import { DOWNLOADS_ENABLED, withDownloadFolder } from './se-files.ts';
 import { SessionFolder } from './session-folder.ts';
 import { refuseUpgrade } from './relay.ts';
+import { recordSession, restoreSession, sessionLost, type SessionRecord } from './restore.ts';
 import { appendLog } from './session-log.ts';
 import { terminateSession } from './terminate.ts';
 import { rfc3339 } from './time.ts';
@@ -86,6 +87,8 @@ export class SessionNode {
   private lastWritten = 0;
   private lastBeat = Date.now();
   private served = false;
+  /** The session's keys once served: written back if Redis loses them (restore.ts). */
+  private record?: SessionRecord;
   private ending?: Promise<void>;
   private timers: ReturnType<typeof setInterval>[] = [];
   private readonly sockets = new Set<Socket>();
@@ -235,8 +238,14 @@ export class SessionNode {
         this.lastWritten = this.lastSeen;
       }
       const [, active, alive, manager] = await ctx.backend.pipeline(commands);
-      if (active === 0) return void this.end(undefined, 'the session ended elsewhere');
-      if (alive === 1) this.served = true;
+      if (active === 0) {
+        if (await this.restoreIfLost()) return;
+        return void this.end(undefined, 'the session ended elsewhere');
+      }
+      if (alive === 1) {
+        this.served = true;
+        this.record ??= await recordSession(ctx, id);
+      }
       else if (manager === 0 && !this.served) void this.end('TERM', 'the manager left before the client was served');
       this.lastBeat = now;
     } catch (error) {
@@ -244,6 +253,15 @@ export class SessionNode {
       // past its heartbeat's TTL the grid counts this node dead and reuses the slot: stop serving
       if (Date.now() - this.lastBeat > ctx.config.heartbeat.nodeTtl * 1000) void this.end(undefined, 'Redis unreachable for longer than the heartbeat TTL');
     }
+  }
+
+  /** Writes the session's keys back if Redis lost them (it restarted empty); true when it did. */
+  async restoreIfLost(): Promise<boolean> {
+    const { ctx, id } = this;
+    if (!this.record || this.ending || !(await sessionLost(ctx, id))) return false;
+    await restoreSession(ctx, id, this.record, ctx.config.heartbeat.nodeTtl);
+    ctx.logger.info('restored the session keys Redis had lost', { sessionId: id, slot: this.record.slot });
+    return true;
   }
 
   private checkIdle(): void {

@@ -1,6 +1,10 @@
 // The grid's capacity, for GET /status and the API: live orchestrators and
-// managers, slots in total and free, sessions active.
+// managers, slots in total and free, sessions active; and for /status also
+// Selenium Grid 4's shape (value.nodes[] with their slots and sessions), so
+// tools written for Selenium Grid read it.
 import { MANAGER_HOST_TTL, type Ctx } from './context.ts';
+import { readGrid, type GridModel, type Stereotype } from './grid-model.ts';
+import type { SessionView } from './sessions-view.ts';
 
 export interface Capacity {
   ready: boolean;
@@ -43,4 +47,73 @@ export async function gridCapacity(ctx: Pick<Ctx, 'backend' | 'keys' | 'clock'>)
       ? 'no orchestrator is running'
       : `${available} of ${total} slots free on ${live} orchestrator${live === 1 ? '' : 's'}; ${active} active session${active === 1 ? '' : 's'}`;
   return { ready, message, managers, orchestrators: live, slots: { total, available }, sessions: { active } };
+}
+
+/** A slot of /status, as Selenium Grid 4 writes it. */
+export interface SeleniumSlot {
+  id: { hostId: string; id: string };
+  lastStarted: string;
+  session: null | { sessionId: string; capabilities: unknown; stereotype: Stereotype; start: string; uri: string };
+  stereotype: Stereotype;
+}
+
+/** A node of /status, as Selenium Grid 4 writes it: here, an orchestrator. */
+export interface SeleniumNode {
+  id: string;
+  uri: string;
+  maxSessions: number;
+  sessionTimeout: number;
+  osInfo: { arch: string; name: string; version: string };
+  heartbeatPeriod: number;
+  availability: 'UP' | 'DOWN';
+  version: string;
+  slots: SeleniumSlot[];
+}
+
+/** Selenium Grid never-started slots say the epoch. */
+const EPOCH = '1970-01-01T00:00:00Z';
+export const GRID_VERSION = 'coord webdriver';
+
+/** Where an orchestrator is: it listens on no port of its own (its nodes do, one per session), so a URN names it. */
+export const orchestratorUri = (id: string) => `urn:coord:orchestrator:${id}`;
+
+/** When a session started, as Selenium Grid counts it: served, else given its slot, else asked. */
+export const sessionStart = (s: SessionView) => s.status.aliveAt ?? s.status.pendingAt ?? s.status.queuedAt ?? EPOCH;
+/** The session's capabilities: the driver's once served, those asked for until then. */
+export const sessionCapabilities = (s: SessionView) => s.capabilities.actual ?? s.capabilities.requested ?? {};
+/** Where the session's node listens, once it does. */
+export const sessionUri = (s: SessionView) => (s.upstream.host ? `http://${s.upstream.host.includes(':') ? `[${s.upstream.host}]` : s.upstream.host}:${s.upstream.port}` : '');
+
+/** Selenium Grid's nodes[] from the grid model. */
+export function seleniumNodes(grid: GridModel, timing: { sessionTimeoutMs: number; heartbeatMs: number }): SeleniumNode[] {
+  return grid.nodes.map((node) => ({
+    id: node.id,
+    uri: orchestratorUri(node.id),
+    maxSessions: node.slots.length,
+    sessionTimeout: timing.sessionTimeoutMs,
+    osInfo: { arch: '', name: node.platformName, version: '' },
+    heartbeatPeriod: timing.heartbeatMs,
+    availability: node.up ? 'UP' : 'DOWN',
+    version: GRID_VERSION,
+    slots: node.slots.map((slot) => ({
+      id: { hostId: node.id, id: slot.id },
+      lastStarted: slot.session?.status.queuedAt ?? EPOCH,
+      session: slot.session
+        ? { sessionId: slot.session.id, capabilities: sessionCapabilities(slot.session), stereotype: slot.stereotype, start: sessionStart(slot.session), uri: sessionUri(slot.session) }
+        : null,
+      stereotype: slot.stereotype,
+    })),
+  }));
+}
+
+/** The grid's idle timeout in ms: the `timeouts` hash's, else the configured default. */
+export async function sessionTimeoutMs(ctx: Pick<Ctx, 'backend' | 'keys' | 'config'>): Promise<number> {
+  const stored = Number(await ctx.backend.send(['HGET', ctx.keys.timeouts(), 'sessionTermination']));
+  return (Number.isFinite(stored) && stored > 0 ? stored : ctx.config.timeouts.sessionTermination) * 1000;
+}
+
+/** GET /status: coord's capacity fields and Selenium Grid 4's nodes[] with their slots and sessions. */
+export async function gridStatus(ctx: Pick<Ctx, 'backend' | 'keys' | 'clock' | 'config'>): Promise<Capacity & { nodes: SeleniumNode[] }> {
+  const [capacity, grid, timeout] = await Promise.all([gridCapacity(ctx), readGrid(ctx), sessionTimeoutMs(ctx)]);
+  return { ...capacity, nodes: seleniumNodes(grid, { sessionTimeoutMs: timeout, heartbeatMs: ctx.config.heartbeat.interval * 1000 }) };
 }

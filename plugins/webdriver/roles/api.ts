@@ -6,16 +6,20 @@
 //   GET /api/orchestrators                        orchestrators with their slots and queues
 //   GET /api/metrics                              every metrics key
 //   GET /api/status                               the grid's capacity
+//   POST /graphql                                 Selenium Grid's GraphQL (as on the proxy)
+//   GET /ui (GET / redirects)                     the grid page (as on the proxy)
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Role } from '../../../core/plugin.ts';
 import { credentials, UNAUTHORIZED_MESSAGE } from '../auth.ts';
 import type { Ctx } from '../context.ts';
-import { closeServer, listen, sendError, sendJson } from '../http.ts';
+import { answerGraphql, gridUrl } from '../graphql.ts';
+import { closeServer, listen, readBody, sendError, sendJson } from '../http.ts';
 import { advertisedHost } from '../node.ts';
 import { readMetrics, readOrchestrators } from '../orchestrators-view.ts';
 import { readSessions, sessionIds } from '../sessions-view.ts';
 import { gridCapacity } from '../status.ts';
+import { isPagePath, servePage } from '../ui-page.ts';
 
 const API_HOST_TTL = 60;
 
@@ -32,6 +36,13 @@ export function apiRole(ctx: Ctx): Role {
     // with a token, nothing at all is said without it: no session id, not even which paths exist
     if (credentials(config.proxy.token, req.headers.authorization, req.url) !== 'token') return sendError(res, 'unauthorized', UNAUTHORIZED_MESSAGE);
     const url = new URL(req.url ?? '/', 'http://api');
+    if (isPagePath(req.method, url.pathname)) return servePage(config.proxy.token, req, res);
+    if (url.pathname === '/graphql') {
+      const body = await readBody(req, config.proxy.bodyLimit, config.proxy.bodyTimeout * 1000).catch((error: Error) => error);
+      if (body instanceof Error) return sendError(res, body as never);
+      const answer = await answerGraphql(ctx, req.method ?? 'GET', body, gridUrl(config, req.headers, `${config.api.host}:${port}`));
+      return sendJson(res, answer.status, answer.body);
+    }
     if (req.method !== 'GET') return sendError(res, 'unknown method', 'the API is read-only: use GET');
     const path = url.pathname.replace(/\/$/, '');
     if (path === '/api/sessions') {
@@ -47,7 +58,7 @@ export function apiRole(ctx: Ctx): Role {
     if (path === '/api/orchestrators') return sendJson(res, 200, { orchestrators: await readOrchestrators(ctx) });
     if (path === '/api/metrics') return sendJson(res, 200, await readMetrics(ctx));
     if (path === '/api/status') return sendJson(res, 200, await gridCapacity(ctx));
-    sendJson(res, 404, { error: `no such path ${path}; try /api/sessions, /api/orchestrators, /api/metrics, /api/status` });
+    sendJson(res, 404, { error: `no such path ${path}; try /api/sessions, /api/orchestrators, /api/metrics, /api/status, /graphql, /ui` });
   }
 
   const announce = () => backend.send(['SET', keys.apiHost({ apiId }), `${advertisedHost(config.api.host)}:${port}`, 'EX', API_HOST_TTL]);

@@ -24,7 +24,7 @@ export function orchestratorRole(ctx: Ctx): Role {
   const { config, logger, keys, backend } = ctx;
   const id = config.orchestrator.id ?? machineOrchestratorId();
   const o = { orchestratorId: id };
-  const nodes = new Map<string, { end(reason: string): Promise<void> }>();
+  const nodes = new Map<string, { end(reason: string): Promise<void>; restoreIfLost?(): Promise<boolean> }>();
   const handling = new Set<Promise<void>>();
   const blocking: BlockingConnection[] = [];
   let browsers: string[] = [];
@@ -45,8 +45,25 @@ export function orchestratorRole(ctx: Ctx): Role {
     throw new Error('webdriver.orchestrator.nodeMode=process needs a Redis URL (--redis): node processes cannot share the embedded backend');
   }
 
-  const register = () =>
-    registerOrchestrator(ctx, { orchestratorId: id, type: 'local', platformName: config.orchestrator.platformName, browsers, slots: config.orchestrator.slots });
+  let registered = false;
+  let lossSeen = false;
+  /**
+   * Registers (at start and every heartbeat). When Redis lost this
+   * orchestrator's keys (it restarted empty), the live sessions' slots are
+   * written back first, or registering would start them as free: inline
+   * nodes are asked to do it now; node processes do it on their own
+   * heartbeat, so registering waits one beat for them.
+   */
+  async function register(): Promise<void> {
+    if (registered && (await backend.send(['SISMEMBER', keys.orchestrators(), id])) === 0) {
+      if (config.orchestrator.nodeMode === 'inline') await Promise.all([...nodes.values()].map((node) => node.restoreIfLost?.()));
+      else if (nodes.size && !lossSeen) return void (lossSeen = true);
+      logger.info('Redis lost the orchestrator\'s keys; registering again', { orchestratorId: id, sessions: nodes.size });
+    }
+    lossSeen = false;
+    await registerOrchestrator(ctx, { orchestratorId: id, type: 'local', platformName: config.orchestrator.platformName, browsers, slots: config.orchestrator.slots });
+    registered = true;
+  }
 
   /** One session from the backlog (or found in pending after a restart): schedule it and start its node. */
   async function handle(sessionId: string, recovered: boolean): Promise<void> {
@@ -84,7 +101,7 @@ export function orchestratorRole(ctx: Ctx): Role {
   async function startInline(sessionId: string, timeouts: Awaited<ReturnType<typeof readTimeouts>>): Promise<void> {
     driverTimeout = timeouts.driverStartup;
     const node = new SessionNode(ctx, { sessionId, orchestratorId: id, timeouts, takeWarmDriver: () => pool.take(), giveBackDriver: (driver) => pool.give(driver) });
-    nodes.set(sessionId, { end: (reason) => node.end('TERM', reason) });
+    nodes.set(sessionId, { end: (reason) => node.end('TERM', reason), restoreIfLost: () => node.restoreIfLost() });
     void node.finished.then(() => nodes.delete(sessionId));
     try {
       await node.start();

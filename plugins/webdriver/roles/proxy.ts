@@ -16,7 +16,9 @@ import { HttpMetrics } from '../http-metrics.ts';
 import { credentials, NODE_KEY_HEADER, sameSecret, sentToken, sessionToken, UNAUTHORIZED_MESSAGE } from '../auth.ts';
 import { endsSession, localNodes } from '../node.ts';
 import { refuseUpgrade, relayUpgrade } from '../relay.ts';
-import { gridCapacity } from '../status.ts';
+import { answerGraphql, gridUrl } from '../graphql.ts';
+import { gridStatus } from '../status.ts';
+import { isPagePath, servePage } from '../ui-page.ts';
 import { errorBody, W3CError } from '../w3c.ts';
 import { CDP_VERSION, withCdpUrl } from '../cdp-relay.ts';
 
@@ -149,6 +151,8 @@ export function proxyRole(ctx: Ctx): Role {
     const bare = path.split('?')[0];
     // the one token-free path, for load balancers: it says the proxy runs, nothing about the grid
     if (bare === HEALTH_PATH && req.method === 'GET') return reply(req, res, { status: 200, body: '{"value":{"ready":true,"message":"proxy running"}}' }, 0);
+    // the grid page takes the token as ?token= too: a browser's address bar sends no header
+    if (isPagePath(req.method, bare!)) return servePage(token, req, res);
     const session = SESSION_PATH.exec(path);
     if (!(session ? await commandAllowed(session[1]!, req.headers.authorization) : authorized(req))) {
       res.shouldKeepAlive = false; // its body (if any) is not read
@@ -162,9 +166,12 @@ export function proxyRole(ctx: Ctx): Role {
       return fail(req, res, error as W3CError);
     }
     if (bare === '/status' && req.method === 'GET') {
-      const capacity = await gridCapacity(ctx);
-      const answer = { value: capacity };
+      const answer = { value: await gridStatus(ctx) };
       return reply(req, res, { status: 200, body: JSON.stringify(answer) }, body.length);
+    }
+    if (bare === '/graphql') {
+      const answer = await answerGraphql(ctx, req.method ?? 'GET', body, gridUrl(config, req.headers, `${config.proxy.host}:${config.proxy.port}`));
+      return reply(req, res, answer, body.length);
     }
     if (bare === '/session' || bare === '/session/') {
       if (req.method !== 'POST') return fail(req, res, new W3CError('unknown method', `${req.method} /session: use POST`), body.length);
