@@ -20,10 +20,12 @@ import { frontDoor, type Straight } from './front-door.ts';
 import { NODE_KEY_HEADER, randomSecret, sameSecret } from './auth.ts';
 import { closeServer, hop, listen, readBody, sendError, sendJson } from './http.ts';
 import { relayBidi } from './bidi-relay.ts';
+import { startRecording, finishRecording, type Recording } from './node-recording.ts';
 import { refuseUpgrade } from './relay.ts';
 import { appendLog } from './session-log.ts';
 import { terminateSession } from './terminate.ts';
 import { rfc3339 } from './time.ts';
+import { wantsRecording } from './recording.ts';
 import { capabilitySets, errorBody, errorStatus, firstMatch, type Capabilities, type ErrorCode, type Offer } from './w3c.ts';
 
 export interface NodeOptions {
@@ -72,6 +74,9 @@ export class SessionNode {
   private driverTarget?: { host: string; port: number; origin: string; headers: Record<string, string> };
   private driverWebSocket = '';
   private chromePid = 0;
+  /** Whether the matched capabilities (or the grid's default) ask for a screen recording. */
+  private recordWanted = false;
+  private recording?: Recording;
   private lastSeen = 0;
   private lastWritten = 0;
   private lastBeat = Date.now();
@@ -155,6 +160,7 @@ export class SessionNode {
       const actual = answer.value.capabilities ?? {};
       this.driverWebSocket = typeof actual.webSocketUrl === 'string' ? actual.webSocketUrl : '';
       this.chromePid = Number(actual['goog:processID']) || 0;
+      if (this.recordWanted) this.recording = await startRecording(ctx, id, actual);
       await Promise.all([
         ctx.backend.send(['HSET', ctx.keys.sessionCapabilities({ sessionId: id }), 'actual', JSON.stringify(actual)]),
         this.log('LSINIT', `driver session ${this.driverSessionId}`),
@@ -197,6 +203,7 @@ export class SessionNode {
     const offer: Offer = { platformName: platformName ?? 'any', browsers };
     const match = firstMatch(capabilitySets({ capabilities: JSON.parse(requested ?? '{}') }), new Map([[orchestratorId, offer]]));
     if (!match) throw new Error(`the requested capabilities do not match orchestrator ${orchestratorId}`);
+    this.recordWanted = wantsRecording(match.caps, ctx.config.recording.enabled);
     return driverCapabilities(match.caps, { binary: ctx.config.orchestrator.browserBinary, args: ctx.config.orchestrator.browserArgs });
   }
 
@@ -355,6 +362,8 @@ export class SessionNode {
       const { ctx, id } = this;
       localNodes.delete(id);
       for (const timer of this.timers) clearInterval(timer);
+      // the video ends with the page as the client left it: capture stops before the browser closes; ffmpeg finishes meanwhile
+      const recorded = this.recording && finishRecording(ctx, id, this.recording);
       if (this.driverSessionId && this.driver) {
         const deleted = await hop({ host: '127.0.0.1', port: this.driver.port }, 'DELETE', `/session/${this.driverSessionId}`, driverHeaders(this.driver.port), undefined, undefined, 10_000).catch(() => undefined);
         this.driverSessionId = '';
@@ -379,6 +388,7 @@ export class SessionNode {
       this.door.server.close();
       this.door.closeAll();
       await closeServer(this.server);
+      await recorded;
       ctx.logger.info('node ended', { sessionId: id, code: code ?? 'none', meta });
       this.finish(`${code ?? 'ended'}: ${meta}`);
     })();

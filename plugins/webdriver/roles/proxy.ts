@@ -17,6 +17,7 @@ import { credentials, NODE_KEY_HEADER, sameSecret, sentToken, sessionToken, UNAU
 import { endsSession, localNodes } from '../node.ts';
 import { refuseUpgrade, relayUpgrade } from '../relay.ts';
 import { gridCapacity } from '../status.ts';
+import { forwardStorage, STORAGE_PATH } from '../storage-proxy.ts';
 import { errorBody, W3CError } from '../w3c.ts';
 
 /** How long the list of live managers is reused. */
@@ -147,6 +148,8 @@ export function proxyRole(ctx: Ctx): Role {
     const bare = path.split('?')[0];
     // the one token-free path, for load balancers: it says the proxy runs, nothing about the grid
     if (bare === HEALTH_PATH && req.method === 'GET') return reply(req, res, { status: 200, body: '{"value":{"ready":true,"message":"proxy running"}}' }, 0);
+    // recordings: their own token rules (a link's token opens its file), streamed from the storage role
+    if (STORAGE_PATH.test(bare!)) return metrics.count(req.method ?? 'GET', await forwardStorage(ctx, req, res, bare!), 0, 0);
     const session = SESSION_PATH.exec(path);
     if (!(session ? await commandAllowed(session[1]!, req.headers.authorization) : authorized(req))) {
       res.shouldKeepAlive = false; // its body (if any) is not read
