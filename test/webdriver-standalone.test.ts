@@ -26,7 +26,7 @@ const api = async (path: string) => (await fetch(`http://127.0.0.1:${apiPort}${p
 
 t.equal(listening.msg, 'proxy listening on http://127.0.0.1:4444', 'the one URL is http://127.0.0.1:4444 by default');
 t.match(String(grid.lines.find((l) => l.msg === 'ready')?.redis), /^embedded:/, 'on the embedded backend');
-t.same(grid.lines.find((l) => l.msg === 'ready')?.roles, ['webdriver/orchestrator', 'webdriver/manager', 'webdriver/proxy', 'webdriver/api', 'webdriver/gc'], 'every role in one process');
+t.same(grid.lines.find((l) => l.msg === 'ready')?.roles, ['webdriver/orchestrator', 'webdriver/manager', 'webdriver/proxy', 'webdriver/api', 'webdriver/gc', 'webdriver/storage'], 'every role in one process');
 
 t.test('selenium-webdriver: session, page, title, quit', async (t) => {
   const options = new chrome.Options().setChromeBinaryPath(chromeOptions.binary).addArguments(...chromeOptions.args);

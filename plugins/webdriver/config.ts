@@ -42,6 +42,8 @@ export interface WebDriverConfig {
   node: { sessionId?: string; orchestratorId?: string };
   api: { host: string; port: number };
   gc: { interval: number; retention: number };
+  recording: { enabled: boolean; ffmpeg: string; fps: number; quality: number; maxWidth: number; maxHeight: number };
+  storage: { id?: string; folder?: string; host: string; port: number; advertiseHost?: string; maxBytes: number; maxAge: number; interval: number };
 }
 
 const seconds = (def: number, description: string) => ({ type: 'number', exclusiveMinimum: 0, default: def, description });
@@ -153,6 +155,36 @@ export const configSchema = {
         retention: seconds(86400, 'How long terminated sessions are kept for the API before they are purged.'),
       },
     },
+    recording: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      description: 'Screen recordings of sessions: frames from Chromium (CDP screencast) encoded by ffmpeg into MP4 files in the storage\'s folder.',
+      properties: {
+        enabled: { type: 'boolean', default: false, description: 'Record every session that does not say otherwise (a session says with se:recordVideo or coord:options.recordVideo, true or false). When true, nodes refuse to start without ffmpeg.' },
+        ffmpeg: { type: 'string', minLength: 1, default: 'ffmpeg', description: 'The ffmpeg binary: a path, or a name looked up on PATH.' },
+        fps: { type: 'integer', minimum: 1, maximum: 30, default: 10, description: 'Frames per second of the video (the last screen is repeated while the page does not change).' },
+        quality: { type: 'integer', minimum: 10, maximum: 100, default: 70, description: 'JPEG quality of the frames Chromium sends.' },
+        maxWidth: { type: 'integer', minimum: 64, maximum: 3840, default: 1280, description: 'Frames wider than this are scaled down by Chromium.' },
+        maxHeight: { type: 'integer', minimum: 64, maximum: 2160, default: 720, description: 'Frames taller than this are scaled down by Chromium.' },
+      },
+    },
+    storage: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      description: 'Where recordings go (nodes write into the folder) and the storage role that serves them at GET /storage/{id}/… through the proxy.',
+      properties: {
+        id: { type: 'string', pattern: '^[A-Za-z0-9_.-]+$', description: 'Storage ID: one per folder; providers sharing a folder share it (default: derived from the host name).' },
+        folder: { type: 'string', minLength: 1, description: 'The folder recordings are kept in (default: coord-recordings/{id} under the system\'s temporary folder). Nodes on other machines must see it at the same path (a shared mount).' },
+        host: host('Address the storage role binds (the proxy fetches recordings from it).'),
+        port: port(0, 'Storage port (0: a free one; proxies find it through Redis).'),
+        advertiseHost: { type: 'string', minLength: 1, description: 'Host proxies dial to reach this storage role (default: host).' },
+        maxBytes: { type: 'integer', minimum: 0, default: 10 * 1024 ** 3, description: 'Recordings past this many bytes in all are deleted, oldest first (0: no size limit).' },
+        maxAge: { type: 'number', minimum: 0, default: 7 * 86400, description: 'Recordings older than this many seconds are deleted (0: no age limit).' },
+        interval: seconds(60, 'How often the storage role re-reads its folder, applies the limits and writes its metrics (a recording announced by a node is indexed at once).'),
+      },
+    },
   },
 } as const;
 
@@ -166,6 +198,8 @@ export const configEnv = {
   WEBDRIVER_NODE_ORCHESTRATOR_ID: 'node.orchestratorId',
   WEBDRIVER_QUEUE_TIMEOUT: 'timeouts.queue',
   WEBDRIVER_EXTERNAL_URL: 'proxy.externalUrl',
+  WEBDRIVER_RECORD_VIDEO: 'recording.enabled',
+  WEBDRIVER_STORAGE_FOLDER: 'storage.folder',
 } as const;
 
 /** Rules between options; each broken rule is one message. */

@@ -11,18 +11,19 @@ import { managerRole } from './roles/manager.ts';
 import { nodeRole } from './roles/node.ts';
 import { orchestratorRole } from './roles/orchestrator.ts';
 import { proxyRole } from './roles/proxy.ts';
+import { storageRole } from './roles/storage.ts';
 import { scenarios } from './scenarios.ts';
 
 const plugin: Plugin<WebDriverConfig, WebDriverKeys> = {
   name: 'webdriver',
   version: '0.1.0',
   coord: '^0.1.0',
-  description: 'A W3C WebDriver grid (Selenium, WebdriverIO): proxy, managers, orchestrators with one Chromium node per session, API and gc over Redis',
+  description: 'A W3C WebDriver grid (Selenium, WebdriverIO): proxy, managers, orchestrators with one Chromium node per session, API, gc and storage of screen recordings over Redis',
   contract,
   scripts: findUp(import.meta.url, 'plugins/webdriver/lua'),
   config: { schema: configSchema, env: configEnv, check: checkConfig },
-  roles: { orchestrator: orchestratorRole, manager: managerRole, proxy: proxyRole, api: apiRole, gc: gcRole, node: nodeRole },
-  defaultRoles: ['orchestrator', 'manager', 'proxy', 'api', 'gc'],
+  roles: { orchestrator: orchestratorRole, manager: managerRole, proxy: proxyRole, api: apiRole, gc: gcRole, node: nodeRole, storage: storageRole },
+  defaultRoles: ['orchestrator', 'manager', 'proxy', 'api', 'gc', 'storage'],
   scenarios,
   commands,
 };

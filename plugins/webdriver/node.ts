@@ -24,11 +24,13 @@ import { CDP_VERSION, debuggerPort, relayCdp } from './cdp-relay.ts';
 import { isSeCommand, serveSeCommand } from './se-commands.ts';
 import { DOWNLOADS_ENABLED, withDownloadFolder } from './se-files.ts';
 import { SessionFolder } from './session-folder.ts';
+import { startRecording, finishRecording, type Recording } from './node-recording.ts';
 import { refuseUpgrade } from './relay.ts';
 import { recordSession, restoreSession, sessionLost, type SessionRecord } from './restore.ts';
 import { appendLog } from './session-log.ts';
 import { terminateSession } from './terminate.ts';
 import { rfc3339 } from './time.ts';
+import { wantsRecording } from './recording.ts';
 import { capabilitySets, errorBody, errorStatus, firstMatch, type Capabilities, type ErrorCode, type Offer } from './w3c.ts';
 
 export interface NodeOptions {
@@ -83,6 +85,9 @@ export class SessionNode {
   /** Where Chromium saves downloads, when the session asked for se:downloadsEnabled. */
   private downloads?: string;
   private chromePid = 0;
+  /** Whether the matched capabilities (or the grid's default) ask for a screen recording. */
+  private recordWanted = false;
+  private recording?: Recording;
   private lastSeen = 0;
   private lastWritten = 0;
   private lastBeat = Date.now();
@@ -173,6 +178,7 @@ export class SessionNode {
       if (this.devtoolsPort && typeof actual.browserVersion === 'string') actual[CDP_VERSION] = actual.browserVersion;
       if (this.downloads) actual[DOWNLOADS_ENABLED] = true;
       this.chromePid = Number(actual['goog:processID']) || 0;
+      if (this.recordWanted) this.recording = await startRecording(ctx, id, actual);
       await Promise.all([
         ctx.backend.send(['HSET', ctx.keys.sessionCapabilities({ sessionId: id }), 'actual', JSON.stringify(actual)]),
         this.log('LSINIT', `driver session ${this.driverSessionId}`),
@@ -215,6 +221,7 @@ export class SessionNode {
     const offer: Offer = { platformName: platformName ?? 'any', browsers };
     const match = firstMatch(capabilitySets({ capabilities: JSON.parse(requested ?? '{}') }), new Map([[orchestratorId, offer]]));
     if (!match) throw new Error(`the requested capabilities do not match orchestrator ${orchestratorId}`);
+    this.recordWanted = wantsRecording(match.caps, ctx.config.recording.enabled);
     const caps = driverCapabilities(match.caps, { binary: ctx.config.orchestrator.browserBinary, args: ctx.config.orchestrator.browserArgs });
     if (match.caps[DOWNLOADS_ENABLED] !== true) return caps;
     this.downloads = this.folder.sub('downloads');
@@ -413,6 +420,8 @@ export class SessionNode {
       const { ctx, id } = this;
       localNodes.delete(id);
       for (const timer of this.timers) clearInterval(timer);
+      // the video ends with the page as the client left it: capture stops before the browser closes; ffmpeg finishes meanwhile
+      const recorded = this.recording && finishRecording(ctx, id, this.recording);
       if (this.driverSessionId && this.driver) {
         const deleted = await hop({ host: '127.0.0.1', port: this.driver.port }, 'DELETE', `/session/${this.driverSessionId}`, driverHeaders(this.driver.port), undefined, undefined, 10_000).catch(() => undefined);
         this.driverSessionId = '';
@@ -438,6 +447,7 @@ export class SessionNode {
       this.door.server.close();
       this.door.closeAll();
       await closeServer(this.server);
+      await recorded;
       ctx.logger.info('node ended', { sessionId: id, code: code ?? 'none', meta });
       this.finish(`${code ?? 'ended'}: ${meta}`);
     })();

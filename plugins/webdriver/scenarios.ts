@@ -1,11 +1,12 @@
 // Conformance scenarios: the grid's steps driven as its roles drive them (no
 // browser needed), so the keyspace shows every key of WebGrid's layout and coord's
-// extensions. A storage provider is played by hand: coord has no storage role.
+// extensions. The storage keys have their own scenario (storage-scenario.ts).
 import type { ConformanceScenario } from '../../core/plugin.ts';
 import type { WebDriverConfig } from './config.ts';
 import type { Ctx } from './context.ts';
 import type { WebDriverKeys } from './contract.ts';
 import { appendLog } from './session-log.ts';
+import { storageScenario } from './storage-scenario.ts';
 import { allocateSlot, markAlive, purgeSession, queueSession, reclaimSlots, registerOrchestrator, scheduleSession } from './steps.ts';
 import { terminateSession } from './terminate.ts';
 import { rfc3339 } from './time.ts';
@@ -102,4 +103,5 @@ export const scenarios: ConformanceScenario<WebDriverConfig, WebDriverKeys>[] = 
       await purgeSession(c, ids(99));
     },
   },
+  storageScenario,
 ];

@@ -3,6 +3,7 @@
 // needs the token (header or ?token=), as the proxy does.
 //   GET /api/sessions[?state=active|terminated]   sessions with status timestamps, timings, capabilities
 //   GET /api/sessions/{id}                        one session with its log
+//   (a recorded session has `recording`: the proxy path of its video, with its own token when the grid has one)
 //   GET /api/orchestrators                        orchestrators with their slots and queues
 //   GET /api/metrics                              every metrics key
 //   GET /api/status                               the grid's capacity
@@ -20,6 +21,7 @@ import { readMetrics, readOrchestrators } from '../orchestrators-view.ts';
 import { readSessions, sessionIds } from '../sessions-view.ts';
 import { gridCapacity } from '../status.ts';
 import { isPagePath, servePage } from '../ui-page.ts';
+import { withRecordings } from '../storage-proxy.ts';
 
 const API_HOST_TTL = 60;
 
@@ -48,11 +50,11 @@ export function apiRole(ctx: Ctx): Role {
     if (path === '/api/sessions') {
       const state = url.searchParams.get('state');
       const which = state === 'active' || state === 'terminated' ? state : 'all';
-      return sendJson(res, 200, { sessions: await readSessions(ctx, await sessionIds(ctx, which)) });
+      return sendJson(res, 200, { sessions: await withRecordings(ctx, await readSessions(ctx, await sessionIds(ctx, which))) });
     }
     const one = /^\/api\/sessions\/([^/]+)$/.exec(path);
     if (one) {
-      const [view] = await readSessions(ctx, [decodeURIComponent(one[1]!)], true);
+      const [view] = await withRecordings(ctx, await readSessions(ctx, [decodeURIComponent(one[1]!)], true));
       return view ? sendJson(res, 200, view) : sendJson(res, 404, { error: `no session ${one[1]}` });
     }
     if (path === '/api/orchestrators') return sendJson(res, 200, { orchestrators: await readOrchestrators(ctx) });

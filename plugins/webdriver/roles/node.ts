@@ -6,6 +6,7 @@ import type { Role } from '../../../core/plugin.ts';
 import type { Ctx } from '../context.ts';
 import { SessionNode } from '../node.ts';
 import { readTimeouts } from '../timeouts.ts';
+import { checkEncoder } from '../recording.ts';
 
 export function nodeRole(ctx: Ctx): Role {
   const { sessionId, orchestratorId } = ctx.config.node;
@@ -15,6 +16,7 @@ export function nodeRole(ctx: Ctx): Role {
       if (!sessionId || !orchestratorId) {
         throw new Error('the node role serves one session: it needs webdriver.node.sessionId and webdriver.node.orchestratorId (the orchestrator sets them when nodeMode is process)');
       }
+      checkEncoder(ctx.config);
       node = new SessionNode(ctx, { sessionId, orchestratorId, timeouts: await readTimeouts(ctx) });
       // when the session ends, so does this process (through the usual SIGTERM path, so every role stops cleanly)
       void node.finished.then(() => process.kill(process.pid, 'SIGTERM'));

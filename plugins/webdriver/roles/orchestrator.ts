@@ -16,6 +16,7 @@ import { appendLog } from '../session-log.ts';
 import { terminateSession } from '../terminate.ts';
 import { reclaimSlots, registerOrchestrator, scheduleSession } from '../steps.ts';
 import { readTimeouts } from '../timeouts.ts';
+import { checkEncoder } from '../recording.ts';
 
 /** Blocking waits return this often, so stopping never waits long. */
 const BLOCK_SECONDS = 1;
@@ -44,6 +45,8 @@ export function orchestratorRole(ctx: Ctx): Role {
   if (config.orchestrator.nodeMode === 'process' && (!ctx.global.redis.url || ctx.global.redis.url.startsWith('embedded') || ctx.global.redis.adapter === 'embedded')) {
     throw new Error('webdriver.orchestrator.nodeMode=process needs a Redis URL (--redis): node processes cannot share the embedded backend');
   }
+
+  checkEncoder(config); // recording on by default and no ffmpeg: one clear line now, not a silent session without video later
 
   let registered = false;
   let lossSeen = false;

@@ -19,6 +19,8 @@ import { refuseUpgrade, relayUpgrade } from '../relay.ts';
 import { answerGraphql, gridUrl } from '../graphql.ts';
 import { gridStatus } from '../status.ts';
 import { isPagePath, servePage } from '../ui-page.ts';
+import { gridCapacity } from '../status.ts';
+import { forwardStorage, STORAGE_PATH } from '../storage-proxy.ts';
 import { errorBody, W3CError } from '../w3c.ts';
 import { CDP_VERSION, withCdpUrl } from '../cdp-relay.ts';
 
@@ -153,6 +155,8 @@ export function proxyRole(ctx: Ctx): Role {
     if (bare === HEALTH_PATH && req.method === 'GET') return reply(req, res, { status: 200, body: '{"value":{"ready":true,"message":"proxy running"}}' }, 0);
     // the grid page takes the token as ?token= too: a browser's address bar sends no header
     if (isPagePath(req.method, bare!)) return servePage(token, req, res);
+    // recordings: their own token rules (a link's token opens its file), streamed from the storage role
+    if (STORAGE_PATH.test(bare!)) return metrics.count(req.method ?? 'GET', await forwardStorage(ctx, req, res, bare!), 0, 0);
     const session = SESSION_PATH.exec(path);
     if (!(session ? await commandAllowed(session[1]!, req.headers.authorization) : authorized(req))) {
       res.shouldKeepAlive = false; // its body (if any) is not read
