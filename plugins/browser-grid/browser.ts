@@ -2,6 +2,7 @@
 // one (this is what Debian machines have), else Playwright's own install.
 import { existsSync } from 'node:fs';
 import type { BrowserServer } from 'playwright-core';
+import type { PlaywrightCore } from './playwright.ts';
 import type { BrowserType } from './refs.ts';
 
 const SYSTEM_CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
@@ -28,10 +29,12 @@ export interface LaunchOptions {
   port?: number;
   executablePath?: string;
   args: readonly string[];
+  /** The playwright-core to launch it with (default: the bundled one). */
+  playwright?: PlaywrightCore;
 }
 
 export async function launchBrowserServer(options: LaunchOptions): Promise<BrowserServer> {
-  const playwright = await import('playwright-core');
+  const playwright = options.playwright ?? (await import('playwright-core'));
   const type = playwright[options.browserType];
   const executablePath = options.executablePath ?? (options.browserType === 'chromium' ? systemChromium() : undefined);
   const args = options.browserType === 'chromium' ? [...chromiumFlags, ...options.args] : [...options.args];
@@ -55,10 +58,4 @@ export async function launchBrowserServer(options: LaunchOptions): Promise<Brows
         (executablePath ? '' : ' — install Debian\'s chromium package or set browser-grid.executablePath'),
     );
   }
-}
-
-/** The Playwright version browser servers speak (clients must share major.minor). */
-export async function playwrightVersion(): Promise<string> {
-  const { createRequire } = await import('node:module');
-  return (createRequire(import.meta.url)('playwright-core/package.json') as { version: string }).version;
 }

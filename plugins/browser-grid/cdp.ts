@@ -18,6 +18,12 @@ import { join } from 'node:path';
 import { chromiumFlags, systemChromium } from './browser.ts';
 
 const LAUNCH_TIMEOUT_MS = 30_000;
+/**
+ * The spare taken by a client is replaced this long after (or when that client leaves, if
+ * sooner): a browser launching at once would compete for the CPU with the client's first
+ * page, the moment its latency is felt.
+ */
+export const REFILL_DELAY_MS = 2000;
 
 interface Spare {
   process: ChildProcess;
@@ -99,6 +105,7 @@ async function dispose(spare: Spare): Promise<void> {
 export class CdpFront {
   private server?: Server;
   private spare?: Promise<Spare>;
+  private refillTimer?: ReturnType<typeof setTimeout>;
   private readonly live = new Set<Socket>();
   /** Browsers being killed and their profiles removed; close() waits for them. */
   private readonly retiring = new Set<Promise<void>>();
@@ -107,6 +114,7 @@ export class CdpFront {
   constructor(
     private readonly executablePath: string | undefined,
     private readonly extraArgs: readonly string[],
+    private readonly refillDelayMs = REFILL_DELAY_MS,
   ) {}
 
   /** Sessions running now. */
@@ -143,6 +151,8 @@ export class CdpFront {
   }
 
   private refill(executable: string): void {
+    clearTimeout(this.refillTimer);
+    this.refillTimer = undefined;
     if (this.closed || this.spare) return;
     this.spare = launch(executable, this.extraArgs);
     this.spare.catch(() => {});
@@ -156,11 +166,12 @@ export class CdpFront {
     client.once('close', () => {
       this.live.delete(client);
       if (browser) this.retire(browser);
+      if (this.refillTimer) this.refill(executable);
     });
     const head = await readHead(client);
     if (!head || this.closed) return void client.destroy();
     browser = await this.take(executable).catch(() => undefined);
-    this.refill(executable);
+    if (!this.refillTimer) this.refillTimer = setTimeout(() => this.refill(executable), this.refillDelayMs);
     if (!browser) {
       client.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
@@ -180,6 +191,7 @@ export class CdpFront {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.refillTimer);
     this.server?.close();
     for (const socket of this.live) socket.destroy(); // each one's 'close' retires its browser
     const spare = await this.spare?.catch(() => undefined);

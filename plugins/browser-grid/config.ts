@@ -1,5 +1,6 @@
 // The browser grid's options. Names follow playwright-distributed's
 // environment variables (accepted as they are), times are in seconds.
+import semver from 'semver';
 
 export interface BrowserGridConfig {
   host: string;
@@ -28,10 +29,14 @@ export interface BrowserGridConfig {
   adoptForeignWorkers: boolean;
   keepaliveInterval: number;
   cdp: boolean;
+  playwrightVersions?: string[];
+  playwrightCache?: string;
+  versionsOnDemand?: string | string[];
 }
 
 const seconds = (def: number, description: string) => ({ type: 'number', exclusiveMinimum: 0, default: def, description });
 const browserType = { type: 'string', enum: ['chromium', 'firefox', 'webkit'] };
+const majorMinor = { type: 'string', pattern: '^[0-9]+\\.[0-9]+$' };
 
 export const configSchema = {
   type: 'object',
@@ -74,12 +79,34 @@ export const configSchema = {
       default: true,
       description: 'Serve DevTools-protocol clients (Puppeteer, connectOverCDP) on ws://HOST:PORT/cdp: each Chromium worker runs a CDP port where every client gets a browser process of its own.',
     },
+    playwrightVersions: {
+      type: 'array',
+      items: majorMinor,
+      minItems: 1,
+      uniqueItems: true,
+      description: "Playwright versions (major.minor) this process's workers serve: `workers` browser servers per browser type and version, each from a playwright-core of that version (bundled, in node_modules as playwright-core-<version>, in playwrightCache, or installed once from the npm registry). Default: the bundled version only.",
+    },
+    playwrightCache: {
+      type: 'string',
+      minLength: 1,
+      description: 'Folder of playwright-core versions (pw-<major.minor>/node_modules/playwright-core), installed there on first use (default: $XDG_CACHE_HOME/coord/playwright, else ~/.cache/coord/playwright). Fill it in advance to run offline.',
+    },
+    versionsOnDemand: {
+      oneOf: [
+        { type: 'string', minLength: 1 },
+        { type: 'array', items: majorMinor, minItems: 1, uniqueItems: true },
+      ],
+      description: "Playwright versions a worker process starts browser servers of when a client of a version no worker serves arrives (the client waits meanwhile): a semver range ('>=1.50 <2') or a list of major.minor. Unset: such clients get 428 at once.",
+    },
     keepaliveInterval: { type: 'number', minimum: 0, default: 30, description: 'Ping idle clients this often; one silent for a whole interval after a ping is disconnected (0: off).' },
   },
 } as const;
 
-/** playwright-distributed's environment names → option. */
+/** playwright-distributed's environment names, and coord's for the Playwright versions → option. */
 export const configEnv = {
+  COORD_PLAYWRIGHT_VERSIONS: 'playwrightVersions',
+  COORD_PLAYWRIGHT_CACHE: 'playwrightCache',
+  COORD_VERSIONS_ON_DEMAND: 'versionsOnDemand',
   MAX_CONCURRENT_SESSIONS: 'maxConcurrentSessions',
   MAX_LIFETIME_SESSIONS: 'maxLifetimeSessions',
   HEARTBEAT_INTERVAL: 'heartbeatInterval',
@@ -92,6 +119,15 @@ export const configEnv = {
   PORT: 'port',
 } as const;
 
+/** Whether versionsOnDemand allows starting servers of major.minor `version`. */
+export function onDemandAllows(c: Pick<BrowserGridConfig, 'versionsOnDemand'>, version: string): boolean {
+  const allowed = c.versionsOnDemand;
+  if (!allowed || !/^\d+\.\d+$/.test(version)) return false;
+  if (Array.isArray(allowed)) return allowed.includes(version);
+  const range = semver.validRange(allowed);
+  return range !== null && semver.satisfies(`${version}.0`, range);
+}
+
 /** The ports of workerPorts ('FIRST-LAST'), or undefined when unset. */
 export function portRange(spec: string | undefined): { first: number; last: number } | undefined {
   const m = /^(\d+)-(\d+)$/.exec(spec ?? '');
@@ -102,12 +138,16 @@ export function portRange(spec: string | undefined): { first: number; last: numb
 export function checkTiming(c: BrowserGridConfig): string[] {
   const problems: string[] = [];
   const rule = (ok: boolean, text: string) => ok || problems.push(text);
+  if (typeof c.versionsOnDemand === 'string') {
+    rule(semver.validRange(c.versionsOnDemand) !== null, `versionsOnDemand "${c.versionsOnDemand}": expected a semver range such as ">=1.50 <2", or a list of major.minor versions`);
+  }
   const ports = portRange(c.workerPorts);
   if (ports) {
     const valid = ports.first >= 1 && ports.first <= ports.last && ports.last <= 65535;
     rule(valid, `workerPorts "${c.workerPorts}": expected FIRST-LAST with 1 <= FIRST <= LAST <= 65535`);
-    const needed = c.workers * (c.browserTypes.length + (c.cdp && c.browserTypes.includes('chromium') ? 1 : 0));
-    rule(!valid || ports.last - ports.first + 1 >= needed, `workerPorts "${c.workerPorts}" holds ${ports.last - ports.first + 1} ports, fewer than the ${needed} this process binds (workers × browserTypes, plus a CDP port per Chromium worker when cdp is on)`);
+    const versions = c.playwrightVersions?.length ?? 1;
+    const needed = c.workers * (versions * c.browserTypes.length + (c.cdp && c.browserTypes.includes('chromium') ? 1 : 0));
+    rule(!valid || ports.last - ports.first + 1 >= needed, `workerPorts "${c.workerPorts}" holds ${ports.last - ports.first + 1} ports, fewer than the ${needed} this process binds (workers × playwrightVersions × browserTypes, plus a CDP port per Chromium worker of the first version when cdp is on)`);
   }
   rule(c.heartbeatInterval < c.redisKeyTtl, `redisKeyTtl (${c.redisKeyTtl}s) must be greater than heartbeatInterval (${c.heartbeatInterval}s), or live workers expire`);
   rule(c.heartbeatInterval < c.staleThreshold, `staleThreshold (${c.staleThreshold}s) must be greater than heartbeatInterval (${c.heartbeatInterval}s), or the reaper removes live workers`);

@@ -12,9 +12,10 @@ import { channelBuilders } from '../../../core/contract.ts';
 import { Admission } from '../admission.ts';
 import { REDIS_CALL_MS, withDeadline } from '../deadline.ts';
 import { adoptRefs, adoptWorkers, fileVersion } from '../adopt.ts';
-import type { BrowserGridConfig } from '../config.ts';
+import { onDemandAllows, type BrowserGridConfig } from '../config.ts';
 import { contract, type BrowserGridKeys } from '../contract.ts';
-import { browserTypes, clientVersion, parseRef } from '../refs.ts';
+import { awaitVersion } from '../ondemand.ts';
+import { browserTypes, clientVersion, parseRef, type BrowserType } from '../refs.ts';
 import { dialUpgrade, DialError, pipeBoth } from '../relay.ts';
 import { gridStatus } from '../status.ts';
 import { enableNotifications, watchWorkers } from '../watch.ts';
@@ -182,6 +183,9 @@ export function proxyRole(ctx: Ctx): Role {
     const started = clock.now();
     /** The last answer a worker refused the session with, forwarded when no other worker took it. */
     let refusal: Buffer | undefined;
+    /** versionsOnDemand was asked for the client's version (once per client); `unclaimed`: no worker process allows it. */
+    let askedOnDemand = false;
+    let unclaimed = false;
     for (let attempt = 1; attempt <= config.dialAttempts; attempt++) {
       let admitted;
       try {
@@ -195,11 +199,36 @@ export function proxyRole(ctx: Ctx): Role {
         const what = protocol === 'cdp' ? 'Chromium worker serving CDP (browser-grid.cdp)' : `${browserType} worker`;
         return reject(socket, 503, `No available servers: no ${what} is registered in the grid`, 5);
       }
+      if (admitted.kind === 'noversion' && !askedOnDemand && onDemandAllows(config, version)) {
+        askedOnDemand = true;
+        // versionsOnDemand: a worker process starts servers of this version while the client waits
+        let outcome;
+        try {
+          outcome = await awaitVersion(ctx, browserType as BrowserType, version, started + config.queueTimeout * 1000, gone.signal);
+        } catch (error) {
+          logger.error('asking for a Playwright version on demand failed', { error: (error as Error).message });
+          return reject(socket, 503, 'grid unavailable: cannot reach Redis', 5);
+        }
+        if (outcome.kind === 'gone') return;
+        if (outcome.kind === 'started') {
+          attempt--; // the wait used no dial attempt
+          continue;
+        }
+        if (outcome.kind === 'failed') {
+          metrics.connections.inc({ browser: browserType, result: 'on_demand_failed' });
+          return reject(socket, 503, `Playwright ${version} could not be started on demand: ${outcome.why}`, 10);
+        }
+        if (outcome.kind === 'timeout') {
+          metrics.connections.inc({ browser: browserType, result: 'timeout' });
+          return reject(socket, 503, `No available servers: Playwright ${version} servers did not start within the queue timeout (${config.queueTimeout}s)`, 5);
+        }
+        unclaimed = true;
+      }
       if (admitted.kind === 'noversion') {
         metrics.connections.inc({ browser: browserType, result: 'no_version' });
         const served = admitted.versions.length ? `its ${browserType} workers speak Playwright ${admitted.versions.join(', ')}` : `no ${browserType} worker has a known Playwright version yet`;
         const newest = admitted.versions.at(-1);
-        return reject(socket, 428, `Playwright ${version} is not served by this grid: ${served}. Connect with a client of a served version${newest ? ` (e.g. npm i -D playwright@${newest})` : ''}.`, undefined, { clientVersion: version, versions: admitted.versions });
+        return reject(socket, 428, `Playwright ${version} is not served by this grid: ${served}. Connect with a client of a served version${newest ? ` (e.g. npm i -D playwright@${newest})` : ''}.${unclaimed ? ` No worker process started it on demand: none allows ${version} in browser-grid.versionsOnDemand.` : ''}`, undefined, { clientVersion: version, versions: admitted.versions });
       }
       if (admitted.kind === 'full') {
         metrics.connections.inc({ browser: browserType, result: 'queue_full' });

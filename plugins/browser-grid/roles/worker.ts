@@ -3,21 +3,29 @@
 // drains and is replaced by a fresh one under a new id, in this same process:
 // recycling needs no container restart policy. The replacement starts when the
 // drain begins, so a long last session does not take the slots out meanwhile.
+// With playwrightVersions, it runs servers of each listed Playwright version;
+// with versionsOnDemand, it starts servers of a version a waiting client needs.
 import { randomUUID } from 'node:crypto';
 import type { BrowserServer } from 'playwright-core';
 import type { Role, RoleContext } from '../../../core/plugin.ts';
 import type { Subscriber } from '../../../core/backend.ts';
 import { channelBuilders } from '../../../core/contract.ts';
-import { launchBrowserServer, playwrightVersion } from '../browser.ts';
+import { launchBrowserServer } from '../browser.ts';
 import { CdpFront } from '../cdp.ts';
-import { portRange, type BrowserGridConfig } from '../config.ts';
+import { onDemandAllows, portRange, type BrowserGridConfig } from '../config.ts';
 import { contract, type BrowserGridKeys } from '../contract.ts';
 import { REDIS_CALL_MS, withDeadline } from '../deadline.ts';
-import { workerRef, type BrowserType } from '../refs.ts';
+import { majorMinor, workerRef, type BrowserType } from '../refs.ts';
+import { bundledPlaywright, playwrightCacheDir, playwrightOf, type Playwright } from '../playwright.ts';
 import { PortPool } from '../ports.ts';
 import { establishedTo } from '../sockets.ts';
 
 type Ctx = RoleContext<BrowserGridConfig, BrowserGridKeys>;
+
+/** A version claim lives this long unless renewed, so a process that dies while starting one frees it soon. */
+const CLAIM_TTL_S = 30;
+/** A failed start is reported to waiting proxies this long; the next client after it tries again. */
+const FAILED_TTL_S = 10;
 
 export function workerRole(ctx: Ctx): Role {
   const { config, logger } = ctx;
@@ -27,10 +35,14 @@ export function workerRole(ctx: Ctx): Role {
   let subscriber: Subscriber | undefined;
   let stopping = false;
   const ports = new PortPool(config.workerHost, portRange(config.workerPorts));
+  const processId = randomUUID().replaceAll('-', '');
+  const cacheDir = playwrightCacheDir(config.playwrightCache);
+  /** '{browserType} {major.minor}' of every version this process serves or is starting. */
+  const serving = new Set<string>();
 
   /** Starts one browser server of a type and files it with the running ones. */
-  async function launch(browserType: BrowserType): Promise<WorkerInstance> {
-    const instance = new WorkerInstance(ctx, browserType, channels, subscriber!, ports);
+  async function launch(browserType: BrowserType, playwright: Playwright, cdp: boolean): Promise<WorkerInstance> {
+    const instance = new WorkerInstance(ctx, browserType, playwright, cdp, channels, subscriber!, ports);
     instances.add(instance);
     void instance.finished.then(() => instances.delete(instance));
     try {
@@ -50,7 +62,7 @@ export function workerRole(ctx: Ctx): Role {
       const why = await current.leaving;
       while (!stopping) {
         try {
-          current = await launch(first.browserType);
+          current = await launch(first.browserType, first.playwright, first.servesCdp);
           logger.info('browser server replaced', { browserType: first.browserType, why, workerId: current.id });
           backoff = 1000;
           break;
@@ -63,6 +75,34 @@ export function workerRole(ctx: Ctx): Role {
     }
   }
 
+  /** A client of `version` waits and no worker serves it: claim it (one process does) and start `workers` servers of it. */
+  async function startOnDemand(browserType: BrowserType, version: string): Promise<void> {
+    const what = `${browserType} ${version}`;
+    if (stopping || serving.has(what) || !onDemandAllows(config, version)) return;
+    const claim = ctx.keys.versionClaim({ browserType, version });
+    serving.add(what);
+    const claimed = await ctx.backend.send(['SET', claim, `starting:${processId}`, 'NX', 'EX', CLAIM_TTL_S]).catch(() => null);
+    if (claimed !== 'OK') return void serving.delete(what);
+    const renew = setInterval(() => void ctx.backend.send(['EXPIRE', claim, CLAIM_TTL_S]).catch(() => {}), (CLAIM_TTL_S * 1000) / 3);
+    try {
+      logger.info('starting browser servers of a Playwright version on demand', { browserType, version });
+      const playwright = await playwrightOf(version, cacheDir);
+      const started = await Promise.allSettled(Array.from({ length: config.workers }, () => launch(browserType, playwright, false)));
+      const ok = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+      if (!ok.length) throw (started[0] as PromiseRejectedResult).reason;
+      for (const instance of ok) loops.push(supervise(instance));
+      logger.info('browser servers started on demand', { browserType, version: playwright.version, source: playwright.source, count: ok.length });
+      clearInterval(renew);
+      await ctx.backend.send(['DEL', claim]).catch(() => {});
+    } catch (error) {
+      clearInterval(renew);
+      serving.delete(what);
+      const why = (error as Error).message.split('\n')[0]!;
+      logger.error('could not start a Playwright version on demand', { browserType, version, error: why });
+      await ctx.backend.send(['SET', claim, `failed: ${why}`, 'EX', FAILED_TTL_S]).catch(() => {});
+    }
+  }
+
   return {
     async start() {
       // Redis came back (maybe empty): register again now, not at the next heartbeat
@@ -70,11 +110,24 @@ export function workerRole(ctx: Ctx): Role {
         if (state === 'ready') for (const instance of instances) void instance.beat();
       });
       subscriber = await ctx.backend.subscriber();
-      subscriber.onMessage(({ channel }) => {
+      const wanted = new Map(config.browserTypes.map((browserType) => [channels.versionWanted!({ browserType }), browserType]));
+      subscriber.onMessage(({ channel, message }) => {
+        const browserType = wanted.get(channel);
+        if (browserType) return void startOnDemand(browserType, String(message));
         for (const instance of instances) if (instance.commandChannel === channel) void instance.drain('shutdown command');
       });
-      const types = config.browserTypes.flatMap((type) => Array.from({ length: config.workers }, () => type));
-      const started = await Promise.allSettled(types.map(launch));
+      if (config.versionsOnDemand) await subscriber.subscribe(...wanted.keys());
+      // every listed version is found (or installed) before any server starts: a bad version fails the start
+      const versions = await Promise.all((config.playwrightVersions ?? ['']).map((v) => (v ? playwrightOf(v, cacheDir) : bundledPlaywright())));
+      for (const playwright of versions) {
+        if (playwright.source !== 'bundled') logger.info('playwright-core found', { version: playwright.version, source: playwright.source, cache: cacheDir });
+        for (const type of config.browserTypes) serving.add(`${type} ${majorMinor(playwright.version)}`);
+      }
+      // CDP does not depend on the Playwright version: one version's Chromium servers run the CDP fronts
+      const plan = versions.flatMap((playwright, v) =>
+        config.browserTypes.flatMap((type) => Array.from({ length: config.workers }, () => ({ type, playwright, cdp: v === 0 }))),
+      );
+      const started = await Promise.allSettled(plan.map(({ type, playwright, cdp }) => launch(type, playwright, cdp)));
       const failed = started.find((r) => r.status === 'rejected');
       if (failed) {
         stopping = true;
@@ -83,7 +136,7 @@ export function workerRole(ctx: Ctx): Role {
         throw (failed as PromiseRejectedResult).reason;
       }
       for (const r of started) loops.push(supervise((r as PromiseFulfilledResult<WorkerInstance>).value));
-      logger.info('workers ready', { count: instances.size, browserTypes: config.browserTypes });
+      logger.info('workers ready', { count: instances.size, browserTypes: config.browserTypes, versions: versions.map((p) => p.version) });
     },
     async stop(reason) {
       stopping = true;
@@ -123,6 +176,9 @@ class WorkerInstance {
   constructor(
     private readonly ctx: Ctx,
     readonly browserType: BrowserType,
+    readonly playwright: Playwright,
+    /** Runs a CDP front (Chromium only, and only when browser-grid.cdp is on). */
+    readonly servesCdp: boolean,
     private readonly channels: Record<string, (params?: Record<string, string | number>) => string>,
     private readonly subscriber: Subscriber,
     private readonly ports: PortPool,
@@ -146,13 +202,14 @@ class WorkerInstance {
       port: this.port,
       executablePath: config.executablePath,
       args: config.launchArgs,
+      playwright: this.playwright.core,
     });
-    this.version = await playwrightVersion();
+    this.version = this.playwright.version;
     const url = new URL(this.server.wsEndpoint());
     this.port = Number(url.port);
     if (config.advertiseHost) url.hostname = config.advertiseHost;
     this.endpoint = url.toString();
-    if (config.cdp && this.browserType === 'chromium') {
+    if (config.cdp && this.servesCdp && this.browserType === 'chromium') {
       this.cdp = new CdpFront(config.executablePath, config.launchArgs);
       this.cdpPort = await this.cdp.start(config.workerHost, await this.ports.take());
       const cdpUrl = new URL(`ws://${config.workerHost}:${this.cdpPort}/`);
@@ -165,7 +222,7 @@ class WorkerInstance {
     await this.subscriber.subscribe(this.commandChannel);
     await this.touch();
     this.heartbeat = setInterval(() => void this.beat(), config.heartbeatInterval * 1000);
-    this.log.info('browser server registered', { endpoint: this.endpoint, ...(this.cdpEndpoint ? { cdpEndpoint: this.cdpEndpoint } : {}) });
+    this.log.info('browser server registered', { endpoint: this.endpoint, version: this.version, ...(this.cdpEndpoint ? { cdpEndpoint: this.cdpEndpoint } : {}) });
   }
 
   /** The keys touchWorker and removeWorker take: the worker's record, counters and indexes. */

@@ -1,0 +1,188 @@
+// Time to first page, in one run on real Redis and Chromium: connect, open a
+// page and load a local one, through coord's proxy vs straight to the same
+// kind of browser without the grid (goal: ≤ 1.05× straight).
+//  - Playwright: chromium.connect through the proxy vs chromium.connect to the
+//    worker's own browser server (launchServer, the same flags);
+//  - CDP, with puppeteer-core and with Playwright's connectOverCDP: /cdp through
+//    the proxy (a browser process of the client's own, from the worker's warm
+//    spare) vs a Chromium with a DevTools port launched for the client with the
+//    same flags (its launch untimed, like the spare's); for reference also
+//    straight to the worker's CDP port, and to one shared running Chromium
+//    (what clients get without isolation);
+//  - for reference, a reused local browser's newContext + newPage + goto (what a
+//    test runner does between tests when it owns the browser).
+// Cycles are interleaved so drift on the machine affects every way alike.
+// Run: npx tsc -p . && node bench/browser-grid-first-page.mjs
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import puppeteer from 'puppeteer-core';
+import { createBackend } from '../dist/adapters/index.js';
+import { chromiumFlags, systemChromium } from '../dist/plugins/browser-grid/browser.js';
+import { coord } from '../dist/test/support/cli.js';
+import { freePort, startRedis } from '../dist/test/support/redis.js';
+
+const CYCLES = Number(process.env.CYCLES ?? 20);
+const WARMUP = 3;
+const prefix = '{fp}:';
+
+const page = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<title>first page</title><h1>hello</h1>'));
+await new Promise((resolve) => page.listen(0, '127.0.0.1', resolve));
+const pageUrl = `http://127.0.0.1:${page.address().port}/`;
+
+const redis = await startRedis();
+const backend = await createBackend({ url: redis.url });
+const port = await freePort();
+const common = ['--redis', redis.url, '--prefix', prefix, '--set', 'browser-grid.maxConcurrentSessions=50', '--set', 'browser-grid.maxLifetimeSessions=100000'];
+const worker = coord(['run', '--plugin', 'browser-grid', '--role', 'worker', '--set', 'browser-grid.workers=1', ...common]);
+const proxy = coord(['run', '--plugin', 'browser-grid', '--role', 'proxy', '--set', `browser-grid.port=${port}`, ...common]);
+await Promise.all([worker, proxy].map((p) => p.waitFor((l) => l.msg === 'ready', 90_000)));
+const [workerKey] = await backend.send(['KEYS', `${prefix}worker:chromium:*`]);
+const [straightPw, workerCdp] = await backend.send(['HMGET', workerKey, 'wsEndpoint', 'cdpEndpoint']);
+const gridPw = `ws://127.0.0.1:${port}/?browser=chromium`;
+const gridCdp = `ws://127.0.0.1:${port}/cdp`;
+
+/** A Chromium with a DevTools port, launched as the worker's CDP front launches its browsers. */
+async function launchDevtools() {
+  const profile = mkdtempSync(join(tmpdir(), 'coord-bench-cdp-'));
+  const child = spawn(systemChromium(), ['--headless=new', '--remote-debugging-address=127.0.0.1', '--remote-debugging-port=0', '--remote-allow-origins=*',
+    `--user-data-dir=${profile}`, ...chromiumFlags, ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []), 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const ws = await new Promise((resolve, reject) => {
+    let text = '';
+    child.stderr.on('data', (c) => {
+      text += c;
+      const m = /DevTools listening on (ws:\/\/\S+)/.exec(text);
+      if (m) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`chromium exited with ${code}: ${text}`)));
+  });
+  child.stderr.resume();
+  return {
+    ws,
+    async kill() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+      // Chromium's helpers may still write for a moment after it exits (ENOTEMPTY): not waited for
+      void rm(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }).catch(() => {});
+    },
+  };
+}
+const shared = await launchDevtools();
+const local = await chromium.launch({ executablePath: systemChromium(), args: [...chromiumFlags], chromiumSandbox: false });
+/** The fresh Chromium the next "launched for it" cycle connects to, launched untimed before it. */
+let fresh;
+
+// Each way: time to first page (connect + new page + goto); cleanup is untimed. `prep` runs
+// untimed before it. The grid's CDP ways are spread out, so the worker's spare browser is
+// ready for each, as it is for clients that do not arrive back to back.
+const ways = {
+  'Playwright, through the grid': { run: () => playwrightFirstPage(gridPw) },
+  'puppeteer-core, through the grid (/cdp)': { run: () => puppeteerFirstPage(gridCdp, true) },
+  'Playwright, straight to a browser server': { run: () => playwrightFirstPage(straightPw) },
+  'puppeteer-core, straight to a Chromium launched for it': { prep: async () => (fresh = await launchDevtools()), run: () => puppeteerFirstPage(fresh.ws, true) },
+  'connectOverCDP, through the grid (/cdp)': { run: () => overCdpFirstPage(gridCdp, true) },
+  'reused local browser: newContext + newPage': { run: () => reusedFirstPage() },
+  'connectOverCDP, straight to a Chromium launched for it': { prep: async () => (fresh = await launchDevtools()), run: () => overCdpFirstPage(fresh.ws, false) },
+  'puppeteer-core, straight to a shared running Chromium (not isolated)': { run: () => puppeteerFirstPage(shared.ws, false) },
+  "puppeteer-core, straight to the worker's CDP port": { run: () => puppeteerFirstPage(workerCdp, true) },
+};
+
+async function playwrightFirstPage(url) {
+  const started = performance.now();
+  const browser = await chromium.connect(url);
+  const p = await browser.newPage();
+  await p.goto(pageUrl);
+  const ms = performance.now() - started;
+  await browser.close();
+  return ms;
+}
+async function puppeteerFirstPage(url, ownBrowser) {
+  const started = performance.now();
+  const browser = await puppeteer.connect({ browserWSEndpoint: url, defaultViewport: null });
+  const p = await browser.newPage();
+  await p.goto(pageUrl);
+  const ms = performance.now() - started;
+  if (ownBrowser) {
+    await browser.close();
+  } else {
+    await p.close();
+    await browser.disconnect();
+  }
+  return ms;
+}
+async function overCdpFirstPage(url, ownBrowser) {
+  const started = performance.now();
+  const browser = await chromium.connectOverCDP(url);
+  const context = browser.contexts()[0];
+  const p = await context.newPage();
+  await p.goto(pageUrl);
+  const ms = performance.now() - started;
+  if (!ownBrowser) await p.close();
+  await browser.close(); // over CDP to a browser it did not launch, close() only disconnects
+  return ms;
+}
+async function reusedFirstPage() {
+  const started = performance.now();
+  const context = await local.newContext();
+  const p = await context.newPage();
+  await p.goto(pageUrl);
+  const ms = performance.now() - started;
+  await context.close();
+  return ms;
+}
+
+// ONLY=cdp (a substring of the ways' names) runs some of them, to look into one; results are written only for a full run
+const only = process.env.ONLY?.toLowerCase();
+if (only) for (const name of Object.keys(ways)) if (!name.toLowerCase().includes(only)) delete ways[name];
+const GAP_MS = 1000;
+const timings = Object.fromEntries(Object.keys(ways).map((k) => [k, []]));
+for (let i = 0; i < WARMUP + CYCLES; i++) {
+  for (const [name, way] of Object.entries(ways)) {
+    if (way.prep) await way.prep();
+    await new Promise((r) => setTimeout(r, GAP_MS));
+    const ms = await way.run();
+    await fresh?.kill();
+    fresh = undefined;
+    if (i >= WARMUP) timings[name].push(ms);
+  }
+}
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const p90 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.9)];
+const m = Object.fromEntries(Object.entries(timings).map(([k, xs]) => [k, { median: median(xs), p90: p90(xs) }]));
+const resets = proxy.lines.filter((l) => /dial failed|ECONNRESET/.test(JSON.stringify(l))).length;
+
+await local.close();
+await shared.kill();
+proxy.kill('SIGTERM');
+worker.kill('SIGTERM');
+await Promise.all([proxy.exited, worker.exited]);
+await backend.close();
+await redis.stop();
+page.close();
+
+const row = (name) => `| ${name} | ${m[name].median.toFixed(1)} ms | ${m[name].p90.toFixed(1)} ms |`;
+const ratio = (grid, straight) => !m[grid] || !m[straight] ? '' : `| ${grid} ÷ ${straight} | ${(m[grid].median / m[straight].median).toFixed(2)}× |`;
+const out = `# Time to first page, ${new Date().toISOString().slice(0, 10)} (one run; ${CYCLES} interleaved cycles after ${WARMUP} warm-up; connect + new page + goto a local page)
+
+| way | median | p90 |
+|---|---:|---:|
+${Object.keys(ways).map(row).join('\n')}
+
+| ratio (medians; goal ≤ 1.05×) | |
+|---|---:|
+${ratio('Playwright, through the grid', 'Playwright, straight to a browser server')}
+${ratio('puppeteer-core, through the grid (/cdp)', 'puppeteer-core, straight to a Chromium launched for it')}
+${ratio('connectOverCDP, through the grid (/cdp)', 'connectOverCDP, straight to a Chromium launched for it')}
+${ratio('puppeteer-core, through the grid (/cdp)', "puppeteer-core, straight to the worker's CDP port")}
+${ratio('puppeteer-core, through the grid (/cdp)', 'puppeteer-core, straight to a shared running Chromium (not isolated)')}
+${ratio('Playwright, through the grid', 'reused local browser: newContext + newPage')}
+
+Dial failures logged by the proxy during the run: ${resets}.
+`;
+if (!only) writeFileSync(new URL('./results/browser-grid-first-page.md', import.meta.url), out);
+console.log(out);
