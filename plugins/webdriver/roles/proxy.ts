@@ -317,6 +317,7 @@ export function proxyRole(ctx: Ctx): Role {
     const node = await sessionRoute(sessionId).catch(() => undefined);
     // an ended session's route may still be known (cached, or its keys not yet collected): its node is gone
     const active = !!node && (await backend.send(['SISMEMBER', keys.sessionsActive(), sessionId]).catch(() => 1)) === 1;
+    if (node && !active) routes.delete(sessionId);
     if (!node || !active) return refuseUpgrade(socket, 404, errorBody('invalid session id', `session ${sessionId} does not exist or has ended`));
     await relayUpgrade(req, socket, head, { ...node, path, headers: { [NODE_KEY_HEADER]: node.key } });
   }
