@@ -3,7 +3,8 @@
 // same token, admission and limits as Playwright sessions; each client has a
 // browser of its own (neither pages nor cookies are shared).
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import t from 'tap';
 import puppeteer from 'puppeteer-core';
@@ -14,8 +15,9 @@ import { startPageServer } from './support/grid.ts';
 import { freePort, startRedis } from './support/redis.ts';
 import { until } from './support/until.ts';
 
-const profiles = () => readdirSync(tmpdir()).filter((name) => name.startsWith('coord-cdp-'));
-const profilesBefore = new Set(profiles()); // another run's leftovers are not this one's
+// the grid's own temp folder, so the profile check sees only its browsers
+const temp = mkdtempSync(join(tmpdir(), 'coord-cdp-test-'));
+const profiles = () => readdirSync(temp).filter((name) => name.startsWith('coord-cdp-'));
 const redis = await startRedis();
 const page = await startPageServer();
 const backend = await createBackend({ url: redis.url });
@@ -25,6 +27,7 @@ t.teardown(async () => {
   await backend.close();
   await page.close();
   await redis.stop();
+  rmSync(temp, { recursive: true, force: true });
 });
 
 const prefix = '{cdp}:';
@@ -33,7 +36,7 @@ const token = 'cdp-secret';
 const sets = ['heartbeatInterval=1', 'redisKeyTtl=20', 'staleThreshold=15', 'reaperRunInterval=30', 'shutdownCommandTtl=5', 'drainTimeout=5',
   'maxConcurrentSessions=2', 'queueTimeout=3', `token=${token}`];
 function run(role: string, extra: string[]): CoordProcess {
-  const p = coord(['run', '--plugin', 'browser-grid', '--role', role, '--redis', redis.url, '--prefix', prefix, ...[...sets, ...extra].flatMap((s) => ['--set', `browser-grid.${s}`])]);
+  const p = coord(['run', '--plugin', 'browser-grid', '--role', role, '--redis', redis.url, '--prefix', prefix, ...[...sets, ...extra].flatMap((s) => ['--set', `browser-grid.${s}`])], { TMPDIR: temp });
   processes.push(p);
   return p;
 }
@@ -113,5 +116,5 @@ t.test('a killed CDP client gives its session back', async (t) => {
 t.test('the grid stops cleanly', async (t) => {
   for (const p of [worker, proxy]) p.kill('SIGTERM');
   t.same(await Promise.all([worker, proxy].map((p) => p.exited)), [0, 0]);
-  t.same(profiles().filter((name) => !profilesBefore.has(name)), [], 'no CDP browser profile is left in the temp folder');
+  t.same(profiles(), [], 'no CDP browser profile is left in the temp folder');
 });
