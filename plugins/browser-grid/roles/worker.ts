@@ -5,23 +5,19 @@
 // drain begins, so a long last session does not take the slots out meanwhile.
 import { randomUUID } from 'node:crypto';
 import type { BrowserServer } from 'playwright-core';
-import type { Role, RoleContext } from '../../../core/plugin.ts';
+import type { Role } from '../../../core/plugin.ts';
 import type { Subscriber } from '../../../core/backend.ts';
-import { channelBuilders } from '../../../core/contract.ts';
 import { launchBrowserServer, playwrightVersion } from '../browser.ts';
 import { CdpFront } from '../cdp.ts';
-import { portRange, type BrowserGridConfig } from '../config.ts';
-import { contract, type BrowserGridKeys } from '../contract.ts';
+import { portRange } from '../config.ts';
 import { REDIS_CALL_MS, withDeadline } from '../deadline.ts';
 import { workerRef, type BrowserType } from '../refs.ts';
 import { PortPool } from '../ports.ts';
 import { establishedTo } from '../sockets.ts';
-
-type Ctx = RoleContext<BrowserGridConfig, BrowserGridKeys>;
+import type { Ctx } from '../context.ts';
 
 export function workerRole(ctx: Ctx): Role {
   const { config, logger } = ctx;
-  const channels = channelBuilders(contract, ctx.global.redis.keyPrefix);
   const instances = new Set<WorkerInstance>();
   const loops: Promise<void>[] = [];
   let subscriber: Subscriber | undefined;
@@ -30,7 +26,7 @@ export function workerRole(ctx: Ctx): Role {
 
   /** Starts one browser server of a type and files it with the running ones. */
   async function launch(browserType: BrowserType): Promise<WorkerInstance> {
-    const instance = new WorkerInstance(ctx, browserType, channels, subscriber!, ports);
+    const instance = new WorkerInstance(ctx, browserType, subscriber!, ports);
     instances.add(instance);
     void instance.finished.then(() => instances.delete(instance));
     try {
@@ -123,12 +119,11 @@ class WorkerInstance {
   constructor(
     private readonly ctx: Ctx,
     readonly browserType: BrowserType,
-    private readonly channels: Record<string, (params?: Record<string, string | number>) => string>,
     private readonly subscriber: Subscriber,
     private readonly ports: PortPool,
   ) {
     this.ref = workerRef(browserType, this.id);
-    this.commandChannel = channels.shutdown!({ browserType, workerId: this.id });
+    this.commandChannel = ctx.channels.shutdown({ browserType, workerId: this.id });
     this.finished = new Promise((resolve) => (this.finish = resolve));
     this.leaving = new Promise((resolve) => (this.leave = resolve));
   }
@@ -200,7 +195,7 @@ class WorkerInstance {
         ],
       },
     })) as [number, number];
-    if (reply[1] === 1) await this.ctx.backend.send(['PUBLISH', this.channels.capacity!({ browserType: this.browserType }), this.ref]);
+    if (reply[1] === 1) await this.ctx.backend.send(['PUBLISH', this.ctx.channels.capacity({ browserType: this.browserType }), this.ref]);
     return reply[1] === 1;
   }
 
