@@ -100,13 +100,13 @@ export interface ChannelSpec {
   subscribers: readonly string[];
 }
 
-export interface ContractSpec<K extends Record<string, KeySpec> = Record<string, KeySpec>> {
+export interface ContractSpec<K extends Record<string, KeySpec> = Record<string, KeySpec>, Ch extends Readonly<Record<string, ChannelSpec>> = Readonly<Record<string, ChannelSpec>>> {
   /** The plugin that owns the keyspace. */
   plugin: string;
   /** Where the documented layout comes from (a seed file or a URL). */
   source?: string;
   keys: K;
-  channels?: Readonly<Record<string, ChannelSpec>>;
+  channels?: Ch;
 }
 
 // ---- typed parameters from a pattern: 'a:{x}:{y}' → { x: string; y: string }
@@ -126,6 +126,11 @@ export type KeyBuilders<K extends Record<string, KeySpec>> = {
   readonly [E in keyof K]: KeyBuilder<K[E]['pattern']>;
 };
 
+/** Channel builders, typed like key builders: `channels.capacity({ browserType })`. */
+export type ChannelBuilders<Ch extends Readonly<Record<string, ChannelSpec>>> = {
+  readonly [E in keyof Ch]: KeyBuilder<Ch[E]['pattern']>;
+};
+
 export class ContractError extends Error {
   override readonly name = 'ContractError';
 }
@@ -133,7 +138,9 @@ export class ContractError extends Error {
 const PARAM = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /** Declares a contract. Checks it once and returns it unchanged (typed). */
-export function defineContract<const K extends Record<string, KeySpec>>(spec: ContractSpec<K>): ContractSpec<K> {
+export function defineContract<const K extends Record<string, KeySpec>, const Ch extends Readonly<Record<string, ChannelSpec>> = Record<never, ChannelSpec>>(
+  spec: ContractSpec<K, Ch>,
+): ContractSpec<K, Ch> {
   for (const [entry, key] of Object.entries(spec.keys)) {
     const where = `contract ${spec.plugin}, key ${entry}`;
     if (!key.pattern || /\s/.test(key.pattern)) throw new ContractError(`${where}: pattern "${key.pattern}" is empty or has spaces`);
@@ -207,10 +214,13 @@ function escapeRegex(text: string): string {
 }
 
 /** Builders for a contract's pub/sub channels, under the same key prefix as its keys. */
-export function channelBuilders<K extends Record<string, KeySpec>>(spec: ContractSpec<K>, keyPrefix = ''): Record<string, (params?: Record<string, string | number>) => string> {
+export function channelBuilders<K extends Record<string, KeySpec>, Ch extends Readonly<Record<string, ChannelSpec>>>(
+  spec: ContractSpec<K, Ch>,
+  keyPrefix = '',
+): ChannelBuilders<Ch> {
   const builders: Record<string, (params?: Record<string, string | number>) => string> = {};
   for (const [entry, channel] of Object.entries(spec.channels ?? {})) {
     builders[entry] = (params) => keyPrefix + fillPattern(channel.pattern, params ?? {});
   }
-  return Object.freeze(builders);
+  return Object.freeze(builders) as ChannelBuilders<Ch>;
 }

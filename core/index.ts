@@ -8,10 +8,12 @@
 
 // The plugin object and its roles
 export type { CommandTools, ConformanceScenario, GlobalConfig, Plugin, PluginCommand, Role, RoleContext, RoleFactory } from './plugin.ts';
+export type { TypedContext } from './typed-context.ts';
 export { PluginError, UsageError } from './plugin.ts';
 
 // The contract: a plugin's keyspace as data
 export type {
+  ChannelBuilders,
   ChannelSpec,
   ContractSpec,
   HashKeySpec,
@@ -34,7 +36,7 @@ export { channelBuilders, ContractError, defineContract, keyBuilders } from './c
 // What a role talks to
 export type { Arg, Backend, PubSubMessage, Reply, Subscriber } from './backend.ts';
 export { ConnectionError, ReplyError } from './backend.ts';
-export type { KeyInput, ScriptCall, ScriptRunner } from './scripts.ts';
+export type { KeyInput, ScriptArg, ScriptCall, ScriptKey, ScriptRunner, ScriptShape, TypedCall, TypedScripts } from './scripts.ts';
 export { ScriptError } from './scripts.ts';
 export type { Clock } from './clock.ts';
 export { systemClock } from './clock.ts';
@@ -42,6 +44,7 @@ export type { Logger, LogLevel } from './logger.ts';
 export { memoryLogger, silentLogger } from './logger.ts';
 
 // What a plugin's own tests call
+export { scriptTypesSource, writeScriptTypes } from './script-types.ts';
 export { registerPlugin, startProcess } from './runtime.ts';
 export { loadConfig } from './config.ts';
 export { createBackend } from '../adapters/index.ts';

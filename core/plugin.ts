@@ -28,6 +28,12 @@ export interface RoleContext<C = Record<string, unknown>, K extends Record<strin
   readonly backend: Backend;
   /** Key builders of the plugin's contract, under the deployment's key prefix. */
   readonly keys: KeyBuilders<K>;
+  /**
+   * Builders of the contract's pub/sub channels, under the same prefix. Typed per
+   * plugin by its TypedContext (core/typed-context.ts); `any` here so that the
+   * runtime's context is every plugin's typed context.
+   */
+  readonly channels: any;
   /** The plugin's scripts, called by name with keys by name. */
   readonly scripts: ScriptRunner;
   readonly logger: Logger;

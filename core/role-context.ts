@@ -2,7 +2,7 @@
 // already has (the runtime from its container, a test from its fakes).
 import type { Backend } from './backend.ts';
 import type { Clock } from './clock.ts';
-import { keyBuilders } from './contract.ts';
+import { channelBuilders, keyBuilders } from './contract.ts';
 import type { Logger } from './logger.ts';
 import type { GlobalConfig, Plugin, RoleContext } from './plugin.ts';
 import { scriptRunner, type ScriptDefinition } from './scripts.ts';
@@ -29,6 +29,7 @@ export function roleContext(parts: RoleContextParts): RoleContext {
     global: parts.global,
     backend,
     keys: keyBuilders(plugin.contract, keyPrefix),
+    channels: channelBuilders(plugin.contract, keyPrefix),
     scripts: scriptRunner(backend, plugin.contract, parts.scripts, keyPrefix),
     logger: parts.logger,
     clock: parts.clock,

@@ -24,7 +24,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ReplyError, type Arg, type Backend, type Reply, type ScriptSource } from './backend.ts';
-import { fillPattern, patternHead, type ContractSpec, type KeySpec } from './contract.ts';
+import { fillPattern, patternHead, type ContractSpec, type KeyParams, type KeySpec } from './contract.ts';
 
 export class ScriptError extends Error {
   override readonly name = 'ScriptError';
@@ -77,6 +77,43 @@ export interface ScriptRunner {
   definition(name: string): ScriptDefinition;
 }
 
+// ---- typed view: what scripts.gen.ts (core/script-types.ts) declares per script
+
+/** One key slot of a typed call: the params of the contract key `E` it names, or a key already built. */
+export type ScriptKey<K extends Record<string, KeySpec>, E extends keyof K> = KeyParams<K[E]['pattern']> | string;
+
+/** One ARGV slot of a typed call. */
+export type ScriptArg = Arg;
+
+/** A script's slots as its header declares them: key slot → key input, ARGV name → value. */
+export interface ScriptShape {
+  keys: object;
+  args: object;
+}
+
+/** The empty object type: `Empty extends T` when T requires nothing. */
+type Empty = Record<never, never>;
+
+/** The call of one script: `keys` and `args` exactly as declared (a part with nothing required may be left out). */
+export type TypedCall<D extends ScriptShape> = (Empty extends D['keys'] ? { keys?: D['keys'] } : { keys: D['keys'] }) &
+  (Empty extends D['args'] ? { args?: D['args'] } : { args: D['args'] });
+
+type CallParams<D extends ScriptShape> = Empty extends TypedCall<D> ? [call?: TypedCall<D>] : [call: TypedCall<D>];
+
+/**
+ * The plugin's ScriptRunner seen through its generated declarations (S, from
+ * scripts.gen.ts): `run` takes only declared script names, and for each its
+ * declared key slots (typed by the contract key they name) and ARGV names, so
+ * a slot renamed in a Lua header fails tsc at every call that still uses the
+ * old name. Same object at run time.
+ */
+export interface TypedScripts<S extends { [N in keyof S]: ScriptShape }> {
+  run<N extends keyof S & string>(name: N, ...call: CallParams<S[N]>): Promise<Reply>;
+  prepare<N extends keyof S & string>(name: N, ...call: CallParams<S[N]>): { keys: string[]; args: Arg[] };
+  readonly names: readonly string[];
+  definition(name: string): ScriptDefinition;
+}
+
 const KEYS_LINE = /^--\s*KEYS\[(\d+)(\.\.)?\]\s+([A-Za-z_]\w*)(?:\s*=\s*([A-Za-z_]\w*))?/;
 const ARGV_LINE = /^--\s*ARGV\[(\d+)(\.\.)?\]\s+([A-Za-z_]\w*)(?:\s+@head\s+([A-Za-z_]\w*))?/;
 const INCLUDE_ANY = /^\s*--\s*@include\b/;
@@ -115,6 +152,15 @@ function readHeader(where: string, lines: readonly string[]): Header {
   const late = lines.findIndex((line, i) => i >= header.end && INCLUDE_ANY.test(line));
   if (late >= 0) throw new ScriptError(`${where}: line ${late + 1} has an @include below the first line of code; includes go in the header at the top`);
   return header;
+}
+
+/** The KEYS and ARGV a script's header declares, numbered and named as parseScript requires (for core/script-types.ts). */
+export function scriptHeader(name: string, lua: string): { keys: readonly KeySlot[]; args: readonly ArgSlot[] } {
+  const where = `script ${name}`;
+  const { keys, args } = readHeader(where, lua.split('\n'));
+  checkSlots(where, 'KEYS', keys);
+  checkSlots(where, 'ARGV', args);
+  return { keys, args };
 }
 
 /** Parses one script's header, checks it against the contract and inlines its libraries. */

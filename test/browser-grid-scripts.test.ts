@@ -4,14 +4,11 @@ import t from 'tap';
 import { createBackend } from '../adapters/index.ts';
 import type { Backend } from '../core/backend.ts';
 import type { Clock } from '../core/clock.ts';
-import type { RoleContext } from '../core/plugin.ts';
 import { scenarioContext } from '../conformance/scenario-context.ts';
 import plugin from '../plugins/browser-grid/index.ts';
 import type { BrowserGridConfig } from '../plugins/browser-grid/config.ts';
-import type { BrowserGridKeys } from '../plugins/browser-grid/contract.ts';
 import { startRedis } from './support/redis.ts';
-
-type Ctx = RoleContext<BrowserGridConfig, BrowserGridKeys>;
+import type { Ctx } from '../plugins/browser-grid/context.ts';
 
 // GRID_BACKEND=embedded runs the same cases on the embedded backend
 const redis = await startRedis();

@@ -13,7 +13,7 @@ import { startProcess, type ProcessHandle } from '../core/runtime.ts';
 import { cronStatus } from '../examples/cron/commands.ts';
 import type { CronJob } from '../examples/cron/config.ts';
 import plugin from '../examples/cron/index.ts';
-import type { CronContext } from '../examples/cron/ticks.ts';
+import type { CronContext } from '../examples/cron/context.ts';
 import { scenarioContext } from '../conformance/scenario-context.ts';
 import { startRedis } from './support/redis.ts';
 import { until } from './support/until.ts';

@@ -9,7 +9,8 @@ import type { Clock } from '../core/clock.ts';
 import { scenarioContext } from '../conformance/scenario-context.ts';
 import plugin from '../examples/cron/index.ts';
 import type { CronConfig, CronJob } from '../examples/cron/config.ts';
-import { claimTick, finishTick, scheduleTick, sweepLeases, tickOf, type CronContext } from '../examples/cron/ticks.ts';
+import type { CronContext } from '../examples/cron/context.ts';
+import { claimTick, finishTick, scheduleTick, sweepLeases, tickOf } from '../examples/cron/ticks.ts';
 import { startRedis } from './support/redis.ts';
 
 const redis = await startRedis();

@@ -32,12 +32,13 @@ const denoJson = JSON.parse(readFileSync(join(root, 'deno.json'), 'utf8')) as {
 /** The public names of each entry (values and types), sorted. */
 const PUBLIC: Record<string, string[]> = {
   '.': [
-    'Arg', 'Backend', 'ChannelSpec', 'Clock', 'CommandTools', 'ConformanceScenario', 'ConnectionError', 'ContractError', 'ContractSpec', 'GlobalConfig',
-    'HashKeySpec', 'JsonSchema', 'KeyBuilder', 'KeyBuilders', 'KeyInput', 'KeyParams', 'KeySpec', 'ListKeySpec', 'LogLevel', 'Logger', 'Plugin',
-    'PluginCommand', 'PluginError', 'PubSubMessage', 'RedisType', 'Reply', 'ReplyError', 'Role', 'RoleContext', 'RoleFactory', 'ScriptCall',
-    'ScriptError', 'ScriptRunner', 'SetKeySpec', 'StreamKeySpec', 'StringKeySpec', 'Subscriber', 'TtlRule', 'UsageError', 'ValueSchema', 'ZsetKeySpec',
-    'channelBuilders', 'createBackend', 'defineContract', 'keyBuilders', 'loadConfig', 'memoryLogger', 'registerPlugin', 'silentLogger', 'startProcess',
-    'systemClock',
+    'Arg', 'Backend', 'ChannelBuilders', 'ChannelSpec', 'Clock', 'CommandTools', 'ConformanceScenario', 'ConnectionError', 'ContractError',
+    'ContractSpec', 'GlobalConfig', 'HashKeySpec', 'JsonSchema', 'KeyBuilder', 'KeyBuilders', 'KeyInput', 'KeyParams', 'KeySpec', 'ListKeySpec',
+    'LogLevel', 'Logger', 'Plugin', 'PluginCommand', 'PluginError', 'PubSubMessage', 'RedisType', 'Reply', 'ReplyError', 'Role', 'RoleContext',
+    'RoleFactory', 'ScriptArg', 'ScriptCall', 'ScriptError', 'ScriptKey', 'ScriptRunner', 'ScriptShape', 'SetKeySpec', 'StreamKeySpec',
+    'StringKeySpec', 'Subscriber', 'TtlRule', 'TypedCall', 'TypedContext', 'TypedScripts', 'UsageError', 'ValueSchema', 'ZsetKeySpec',
+    'channelBuilders', 'createBackend', 'defineContract', 'keyBuilders', 'loadConfig', 'memoryLogger', 'registerPlugin', 'scriptTypesSource',
+    'silentLogger', 'startProcess', 'systemClock', 'writeScriptTypes',
   ],
   './embed': [
     'AdapterName', 'Backend', 'Clock', 'ConfigError', 'ConfigFlag', 'ConfigInput', 'CoordConfig', 'LogOptions', 'Logger', 'ProcessHandle', 'RegisteredPlugin',

@@ -5,15 +5,11 @@
 import t from 'tap';
 import { createBackend } from '../adapters/index.ts';
 import type { Backend } from '../core/backend.ts';
-import type { RoleContext } from '../core/plugin.ts';
 import { scenarioContext } from '../conformance/scenario-context.ts';
 import plugin from '../plugins/load-test/index.ts';
-import type { LoadTestConfig } from '../plugins/load-test/config.ts';
-import type { LoadTestKeys } from '../plugins/load-test/contract.ts';
 import { decodeEnvelope } from '../plugins/load-test/envelope.ts';
 import { startRedis } from './support/redis.ts';
-
-type Ctx = RoleContext<LoadTestConfig, LoadTestKeys>;
+import type { Ctx } from '../plugins/load-test/context.ts';
 
 const embedded = process.env.LOAD_BACKEND === 'embedded';
 const redis = embedded ? undefined : await startRedis();

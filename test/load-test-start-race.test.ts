@@ -7,17 +7,13 @@ import t from 'tap';
 import { resolve } from 'node:path';
 import { createBackend } from '../adapters/index.ts';
 import type { Backend } from '../core/backend.ts';
-import type { RoleContext } from '../core/plugin.ts';
 import { scenarioContext } from '../conformance/scenario-context.ts';
 import plugin from '../plugins/load-test/index.ts';
-import type { LoadTestConfig } from '../plugins/load-test/config.ts';
-import type { LoadTestKeys } from '../plugins/load-test/contract.ts';
 import { workersIn } from '../plugins/load-test/roles/worker.ts';
 import { root } from './support/cli.ts';
 import { api, startLoad, startTarget, waitUntil, type LoadProcess } from './support/load.ts';
 import { freePort, startRedis } from './support/redis.ts';
-
-type Ctx = RoleContext<LoadTestConfig, LoadTestKeys>;
+import type { Ctx } from '../plugins/load-test/context.ts';
 
 const redis = await startRedis();
 const target = await startTarget();

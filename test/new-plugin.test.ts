@@ -42,7 +42,8 @@ t.test('coord new plugin job-queue: a filled-in folder', async (t) => {
   t.match(r.stdout, /^made plugin job-queue in \.\/job-queue \(\d+ files\)\n/);
   t.match(r.stdout, 'cd ./job-queue && npm install && npm test');
   t.same(files(plugin), [
-    '.gitignore', 'README.md', 'config.ts', 'contract.ts', 'index.ts', 'lua/touchMember.lua', 'package.json', 'roles/member.ts', 'scenarios.ts', 'test/plugin.test.ts', 'tsconfig.json',
+    '.gitignore', 'README.md', 'config.ts', 'context.ts', 'contract.ts', 'index.ts', 'lua/touchMember.lua', 'package.json', 'roles/member.ts', 'scenarios.ts', 'scripts.gen.ts',
+    'test/plugin.test.ts', 'tsconfig.json',
   ]);
   for (const file of files(plugin)) t.notMatch(readFileSync(join(plugin, file), 'utf8'), /__[A-Z_]+__/, `${file}: no placeholder left`);
   const pkg = JSON.parse(readFileSync(join(plugin, 'package.json'), 'utf8'));

@@ -17,8 +17,8 @@ import {
   touchManager,
   touchSlave,
   updateDevices,
-  type Ctx,
 } from '../plugins/obniz/store.ts';
+import type { Ctx } from '../plugins/obniz/context.ts';
 import { obnizStatus } from '../plugins/obniz/status.ts';
 import { devices, manualClock, obnizCtx, T0 } from './support/obniz.ts';
 import { startRedis } from './support/redis.ts';

@@ -1,7 +1,7 @@
 // `coord cron status`: every job with its last tick and how its runs ended,
 // plus what is queued and running, read straight from Redis.
 import type { CommandTools, PluginCommand } from 'coordkit';
-import type { CronContext } from './ticks.ts';
+import type { CronContext } from './context.ts';
 
 export interface JobStatus {
   id: string;

@@ -4,7 +4,8 @@
 import type { ConformanceScenario } from 'coordkit';
 import type { CronConfig, CronJob } from './config.ts';
 import type { CronKeys } from './contract.ts';
-import { claimTick, finishTick, scheduleTick, sweepLeases, type CronContext } from './ticks.ts';
+import { claimTick, finishTick, scheduleTick, sweepLeases } from './ticks.ts';
+import type { CronContext } from './context.ts';
 
 const backup: CronJob = { id: 'backup', every: 60, command: 'true', timeout: 30 };
 const report: CronJob = { id: 'report', every: 10, command: 'true' };

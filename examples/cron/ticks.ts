@@ -1,11 +1,9 @@
 // The four steps of a tick, each one Lua script: the scheduler queues it,
 // a runner claims it under a lease and finishes it, and the sweep records a
 // tick whose lease ran out as lost. Roles, scenarios and tests all call these.
-import type { RoleContext } from 'coordkit';
-import { timeoutOf, type CronConfig, type CronJob } from './config.ts';
-import { contract, type CronKeys } from './contract.ts';
-
-export type CronContext = RoleContext<CronConfig, CronKeys>;
+import { timeoutOf, type CronJob } from './config.ts';
+import type { CronContext } from './context.ts';
+import { contract } from './contract.ts';
 
 /** How many entries the runs stream keeps (the contract's cap, passed to the scripts). */
 const historyLength = contract.keys.runs.maxLength;

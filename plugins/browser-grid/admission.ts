@@ -5,12 +5,8 @@
 // timeout or when it hangs up. Every Redis call has a deadline: a Redis that
 // is away gets the client a 503 in bounded time, never a hang.
 import { randomUUID } from 'node:crypto';
-import type { RoleContext } from '../../core/plugin.ts';
-import type { BrowserGridConfig } from './config.ts';
-import type { BrowserGridKeys } from './contract.ts';
 import { REDIS_CALL_MS, RedisTimeout, withDeadline } from './deadline.ts';
-
-type Ctx = RoleContext<BrowserGridConfig, BrowserGridKeys>;
+import type { Ctx } from './context.ts';
 
 export type Admitted =
   | { kind: 'ok'; ref: string; endpoint: string; lifetime: number; queuedMs: number }

@@ -6,13 +6,10 @@
 // in the indexes, after which it is selected like coord's own.
 import { randomBytes } from 'node:crypto';
 import { patternGlob, patternRegex } from '../../core/contract.ts';
-import type { RoleContext } from '../../core/plugin.ts';
-import type { BrowserGridConfig } from './config.ts';
-import { contract, type BrowserGridKeys } from './contract.ts';
+import { contract } from './contract.ts';
 import { majorMinor, parseRef, workerRef } from './refs.ts';
 import { dialUpgrade } from './relay.ts';
-
-type Ctx = RoleContext<BrowserGridConfig, BrowserGridKeys>;
+import type { Ctx } from './context.ts';
 
 const PROBE_TIMEOUT_MS = 3000;
 

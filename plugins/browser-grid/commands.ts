@@ -1,7 +1,6 @@
 // `coord grid status`: the grid as a table, read straight from Redis.
-import type { CommandTools, PluginCommand, RoleContext } from '../../core/plugin.ts';
-import type { BrowserGridConfig } from './config.ts';
-import type { BrowserGridKeys } from './contract.ts';
+import type { CommandTools, PluginCommand } from '../../core/plugin.ts';
+import type { Ctx } from './context.ts';
 import { gridStatus, type GridStatus } from './status.ts';
 
 export const commands: PluginCommand[] = [
@@ -10,7 +9,7 @@ export const commands: PluginCommand[] = [
     description: 'Workers per browser type and state, sessions and queue of a running grid',
     options: [{ flags: '--json', description: 'Print JSON instead of tables' }],
     async run(options, _args, tools: CommandTools) {
-      const ctx = (await tools.connect()) as RoleContext<BrowserGridConfig, BrowserGridKeys> & { close(): Promise<void> };
+      const ctx = (await tools.connect()) as Ctx & { close(): Promise<void> };
       try {
         const status = await gridStatus(ctx.backend, ctx.keys, {
           nowMs: ctx.clock.now(),

@@ -3,14 +3,10 @@
 // The proxy asks on the versionWanted channel; one worker process that allows
 // the version claims it and starts servers of it; the client waits until they
 // register (or the start fails, or nobody claims it, or the queue timeout).
-import type { RoleContext } from '../../core/plugin.ts';
-import { channelBuilders } from '../../core/contract.ts';
-import type { BrowserGridConfig } from './config.ts';
-import { contract, type BrowserGridKeys } from './contract.ts';
+import type { Ctx } from './context.ts';
 import { REDIS_CALL_MS, withDeadline } from './deadline.ts';
 import type { BrowserType } from './refs.ts';
 
-type Ctx = RoleContext<BrowserGridConfig, BrowserGridKeys>;
 
 export type OnDemand = { kind: 'started' } | { kind: 'failed'; why: string } | { kind: 'unclaimed' } | { kind: 'timeout' } | { kind: 'gone' };
 
@@ -23,7 +19,7 @@ const UNCLAIMED_MS = 5000;
 /** Asks the worker processes for servers of `version` and waits until one registers, up to `deadline` (ms). Throws when Redis does not answer in time. */
 export async function awaitVersion(ctx: Ctx, browserType: BrowserType, version: string, deadline: number, signal: AbortSignal): Promise<OnDemand> {
   const { backend, keys, clock, config } = ctx;
-  const wanted = channelBuilders(contract, ctx.global.redis.keyPrefix).versionWanted!({ browserType });
+  const wanted = ctx.channels.versionWanted({ browserType });
   const claimKey = keys.versionClaim({ browserType, version });
   const started = clock.now();
   let asked = 0;

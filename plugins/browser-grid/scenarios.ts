@@ -1,10 +1,9 @@
 // Conformance scenarios: drive the grid's scripts the way its roles do (no
 // browsers needed) so the keyspace shows every key the plugin writes.
-import type { ConformanceScenario, RoleContext } from '../../core/plugin.ts';
+import type { ConformanceScenario } from '../../core/plugin.ts';
 import type { BrowserGridConfig } from './config.ts';
 import type { BrowserGridKeys } from './contract.ts';
-
-type Ctx = RoleContext<BrowserGridConfig, BrowserGridKeys>;
+import type { Ctx } from './context.ts';
 
 async function register(ctx: Ctx, workerId: string, status = 'available'): Promise<void> {
   const browserType = 'chromium';

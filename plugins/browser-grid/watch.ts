@@ -9,12 +9,8 @@
 // Where CONFIG is not allowed (some managed Redis services) it falls back to a
 // SCAN every few heartbeats and leaves the leftovers to the reaper.
 import type { Subscriber } from '../../core/backend.ts';
-import type { RoleContext } from '../../core/plugin.ts';
-import type { BrowserGridConfig } from './config.ts';
-import type { BrowserGridKeys } from './contract.ts';
 import { workerKeyRef } from './adopt.ts';
-
-type Ctx = RoleContext<BrowserGridConfig, BrowserGridKeys>;
+import type { Ctx } from './context.ts';
 
 const NEEDED = ['K', 'h', 'g', 'x'];
 

@@ -10,10 +10,7 @@
 // content type and scenario paths are checked by api-guard.ts (403 / 400).
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { RoleContext } from '../../core/plugin.ts';
 import { allowedScenario, ForbiddenError, guardRequest } from './api-guard.ts';
-import type { LoadTestConfig } from './config.ts';
-import type { LoadTestKeys } from './contract.ts';
 import { page } from './page.ts';
 import { InputError, parseCount, parseDuration, parseRate } from './parse.ts';
 import { reportRoutes } from './report-routes.ts';
@@ -21,8 +18,7 @@ import { resourceRoutes } from './resource-routes.ts';
 import { readProbes } from './probes.ts';
 import { parseStages } from './shape.ts';
 import { ConflictError, type StartOptions, type TestController } from './test-control.ts';
-
-type Ctx = RoleContext<LoadTestConfig, LoadTestKeys>;
+import type { Ctx } from './context.ts';
 
 export async function serveApi(ctx: Ctx, controller: TestController): Promise<Server> {
   const server = createServer((req, res) => {

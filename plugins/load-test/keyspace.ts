@@ -2,13 +2,9 @@
 // command: the alive-worker snapshot, resource preparation, clearing runtime
 // state, and reading metric batches back from their streams.
 import type { Command, Reply } from '../../core/backend.ts';
-import type { RoleContext } from '../../core/plugin.ts';
-import type { LoadTestConfig } from './config.ts';
-import type { LoadTestKeys } from './contract.ts';
 import type { Batch } from './results.ts';
 import type { CheckedScenario } from './scenario.ts';
-
-type Ctx = RoleContext<LoadTestConfig, LoadTestKeys>;
+import type { Ctx } from './context.ts';
 
 export interface WorkerView {
   id: string;

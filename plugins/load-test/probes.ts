@@ -4,12 +4,8 @@
 // values); a run that throws writes an entry with `error` instead, is logged
 // once per probe per test, and the probe keeps running. The orchestrator reads
 // the streams back for the page, the report and GET /api/probes.
-import type { RoleContext } from '../../core/plugin.ts';
-import type { LoadTestConfig } from './config.ts';
-import type { LoadTestKeys } from './contract.ts';
 import type { CheckedScenario } from './scenario.ts';
-
-type Ctx = RoleContext<LoadTestConfig, LoadTestKeys>;
+import type { Ctx } from './context.ts';
 
 export interface ProbePoint {
   worker: string;

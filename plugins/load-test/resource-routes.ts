@@ -12,13 +12,9 @@
 // (it holds the test's lease), and its adds are queued here.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Command } from '../../core/backend.ts';
-import type { RoleContext } from '../../core/plugin.ts';
-import type { LoadTestConfig } from './config.ts';
-import type { LoadTestKeys } from './contract.ts';
 import { InputError, parseCount } from './parse.ts';
 import { ConflictError, type TestController } from './test-control.ts';
-
-type Ctx = RoleContext<LoadTestConfig, LoadTestKeys>;
+import type { Ctx } from './context.ts';
 
 export interface ResourceView {
   name: string;

@@ -1,12 +1,11 @@
 // Conformance scenarios: drive the plugin's scripts and writers the way its
 // roles do (no HTTP target needed) so the keyspace shows every key, then the
 // suite holds it to the contract.
-import type { RoleContext, ConformanceScenario } from '../../core/plugin.ts';
+import type { ConformanceScenario } from '../../core/plugin.ts';
 import type { LoadTestConfig } from './config.ts';
 import type { LoadTestKeys } from './contract.ts';
 import { MetricsRecorder } from './metrics-recorder.ts';
-
-type Ctx = RoleContext<LoadTestConfig, LoadTestKeys>;
+import type { Ctx } from './context.ts';
 
 const now = (ctx: Ctx) => (ctx.clock.now() / 1000).toFixed(3);
 

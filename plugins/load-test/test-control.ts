@@ -7,9 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Command, Reply } from '../../core/backend.ts';
-import type { RoleContext } from '../../core/plugin.ts';
-import type { LoadTestConfig } from './config.ts';
-import type { LoadTestKeys, TestState } from './contract.ts';
+import type { TestState } from './contract.ts';
 import { streamIdAtLeast, type StartPayload } from './envelope.ts';
 import { clearRuntimeState, prepareResources, readBatches, readWorkers, type WorkerView } from './keyspace.ts';
 import { InputError } from './parse.ts';
@@ -18,8 +16,7 @@ import { checkUrls, type CheckedScenario } from './scenario.ts';
 import { loadScenario } from './scenario-loader.ts';
 import { resolveShape, shapeWant, stageValueAhead, type LoadShape, type Stage } from './shape.ts';
 import { noRequestsOutcome } from './traffic.ts';
-
-type Ctx = RoleContext<LoadTestConfig, LoadTestKeys>;
+import type { Ctx } from './context.ts';
 
 /** A request that does not fit the test's state (start while running, users while idle). */
 export class ConflictError extends Error {

@@ -2,10 +2,7 @@
 // the HTTP agent they share, the metrics recorder and, in arrival-rate mode,
 // the scheduler that starts iterations at the target rate.
 import type { Clock } from '../../core/clock.ts';
-import type { RoleContext } from '../../core/plugin.ts';
 import { ArrivalScheduler } from './arrival.ts';
-import type { LoadTestConfig } from './config.ts';
-import type { LoadTestKeys } from './contract.ts';
 import { HttpDispatchers } from './http-connections.ts';
 import { Targets } from './http-targets.ts';
 import { MetricsRecorder } from './metrics-recorder.ts';
@@ -13,8 +10,7 @@ import { ProbeRunner } from './probes.ts';
 import type { StartPayload } from './envelope.ts';
 import { checkUrls, type CheckedScenario, type Resource } from './scenario.ts';
 import { UserTask } from './virtual-user.ts';
-
-type Ctx = RoleContext<LoadTestConfig, LoadTestKeys>;
+import type { Ctx } from './context.ts';
 
 export class TestSession {
   readonly users = new Map<number, UserTask>();

@@ -2,16 +2,15 @@
 // a running deployment seen and steered from the command line. The commands
 // that act first find the slaves coord's index does not list yet (obniz-app-sdk
 // slaves, before any coord manager ran), so they see the fleet the SDK sees.
-import type { CommandTools, PluginCommand, RoleContext } from '../../core/plugin.ts';
-import type { ObnizConfig } from './config.ts';
-import type { ObnizKeys } from './contract.ts';
+import type { CommandTools, PluginCommand } from '../../core/plugin.ts';
 import { discover } from './discover.ts';
 import { channelFor, envelope } from './messages.ts';
 import { KeyRequester } from './requests.ts';
 import { obnizStatus, type ObnizStatus } from './status.ts';
-import { relocateAll, relocateDevice, type Ctx } from './store.ts';
+import { relocateAll, relocateDevice } from './store.ts';
+import type { Ctx } from './context.ts';
 
-type CommandCtx = RoleContext<ObnizConfig, ObnizKeys> & { close(): Promise<void> };
+type CommandCtx = Ctx & { close(): Promise<void> };
 const SENDER = `coord-cli-${process.pid}`;
 
 async function withCtx<T>(tools: CommandTools, fn: (ctx: Ctx) => Promise<T>): Promise<T> {

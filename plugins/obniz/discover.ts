@@ -4,7 +4,7 @@
 import { patternGlob, patternRegex } from '../../core/contract.ts';
 import { escapeGlob } from '../../core/snapshot.ts';
 import { contract } from './contract.ts';
-import type { Ctx } from './store.ts';
+import type { Ctx } from './context.ts';
 
 /** Names found in the keyspace: slaves (heartbeat or distribution list) and managers (heartbeat). Read-only. */
 export async function scanNames(ctx: Ctx): Promise<{ slaves: string[]; managers: string[] }> {

@@ -20,10 +20,10 @@ const ACTIONS: readonly string[] = ['synchronize', 'keyRequest', 'keyRequestResp
 export function channels(keyPrefix: string) {
   const built = channelBuilders(contract, keyPrefix);
   return {
-    broadcast: built.broadcast!(),
-    direct: (name: string) => built.direct!({ name }),
+    broadcast: built.broadcast(),
+    direct: (name: string) => built.direct({ name }),
     /** What managers PSUBSCRIBE: the broadcast channel and every direct one. */
-    pattern: `${escapeGlob(built.broadcast!())}*`,
+    pattern: `${escapeGlob(built.broadcast())}*`,
   };
 }
 

@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Command, Subscriber } from '../../core/backend.ts';
 import { channelFor, channels, envelope, forManager, parseEnvelope, type Envelope } from './messages.ts';
-import { indexedSlaves, slaveStates, type Ctx } from './store.ts';
+import { indexedSlaves, slaveStates } from './store.ts';
+import type { Ctx } from './context.ts';
 
 interface Waiting {
   expected: Set<string>;

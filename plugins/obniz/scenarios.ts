@@ -3,7 +3,8 @@
 import type { ConformanceScenario } from '../../core/plugin.ts';
 import type { ObnizConfig } from './config.ts';
 import type { ObnizKeys } from './contract.ts';
-import { assignDevices, claimDevices, relocateAll, relocateSlave, removeDevices, touchManager, touchSlave, updateDevices, type Ctx } from './store.ts';
+import { assignDevices, claimDevices, relocateAll, relocateSlave, removeDevices, touchManager, touchSlave, updateDevices } from './store.ts';
+import type { Ctx } from './context.ts';
 
 const devices = (n: number, from = 0) =>
   Array.from({ length: n }, (_, i) => ({ id: `0000-${String(from + i).padStart(4, '0')}`, hardware: 'blewifi_gw2', configs: '{"interval":5}', tags: [] }));

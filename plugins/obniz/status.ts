@@ -3,8 +3,9 @@
 // the workers coord slaves run (their claims), and the managers.
 import type { Command } from '../../core/backend.ts';
 import { scanNames } from './discover.ts';
-import { slaveStates, type Ctx } from './store.ts';
+import { slaveStates } from './store.ts';
 import { toMs } from './values.ts';
+import type { Ctx } from './context.ts';
 
 export interface ObnizStatus {
   slaves: { name: string; alive: boolean; heartbeatAgeMs: number | null; devices: number; running: number }[];

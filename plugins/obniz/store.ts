@@ -2,12 +2,9 @@
 // and their replies turned into typed results. Device batches are split so one
 // script call stays short (Redis runs one script at a time).
 import type { Command } from '../../core/backend.ts';
-import type { RoleContext } from '../../core/plugin.ts';
-import type { ObnizConfig } from './config.ts';
-import { contract, type ObnizKeys } from './contract.ts';
+import type { Ctx } from './context.ts';
+import { contract } from './contract.ts';
 import { parseAssignment, toMs, type Assignment, type DeviceInfo } from './values.ts';
-
-export type Ctx = RoleContext<ObnizConfig, ObnizKeys>;
 
 /** obniz-app-sdk's Lua errors (and NO_WORKER of the SDK's doAllRelocate, NO_RUNNING_WORKER of its update). */
 export type ObnizErrorCode =

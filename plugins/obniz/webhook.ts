@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { deviceSourceKind } from './config.ts';
 import { DeviceListError, toDeviceInfo } from './devices.ts';
 import type { Manager } from './roles/manager.ts';
-import type { Ctx } from './store.ts';
+import type { Ctx } from './context.ts';
 import { isObject, type DeviceInfo } from './values.ts';
 
 export interface Webhook {

@@ -1,9 +1,11 @@
-// The role context every webdriver role and helper receives.
-import type { RoleContext } from '../../core/plugin.ts';
+// The role context every webdriver role and helper receives: its config, and
+// its scripts and channels typed from the Lua headers and the contract.
+import type { TypedContext } from '../../core/typed-context.ts';
 import type { WebDriverConfig } from './config.ts';
-import type { WebDriverKeys } from './contract.ts';
+import type { contract } from './contract.ts';
+import type { WebDriverScripts } from './scripts.gen.ts';
 
-export type Ctx = RoleContext<WebDriverConfig, WebDriverKeys>;
+export type Ctx = TypedContext<WebDriverConfig, typeof contract, WebDriverScripts>;
 
 /** Entries kept per session log stream (the contract's maxLength). */
 export const LOG_MAX_LENGTH = 1000;

@@ -11,7 +11,7 @@ import plugin from '../../plugins/obniz/index.ts';
 import type { ObnizConfig } from '../../plugins/obniz/config.ts';
 import { Manager } from '../../plugins/obniz/roles/manager.ts';
 import { Slave } from '../../plugins/obniz/roles/slave.ts';
-import type { Ctx } from '../../plugins/obniz/store.ts';
+import type { Ctx } from '../../plugins/obniz/context.ts';
 import { until as waitUntil } from './until.ts';
 
 export const T0 = 1_800_000_000_000;

@@ -27,7 +27,7 @@ while true do
     else
       local ttl = math.ceil(tonumber(def[3]) + tonumber(ARGV[6]))
       redis.call('SET', ARGV[2] .. item, ARGV[3], 'EX', ttl)
-      redis.call('ZADD', KEYS[2], tonumber(ARGV[5]) + ttl * 1.0, item) -- a float: the embedded Lua has 32-bit integers
+      redis.call('ZADD', KEYS[2], tonumber(ARGV[5]) + ttl, item)
       return { jobId, tick, def[2], def[3] }
     end
   end

@@ -5,14 +5,14 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { channelBuilders, type Role, type Subscriber } from 'coordkit';
-import { contract } from '../contract.ts';
-import { claimTick, finishTick, type Claimed, type CronContext } from '../ticks.ts';
+import type { Role, Subscriber } from 'coordkit';
+import { claimTick, finishTick, type Claimed } from '../ticks.ts';
+import type { CronContext } from '../context.ts';
 
 export function runnerRole(ctx: CronContext): Role {
   const { config, clock, logger } = ctx;
   const runner = config.runnerId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 4)}`;
-  const wake = channelBuilders(contract, ctx.global.redis.keyPrefix).wake!();
+  const wake = ctx.channels.wake();
   const stopping = new AbortController();
   const inFlight = new Set<Promise<void>>();
   let subscriber: Subscriber | undefined;

@@ -1,16 +1,16 @@
 // The scheduler: at every tick of every job it queues the tick (scheduleTick;
 // run it on as many machines as you like, each tick is queued once), wakes the
 // runners, and every sweepInterval records ticks whose lease ran out as lost.
-import { channelBuilders, type Role } from 'coordkit';
-import { contract } from '../contract.ts';
-import { scheduleTick, sweepLeases, tickOf, type CronContext } from '../ticks.ts';
+import type { Role } from 'coordkit';
+import { scheduleTick, sweepLeases, tickOf } from '../ticks.ts';
+import type { CronContext } from '../context.ts';
 
 /** After a failed pass (Redis away), the scheduler tries again this much later. */
 const RETRY_MS = 1000;
 
 export function schedulerRole(ctx: CronContext): Role {
   const { config, clock, logger } = ctx;
-  const wake = channelBuilders(contract, ctx.global.redis.keyPrefix).wake!();
+  const wake = ctx.channels.wake();
   const stopping = new AbortController();
   let loop: Promise<void> | undefined;
   let lastSweep = 0;

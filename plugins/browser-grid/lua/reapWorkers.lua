@@ -11,12 +11,12 @@
 -- ARGV[3] staleMs
 -- ARGV[4] limit                   most workers looked at in one call
 -- Returns the refs reaped.
--- @include version
+-- @include heartbeat
 local cutoff = tonumber(ARGV[2]) - tonumber(ARGV[3])
 local reaped = {}
 for _, ref in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', '(' .. cutoff, 'LIMIT', 0, tonumber(ARGV[4]))) do
   local beat = heartbeatMs(redis.call('HGET', ARGV[1] .. ref, 'lastHeartbeat'))
-  if beat and beat >= cutoff then
+  if isLive(beat, tonumber(ARGV[2]), tonumber(ARGV[3])) then
     redis.call('ZADD', KEYS[3], beat, ref)
   else
     redis.call('DEL', ARGV[1] .. ref)

@@ -15,6 +15,7 @@
 -- ARGV[7] rollback                '1' when the session never started (failed dial): the lifetime count goes back too
 -- Returns {released, free}: released 0 when the lease was already gone; free 1 when the worker can take a session again.
 -- @include version
+-- @include free
 local ref = redis.call('HGET', KEYS[4], ARGV[2])
 if not ref then return {0, 0} end
 redis.call('HDEL', KEYS[4], ARGV[2])
@@ -31,8 +32,8 @@ if ARGV[7] == '1' and lifetime > 0 then lifetime = redis.call('HINCRBY', KEYS[2]
 local state = redis.call('HMGET', ARGV[1] .. ref, 'status', 'lastHeartbeat', 'version')
 local beat = heartbeatMs(state[2])
 if not beat then return {1, 0} end
-if state[1] == 'available' and tonumber(ARGV[3]) - beat <= tonumber(ARGV[4])
-    and active < tonumber(ARGV[5]) and lifetime < tonumber(ARGV[6]) then
+local isFree = freeWorkerRule(tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]))
+if isFree(state[1], beat, active, lifetime) then
   redis.call('ZADD', KEYS[3], versionBand(state[3]) + lifetime, ref)
   local mm = majorMinor(state[3])
   if mm then redis.call('HSET', KEYS[5], mm, tonumber(ARGV[3])) end

@@ -27,6 +27,7 @@
 --   | {'absent'} when no worker of the type is registered at all (waiting would be pointless)
 --   | {'noversion', 'v1,v2'} when no live worker speaks the client's version: the versions served
 -- @include version
+-- @include free
 local now = tonumber(ARGV[2])
 local stale = tonumber(ARGV[3])
 local maxConcurrent = tonumber(ARGV[4])
@@ -45,7 +46,7 @@ local function servedVersions()
   local seen = redis.call('HGETALL', KEYS[7])
   for i = 1, #seen, 2 do
     local band = versionBand(seen[i])
-    if now - tonumber(seen[i + 1]) <= stale or redis.call('ZCOUNT', KEYS[4], band, '(' .. (band + 1000000)) > 0 then
+    if now - tonumber(seen[i + 1]) <= stale or redis.call('ZCOUNT', KEYS[4], band, bandEnd(band)) > 0 then
       served[#served + 1] = seen[i]
     else
       redis.call('HDEL', KEYS[7], seen[i])
@@ -55,7 +56,7 @@ local function servedVersions()
 end
 local bands = {}
 local recent = want ~= '' and tonumber(redis.call('HGET', KEYS[7], want))
-if recent and now - recent <= stale then
+if recent and isLive(recent, now, stale) then
   bands[1] = versionBand(want) -- the common case: one read
 elseif want == '' then
   local served = servedVersions()
@@ -84,6 +85,7 @@ end
 if ticket == '' and head then return {'queued'} end
 if ticket ~= '' and head ~= ticket then return {'wait'} end
 
+local isFree = freeWorkerRule(now, stale, maxConcurrent, maxLifetime)
 local excluded = {}
 for ref in string.gmatch(ARGV[8], '[^,]+') do excluded[ref] = true end
 
@@ -93,9 +95,7 @@ local function eligible(ref)
   if not beat then return nil end
   local active = tonumber(redis.call('HGET', KEYS[1], ref)) or 0
   local lifetime = tonumber(redis.call('HGET', KEYS[2], ref)) or 0
-  if state[1] ~= 'available' or now - beat > stale or active >= maxConcurrent or lifetime >= maxLifetime then
-    return nil
-  end
+  if not isFree(state[1], beat, active, lifetime) then return nil end
   return {endpoint = state[3] or state[4], cdpEndpoint = state[6], active = active, lifetime = lifetime, band = versionBand(state[5])}
 end
 
@@ -133,7 +133,7 @@ local margin = math.max(1, math.floor(maxLifetime / math.max(workers, 1)))
 local ref, w
 for _, band in ipairs(bands) do
   ref, w = best(band, '(' .. (band + maxLifetime - margin))
-  if not ref then ref, w = best(band, '(' .. (band + 1000000)) end
+  if not ref then ref, w = best(band, bandEnd(band)) end
   if ref then break end
 end
 if not ref then return {'none'} end

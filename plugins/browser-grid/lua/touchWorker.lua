@@ -19,6 +19,7 @@
 -- ARGV[7..] fields                field, value, field, value… to HSET (none when adopting)
 -- Returns {exists, free}: exists 0 when the hash is gone; free 1 when the worker can take a session.
 -- @include version
+-- @include free
 local unpack = unpack or table.unpack -- Lua 5.1 (Redis) and 5.3 (embedded)
 local ref = ARGV[1]
 local now = tonumber(ARGV[2])
@@ -48,7 +49,7 @@ local state = redis.call('HMGET', KEYS[1], 'status', 'lastHeartbeat', 'version')
 local beat = heartbeatMs(state[2]) or 0
 redis.call('ZADD', KEYS[4], beat, ref)
 
-local live = now - beat <= stale
+local live = isLive(beat, now, stale)
 local mm = majorMinor(state[3])
 if mm and state[1] == 'available' and live then
   local seen = tonumber(redis.call('HGET', KEYS[6], mm))
@@ -57,7 +58,8 @@ end
 
 local active = tonumber(redis.call('HGET', KEYS[2], ref)) or 0
 local lifetime = tonumber(redis.call('HGET', KEYS[3], ref)) or 0
-if state[1] == 'available' and live and active < maxConcurrent and lifetime < maxLifetime then
+local isFree = freeWorkerRule(now, stale, maxConcurrent, maxLifetime)
+if isFree(state[1], beat, active, lifetime) then
   redis.call('ZADD', KEYS[5], versionBand(state[3]) + lifetime, ref)
   return {1, 1}
 end

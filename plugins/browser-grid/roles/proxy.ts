@@ -6,22 +6,19 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Role, RoleContext } from '../../../core/plugin.ts';
+import type { Role } from '../../../core/plugin.ts';
 import type { Subscriber } from '../../../core/backend.ts';
-import { channelBuilders } from '../../../core/contract.ts';
 import { Admission } from '../admission.ts';
 import { REDIS_CALL_MS, withDeadline } from '../deadline.ts';
 import { adoptRefs, adoptWorkers, fileVersion } from '../adopt.ts';
-import { onDemandAllows, type BrowserGridConfig } from '../config.ts';
-import { contract, type BrowserGridKeys } from '../contract.ts';
+import { onDemandAllows } from '../config.ts';
 import { awaitVersion } from '../ondemand.ts';
 import { browserTypes, clientVersion, parseRef, type BrowserType } from '../refs.ts';
 import { dialUpgrade, DialError, pipeBoth } from '../relay.ts';
 import { gridStatus } from '../status.ts';
 import { enableNotifications, watchWorkers } from '../watch.ts';
 import { reaperLoop } from './reaper.ts';
-
-type Ctx = RoleContext<BrowserGridConfig, BrowserGridKeys>;
+import type { Ctx } from '../context.ts';
 
 const DIAL_TIMEOUT_MS = 10_000;
 /** A SCAN for foreign workers runs every this many heartbeats: often without keyspace notifications, rarely (a safety net) with them. */
@@ -31,13 +28,13 @@ const SCAN_EVERY_NOTIFIED = 12;
 export function proxyRole(ctx: Ctx): Role {
   const { config, logger, scripts, keys, backend, clock } = ctx;
   const proxyId = randomUUID().replaceAll('-', '');
-  const channels = channelBuilders(contract, ctx.global.redis.keyPrefix);
+  const { channels } = ctx;
   const relays = new Set<Promise<void>>();
   const sockets = new Set<Socket>();
   let waitingHere = () => 0;
   const metrics = proxyMetrics(() => waitingHere());
   const publishCapacity = async (browserType: string) => {
-    await backend.send(['PUBLISH', channels.capacity!({ browserType }), '*']);
+    await backend.send(['PUBLISH', channels.capacity({ browserType }), '*']);
   };
   /** False from the moment the backend reports Redis lost until this proxy's leases are restored. */
   let redisUp = true;
@@ -155,7 +152,7 @@ export function proxyRole(ctx: Ctx): Role {
     const { browserType, workerId } = parseRef(ref);
     const key = keys.shutdownCommand({ browserType, workerId });
     await backend.send(['SET', key, 'shutdown', 'EX', Math.ceil(config.shutdownCommandTtl), 'NX']);
-    await backend.send(['PUBLISH', channels.shutdown!({ browserType, workerId }), 'shutdown']);
+    await backend.send(['PUBLISH', channels.shutdown({ browserType, workerId }), 'shutdown']);
     logger.info('worker reached its lifetime limit; shutdown sent', { worker: ref });
   }
 
@@ -367,9 +364,9 @@ export function proxyRole(ctx: Ctx): Role {
       });
       subscriber = await backend.subscriber();
       subscriber.onMessage(({ channel }) => {
-        for (const t of browserTypes) if (channel === channels.capacity!({ browserType: t })) admission.wake(t);
+        for (const t of browserTypes) if (channel === channels.capacity({ browserType: t })) admission.wake(t);
       });
-      await subscriber.subscribe(...browserTypes.map((t) => channels.capacity!({ browserType: t })));
+      await subscriber.subscribe(...browserTypes.map((t) => channels.capacity({ browserType: t })));
       if (config.adoptForeignWorkers) {
         await watchWorkers(ctx, subscriber, { written: (ref) => void workerWritten(ref), gone: (ref) => void workerGone(ref) });
         await watchForeignWorkers();

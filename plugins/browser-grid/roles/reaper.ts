@@ -2,12 +2,9 @@
 // threshold (with their counter fields), and gives back the capacity leased by
 // proxies that died without closing their sessions. Runs inside each proxy by
 // default, or alone with `--role reaper`.
-import type { Role, RoleContext } from '../../../core/plugin.ts';
-import type { BrowserGridConfig } from '../config.ts';
-import type { BrowserGridKeys } from '../contract.ts';
+import type { Role } from '../../../core/plugin.ts';
 import { browserTypes } from '../refs.ts';
-
-type Ctx = RoleContext<BrowserGridConfig, BrowserGridKeys>;
+import type { Ctx } from '../context.ts';
 
 const BATCH = 500;
 

@@ -7,20 +7,17 @@
 // with versionsOnDemand, it starts servers of a version a waiting client needs.
 import { randomUUID } from 'node:crypto';
 import type { BrowserServer } from 'playwright-core';
-import type { Role, RoleContext } from '../../../core/plugin.ts';
+import type { Role } from '../../../core/plugin.ts';
 import type { Subscriber } from '../../../core/backend.ts';
-import { channelBuilders } from '../../../core/contract.ts';
 import { launchBrowserServer } from '../browser.ts';
 import { CdpFront } from '../cdp.ts';
-import { onDemandAllows, portRange, type BrowserGridConfig } from '../config.ts';
-import { contract, type BrowserGridKeys } from '../contract.ts';
+import { onDemandAllows, portRange } from '../config.ts';
 import { REDIS_CALL_MS, withDeadline } from '../deadline.ts';
 import { majorMinor, workerRef, type BrowserType } from '../refs.ts';
 import { bundledPlaywright, playwrightCacheDir, playwrightOf, type Playwright } from '../playwright.ts';
 import { PortPool } from '../ports.ts';
 import { establishedTo } from '../sockets.ts';
-
-type Ctx = RoleContext<BrowserGridConfig, BrowserGridKeys>;
+import type { Ctx } from '../context.ts';
 
 /** A version claim lives this long unless renewed, so a process that dies while starting one frees it soon. */
 const CLAIM_TTL_S = 30;
@@ -29,7 +26,6 @@ const FAILED_TTL_S = 10;
 
 export function workerRole(ctx: Ctx): Role {
   const { config, logger } = ctx;
-  const channels = channelBuilders(contract, ctx.global.redis.keyPrefix);
   const instances = new Set<WorkerInstance>();
   const loops: Promise<void>[] = [];
   let subscriber: Subscriber | undefined;
@@ -42,7 +38,7 @@ export function workerRole(ctx: Ctx): Role {
 
   /** Starts one browser server of a type and files it with the running ones. */
   async function launch(browserType: BrowserType, playwright: Playwright, cdp: boolean): Promise<WorkerInstance> {
-    const instance = new WorkerInstance(ctx, browserType, playwright, cdp, channels, subscriber!, ports);
+    const instance = new WorkerInstance(ctx, browserType, playwright, cdp, subscriber!, ports);
     instances.add(instance);
     void instance.finished.then(() => instances.delete(instance));
     try {
@@ -110,7 +106,7 @@ export function workerRole(ctx: Ctx): Role {
         if (state === 'ready') for (const instance of instances) void instance.beat();
       });
       subscriber = await ctx.backend.subscriber();
-      const wanted = new Map(config.browserTypes.map((browserType) => [channels.versionWanted!({ browserType }), browserType]));
+      const wanted = new Map(config.browserTypes.map((browserType) => [ctx.channels.versionWanted({ browserType }), browserType]));
       subscriber.onMessage(({ channel, message }) => {
         const browserType = wanted.get(channel);
         if (browserType) return void startOnDemand(browserType, String(message));
@@ -179,12 +175,11 @@ class WorkerInstance {
     readonly playwright: Playwright,
     /** Runs a CDP front (Chromium only, and only when browser-grid.cdp is on). */
     readonly servesCdp: boolean,
-    private readonly channels: Record<string, (params?: Record<string, string | number>) => string>,
     private readonly subscriber: Subscriber,
     private readonly ports: PortPool,
   ) {
     this.ref = workerRef(browserType, this.id);
-    this.commandChannel = channels.shutdown!({ browserType, workerId: this.id });
+    this.commandChannel = ctx.channels.shutdown({ browserType, workerId: this.id });
     this.finished = new Promise((resolve) => (this.finish = resolve));
     this.leaving = new Promise((resolve) => (this.leave = resolve));
   }
@@ -257,7 +252,7 @@ class WorkerInstance {
         ],
       },
     })) as [number, number];
-    if (reply[1] === 1) await this.ctx.backend.send(['PUBLISH', this.channels.capacity!({ browserType: this.browserType }), this.ref]);
+    if (reply[1] === 1) await this.ctx.backend.send(['PUBLISH', this.ctx.channels.capacity({ browserType: this.browserType }), this.ref]);
     return reply[1] === 1;
   }
 

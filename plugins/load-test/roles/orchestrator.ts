@@ -2,13 +2,10 @@
 // told otherwise, serves the HTTP API and the live page (api.ts) on
 // 127.0.0.1 — an orchestrator anyone can reach is a traffic cannon.
 import type { Server } from 'node:http';
-import type { Role, RoleContext } from '../../../core/plugin.ts';
+import type { Role } from '../../../core/plugin.ts';
 import { serveApi } from '../api.ts';
-import type { LoadTestConfig } from '../config.ts';
-import type { LoadTestKeys } from '../contract.ts';
 import { TestController } from '../test-control.ts';
-
-type Ctx = RoleContext<LoadTestConfig, LoadTestKeys>;
+import type { Ctx } from '../context.ts';
 
 /** Controllers by their process's signal: `coord load run` and tests drive the one they started. */
 const controllers = new WeakMap<AbortSignal, TestController>();

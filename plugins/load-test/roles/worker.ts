@@ -7,15 +7,12 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { BlockingConnection, Reply } from '../../../core/backend.ts';
-import type { Role, RoleContext } from '../../../core/plugin.ts';
-import type { LoadTestConfig } from '../config.ts';
-import type { LoadTestKeys } from '../contract.ts';
+import type { Role } from '../../../core/plugin.ts';
 import { decodeEnvelope, type Envelope, type SetRatePayload, type StartPayload } from '../envelope.ts';
 import { loadScenario } from '../scenario-loader.ts';
 import { SystemStats } from '../system-stats.ts';
 import { TestSession } from '../worker-session.ts';
-
-type Ctx = RoleContext<LoadTestConfig, LoadTestKeys>;
+import type { Ctx } from '../context.ts';
 
 /** Workers of this process by role signal, for in-process tests and `coord load run`. */
 const running = new Set<WorkerHandle>();

@@ -24,10 +24,10 @@ import {
   slaveStates,
   touchManager,
   updateDevices,
-  type Ctx,
 } from '../store.ts';
 import { sameInstall, type DeviceInfo } from '../values.ts';
 import { startWebhook, type Webhook } from '../webhook.ts';
+import type { Ctx } from '../context.ts';
 
 export function managerRole(ctx: Ctx): Role & { manager: Manager } {
   const manager = new Manager(ctx);

@@ -2,7 +2,7 @@
 // what `coord run --plugin obniz` starts. The slave starts first so the
 // manager's first sync finds it; stopping goes the other way round.
 import type { Role } from '../../../core/plugin.ts';
-import type { Ctx } from '../store.ts';
+import type { Ctx } from '../context.ts';
 import { Manager } from './manager.ts';
 import { Slave } from './slave.ts';
 

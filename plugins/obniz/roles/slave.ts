@@ -13,9 +13,10 @@ import { loadDeviceClass, type DeviceClass } from '../device-class.ts';
 import { importUserModule } from '../load-module.ts';
 import { eachLimited, Loop } from '../loop.ts';
 import { channelFor, channels, envelope, forSlave, parseEnvelope, type Envelope } from '../messages.ts';
-import { claimDevices, ObnizScriptError, readList, releaseDevices, relocateSlave, touchSlave, type Ctx } from '../store.ts';
+import { claimDevices, ObnizScriptError, readList, releaseDevices, relocateSlave, touchSlave } from '../store.ts';
 import { sameInstall, toMs, type DeviceInfo } from '../values.ts';
 import { WorkerHost, workerFactory, type WorkerFactory } from '../worker-host.ts';
+import type { Ctx } from '../context.ts';
 
 export function slaveRole(ctx: Ctx): Role {
   const slave = new Slave(ctx);

@@ -19,7 +19,6 @@ import { refuseUpgrade, relayUpgrade } from '../relay.ts';
 import { answerGraphql, gridUrl } from '../graphql.ts';
 import { gridStatus } from '../status.ts';
 import { isPagePath, servePage } from '../ui-page.ts';
-import { gridCapacity } from '../status.ts';
 import { forwardStorage, STORAGE_PATH } from '../storage-proxy.ts';
 import { errorBody, W3CError } from '../w3c.ts';
 import { CDP_VERSION, withCdpUrl } from '../cdp-relay.ts';

@@ -2,11 +2,8 @@
 // removes its record when it stops. Replace it with your own role: start()
 // resolves once the role serves, stop() drains and releases what it holds.
 import { hostname } from 'node:os';
-import type { Role, RoleContext } from 'coordkit';
-import type { Config } from '../config.ts';
-import type { Keys } from '../contract.ts';
-
-export type Ctx = RoleContext<Config, Keys>;
+import type { Role } from 'coordkit';
+import type { Ctx } from '../context.ts';
 
 /** One heartbeat: the record and the index, through the Lua script. */
 export async function touchMember(ctx: Ctx, memberId: string): Promise<boolean> {

@@ -3,7 +3,9 @@
 // too when REDIS_URL names a Redis the tests may write to), and its role
 // starts, heartbeats and cleans up after itself.
 import t from 'tap';
-import { createBackend, loadConfig, registerPlugin, startProcess } from 'coordkit';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { createBackend, loadConfig, registerPlugin, scriptTypesSource, startProcess } from 'coordkit';
 import { contractSuite } from 'coordkit/conformance';
 import plugin from '../index.ts';
 
@@ -12,6 +14,11 @@ const adapters = url ? ['embedded', 'ioredis', 'node-redis'] : ['embedded'];
 
 t.test('coord accepts the plugin', async (t) => {
   t.doesNotThrow(() => registerPlugin(plugin));
+});
+
+t.test('scripts.gen.ts is current with the Lua headers (npm run script-types writes it)', async (t) => {
+  const dir = fileURLToPath(new URL('..', import.meta.url));
+  t.equal(readFileSync(`${dir}scripts.gen.ts`, 'utf8'), scriptTypesSource(dir));
 });
 
 for (const adapter of adapters) {

@@ -4,7 +4,7 @@
 -- selection reads one band's top, and a worker whose version is not known yet
 -- sits in band 0, which versioned clients never read.
 
-local BAND = 1000000.0 -- a float: the embedded Lua has 32-bit integers
+local BAND = 1000000
 
 -- '1.62' from '1.62', '1.62.1' or 'v1.62.1-beta'; nil when there is none
 local function majorMinor(version)
@@ -19,9 +19,7 @@ local function versionBand(version)
   return (tonumber(major) * 1000 + tonumber(minor)) * BAND
 end
 
--- lastHeartbeat is seconds (playwright-distributed's documented layout) or milliseconds (playwright-distributed)
-local function heartbeatMs(value)
-  local beat = tonumber(value)
-  if beat and beat < 100000000000 then beat = beat * 1000.0 end -- a float: the embedded Lua has 32-bit integers
-  return beat
+-- the exclusive upper bound of a band, as ZRANGEBYSCORE takes it
+local function bandEnd(band)
+  return '(' .. (band + BAND)
 end

@@ -1,11 +1,10 @@
 -- heartbeat: reading obniz-app-sdk's heartbeats. A beat is Date.now() in ms, or
--- seconds (an SDK manager's first beat); kept a float: the embedded Lua has
--- 32-bit integers.
+-- seconds (an SDK manager's first beat).
 
 -- the beat in ms, or nil when there is none
 local function heartbeatMs(value)
   local beat = tonumber(value)
-  if beat and beat < 100000000000 then beat = beat * 1000.0 end
+  if beat and beat < 100000000000 then beat = beat * 1000 end
   return beat
 end
 

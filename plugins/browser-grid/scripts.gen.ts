@@ -1,0 +1,99 @@
+// Generated from the headers of lua/*.lua by writeScriptTypes (coord's core/script-types.ts): do not edit.
+// Regenerate after changing a header; a call naming a slot a header does not declare then fails tsc.
+import type { ScriptArg, ScriptKey } from '../../core/scripts.ts';
+import type { contract } from './contract.ts';
+
+type K = (typeof contract)['keys'];
+
+export interface BrowserGridScripts {
+  /** enqueue: a client waits for a worker. */
+  enqueue: {
+    keys: { queue: ScriptKey<K, 'queue'> };
+    args: { ticket: ScriptArg; nowMs: ScriptArg; maxQueue: ScriptArg };
+  };
+  /** reapProxy: gives back the capacity held by a proxy that stopped heartbeating (killed -9): each of its leases decrements its worker's active count once, never below zero, never recreating a reaped worker's field. */
+  reapProxy: {
+    keys: { active: ScriptKey<K, 'activeConnections'>; proxyIndex: ScriptKey<K, 'proxyIndex'>; leases: ScriptKey<K, 'leases'> };
+    args: { proxyId: ScriptArg; nowMs: ScriptArg; staleMs: ScriptArg };
+  };
+  /** reapWorkers: removes the workers of one browser type whose heartbeat is older than the stale threshold, with their counter fields. */
+  reapWorkers: {
+    keys: {
+      active: ScriptKey<K, 'activeConnections'>;
+      lifetime: ScriptKey<K, 'lifetimeConnections'>;
+      workerIndex: ScriptKey<K, 'workerIndex'>;
+      freeIndex: ScriptKey<K, 'freeIndex'>;
+    };
+    args: { nowMs: ScriptArg; staleMs: ScriptArg; limit: ScriptArg };
+  };
+  /** releaseConnection: a relayed session closed. */
+  releaseConnection: {
+    keys: {
+      active: ScriptKey<K, 'activeConnections'>;
+      lifetime: ScriptKey<K, 'lifetimeConnections'>;
+      freeIndex: ScriptKey<K, 'freeIndex'>;
+      leases: ScriptKey<K, 'leases'>;
+      versions: ScriptKey<K, 'versions'>;
+    };
+    args: { connectionId: ScriptArg; nowMs: ScriptArg; staleMs: ScriptArg; maxConcurrent: ScriptArg; maxLifetime: ScriptArg; rollback: ScriptArg };
+  };
+  /** removeWorker: a worker leaves (after draining) or is reaped: its hash, its counter fields and its index entries go together. */
+  removeWorker: {
+    keys: {
+      worker: ScriptKey<K, 'worker'>;
+      active: ScriptKey<K, 'activeConnections'>;
+      lifetime: ScriptKey<K, 'lifetimeConnections'>;
+      workerIndex: ScriptKey<K, 'workerIndex'>;
+      freeIndex: ScriptKey<K, 'freeIndex'>;
+    };
+    args: { ref: ScriptArg };
+  };
+  /** restoreLeases: a proxy files again the sessions it relays right now. */
+  restoreLeases: {
+    keys: { active: ScriptKey<K, 'activeConnections'>; leases: ScriptKey<K, 'leases'> };
+    args: { sessions: ScriptArg | readonly ScriptArg[] };
+  };
+  /** selectWorker: playwright-distributed's selector at a cost that does not grow with the fleet. */
+  selectWorker: {
+    keys: {
+      active: ScriptKey<K, 'activeConnections'>;
+      lifetime: ScriptKey<K, 'lifetimeConnections'>;
+      workerIndex: ScriptKey<K, 'workerIndex'>;
+      freeIndex: ScriptKey<K, 'freeIndex'>;
+      queue: ScriptKey<K, 'queue'>;
+      leases: ScriptKey<K, 'leases'>;
+      versions: ScriptKey<K, 'versions'>;
+    };
+    args: {
+      nowMs: ScriptArg;
+      staleMs: ScriptArg;
+      maxConcurrent: ScriptArg;
+      maxLifetime: ScriptArg;
+      connectionId: ScriptArg;
+      ticket: ScriptArg;
+      exclude: ScriptArg;
+      version: ScriptArg;
+      protocol: ScriptArg;
+    };
+  };
+  /** touchWorker: registers a worker, refreshes its heartbeat or changes its status, then files it in the indexes: every worker in workerIndex (scored by heartbeat), in freeIndex (in its version's band, scored by lifetime) only while it can take a session, and its major.minor in the type's versions while it is available. */
+  touchWorker: {
+    keys: {
+      worker: ScriptKey<K, 'worker'>;
+      active: ScriptKey<K, 'activeConnections'>;
+      lifetime: ScriptKey<K, 'lifetimeConnections'>;
+      workerIndex: ScriptKey<K, 'workerIndex'>;
+      freeIndex: ScriptKey<K, 'freeIndex'>;
+      versions: ScriptKey<K, 'versions'>;
+    };
+    args: {
+      ref: ScriptArg;
+      nowMs: ScriptArg;
+      staleMs: ScriptArg;
+      maxConcurrent: ScriptArg;
+      maxLifetime: ScriptArg;
+      ttl: ScriptArg;
+      fields: ScriptArg | readonly ScriptArg[];
+    };
+  };
+}

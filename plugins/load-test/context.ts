@@ -1,0 +1,8 @@
+// The role context every load-test role and helper receives: its config, and
+// its scripts and channels typed from the Lua headers and the contract.
+import type { TypedContext } from '../../core/typed-context.ts';
+import type { LoadTestConfig } from './config.ts';
+import type { contract } from './contract.ts';
+import type { LoadTestScripts } from './scripts.gen.ts';
+
+export type Ctx = TypedContext<LoadTestConfig, typeof contract, LoadTestScripts>;
