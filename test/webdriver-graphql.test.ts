@@ -121,6 +121,8 @@ t.test('unknown fields, syntax errors and bad bodies are GraphQL errors; the gri
   t.match((get.json.errors as { message: string }[])[0]!.message, /POST/);
   const variables = await post({ query: 'query One($id: String!) { session(id: $id) { id } }', variables: { id: 'no-such-session' } });
   t.match((variables.json.errors as { message: string }[])[0]!.message, /no session no-such-session/, 'a resolver error is a GraphQL error too');
+  const keyish = await post({ query: '{ session(id: "x:status") { id } }' });
+  t.match((keyish.json.errors as { message: string }[])[0]!.message, /"x:status" is not a session id/, 'an id that is no session id never reaches a key name');
   t.same((await keda()).data.grid, { sessionCount: 0, maxSession: 1, totalSlots: 1 }, 'the grid still answers');
 });
 

@@ -9,7 +9,7 @@ import webdriver from 'selenium-webdriver';
 import chrome from 'selenium-webdriver/chrome.js';
 import { createBackend } from '../adapters/index.ts';
 import { buildIfStale } from './support/build.ts';
-import { coord, type CoordProcess } from './support/cli.ts';
+import { coord, coordSync, type CoordProcess } from './support/cli.ts';
 import { freePort, startRedis } from './support/redis.ts';
 import { until } from './support/until.ts';
 import { chromeOptions, newSessionBody, startPage, startWebdriver, w3c } from './support/webdriver.ts';
@@ -81,6 +81,8 @@ async function survives(t: Test, port: number, prefix: string, orchestrator: str
   await driver.get(`${site.url}/after`);
   t.equal(await driver.getTitle(), 'coord /after', 'and navigation too');
   t.same(await k.available(), [`${orchestrator}:${slot.endsWith(':1') ? 2 : 1}`], 'only the other slot is free');
+  const inspect = coordSync(['inspect', '--plugin', 'webdriver', '--redis', redis.url, '--prefix', prefix]);
+  t.equal(inspect.status, 0, `the restored keys follow the layout: ${inspect.stdout}${inspect.stderr}`);
 
   // a new client gets the free slot; one more waits instead of getting the held slot
   const second = await until('a new session once managers and the orchestrator are back', async () => {

@@ -178,6 +178,8 @@ function rootOf(ctx: Reader, grid: GridModel, gridUri: string, timeoutMs: number
       ended: async ({ limit }: { limit: number }) => (await readEnded(ctx, Math.max(0, Math.min(limit, 200)))).map((s) => sessionOf(s, now)),
     },
     session: async ({ id }: { id: string }) => {
+      // an id goes into key names: only what a session id can be
+      if (!/^[A-Za-z0-9-]{1,64}$/.test(id)) throw new Error(`"${id.slice(0, 80)}" is not a session id (letters, digits and dashes)`);
       const [view] = await readSessions(ctx, [id]);
       if (!view) throw new Error(`no session ${id}`);
       const node = grid.nodes.find((n) => n.slots.some((slot) => slot.session?.id === id));

@@ -252,8 +252,7 @@ export class SessionNode {
       if (alive === 1) {
         this.served = true;
         this.record ??= await recordSession(ctx, id);
-      }
-      else if (manager === 0 && !this.served) void this.end('TERM', 'the manager left before the client was served');
+      } else if (manager === 0 && !this.served) void this.end('TERM', 'the manager left before the client was served');
       this.lastBeat = now;
     } catch (error) {
       ctx.logger.warn('node heartbeat failed', { sessionId: id, error: (error as Error).message });

@@ -328,13 +328,18 @@ export function proxyRole(ctx: Ctx): Role {
     return sameSecret(sent, token) || (!!sessionId && sameSecret(sent, sessionToken(token, sessionId)));
   }
 
-  /** Drops cached routes (and Basic-auth marks) of sessions that ended without this proxy seeing it (idle timeout, another proxy's DELETE). */
+  /**
+   * Drops cached routes (and Basic-auth marks) of sessions that ended without
+   * this proxy seeing it (idle timeout, another proxy's DELETE). An ended
+   * session keeps its status hash; one with none was lost by a Redis restarted
+   * empty, and its node is about to write it back (restore.ts): its route stays.
+   */
   async function sweepRoutes(): Promise<void> {
     for (const known of [routes, basicSessions]) {
       const ids = [...known.keys()];
       if (!ids.length) continue;
-      const active = (await backend.pipeline(ids.map((id) => ['SISMEMBER', keys.sessionsActive(), id]))) as number[];
-      ids.forEach((id, i) => active[i] === 0 && known.delete(id));
+      const replies = (await backend.pipeline(ids.flatMap((sessionId) => [['SISMEMBER', keys.sessionsActive(), sessionId], ['EXISTS', keys.sessionStatus({ sessionId })]]))) as number[];
+      ids.forEach((id, i) => replies[i * 2] === 0 && replies[i * 2 + 1] === 1 && known.delete(id));
     }
   }
   let sweeper: ReturnType<typeof setInterval> | undefined;
