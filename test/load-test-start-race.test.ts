@@ -12,7 +12,7 @@ import { scenarioContext } from '../conformance/scenario-context.ts';
 import plugin from '../plugins/load-test/index.ts';
 import type { LoadTestConfig } from '../plugins/load-test/config.ts';
 import type { LoadTestKeys } from '../plugins/load-test/contract.ts';
-import { workersIn } from '../plugins/load-test/roles/worker.ts';
+import type { WorkerRole } from '../plugins/load-test/roles/worker.ts';
 import { root } from './support/cli.ts';
 import { api, startLoad, startTarget, waitUntil, type LoadProcess } from './support/load.ts';
 import { freePort, startRedis } from './support/redis.ts';
@@ -70,7 +70,7 @@ t.test('start, stop and start raced through the API, 10 times: each race ends cl
     t.equal(await send(['EXISTS', ctx.keys.orchestrator()]), 0, `trial ${trial}: the lease is given back`);
     t.equal(await send(['SCARD', ctx.keys.users()]), 0, `trial ${trial}: no user assigned`);
     t.equal(await activeUsers(), 0, `trial ${trial}: no user running`);
-    t.ok(workers.every((w) => workersIn(w.handle.signal).every((h) => h.session() === undefined)), `trial ${trial}: no worker left in a test`);
+    t.ok(workers.every((w) => w.handle.role<WorkerRole>('load-test', 'worker')?.session() === undefined), `trial ${trial}: no worker left in a test`);
   }
   t.notOk(orchestrator.logs.some((l) => l.msg === 'found a test whose orchestrator is gone: resetting to IDLE'), 'no start ever took the live test for abandoned');
   t.ok(seen.has(202), 'tests did start');

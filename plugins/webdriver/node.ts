@@ -34,6 +34,8 @@ export interface NodeOptions {
   takeWarmDriver?: () => WarmDriver | undefined;
   /** Offers the driver back once its session was deleted cleanly; true when taken (the node then leaves it running). */
   giveBackDriver?: (driver: Driver) => boolean;
+  /** Nodes serving in this process, by session id: the node is in it while it serves (the orchestrator's, which a proxy in the same process reads). */
+  serving?: Map<string, SessionNode>;
 }
 
 /** The host other machines reach a server on: the advertised one, else the bound one (a wildcard address means this machine's name). */
@@ -160,7 +162,7 @@ export class SessionNode {
         this.log('LSINIT', `driver session ${this.driverSessionId}`),
       ]);
       this.lastSeen = Date.now();
-      localNodes.set(this.id, this);
+      this.options.serving?.set(this.id, this);
       // last: the manager serves the client once it sees this; the push wakes it (it waits in a blocking pop)
       const host = advertisedHost(config.orchestrator.nodeHost, config.orchestrator.advertiseHost);
       await ctx.backend.multi([
@@ -353,7 +355,7 @@ export class SessionNode {
   end(code: Code | undefined, meta: string): Promise<void> {
     this.ending ??= (async () => {
       const { ctx, id } = this;
-      localNodes.delete(id);
+      this.options.serving?.delete(id);
       for (const timer of this.timers) clearInterval(timer);
       if (this.driverSessionId && this.driver) {
         const deleted = await hop({ host: '127.0.0.1', port: this.driver.port }, 'DELETE', `/session/${this.driverSessionId}`, driverHeaders(this.driver.port), undefined, undefined, 10_000).catch(() => undefined);
@@ -392,12 +394,6 @@ export interface NodeAnswer {
   contentType: string;
   body: Buffer;
 }
-
-/**
- * Nodes serving in this process, by session id: a proxy in the same process
- * (standalone) hands them commands directly instead of over a socket.
- */
-export const localNodes = new Map<string, SessionNode>();
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 

@@ -5,12 +5,13 @@ import { fork } from 'node:child_process';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { connectBackend } from '../../adapters/index.ts';
 import { loadConfig } from '../../core/config.ts';
 import { memoryLogger } from '../../core/logger.ts';
 import { startProcess, type ProcessHandle } from '../../core/runtime.ts';
 import type { Backend } from '../../core/backend.ts';
 import plugin from '../../plugins/load-test/index.ts';
-import { controllerOf } from '../../plugins/load-test/roles/orchestrator.ts';
+import type { OrchestratorRole } from '../../plugins/load-test/roles/orchestrator.ts';
 import type { TestController } from '../../plugins/load-test/test-control.ts';
 import { root } from './cli.ts';
 import { freePort } from './redis.ts';
@@ -105,8 +106,8 @@ export async function startLoad(opts: { redis?: string; prefix?: string; roles?:
     ],
   });
   const logger = memoryLogger();
-  const handle = await startProcess({ plugins: [plugin], config, logger, backend: opts.backend });
-  return { handle, controller: controllerOf(handle.signal), logs: logger.lines };
+  const handle = await startProcess({ plugins: [plugin], config, logger, backend: opts.backend ?? connectBackend });
+  return { handle, controller: handle.role<OrchestratorRole>(plugin.name, 'orchestrator')?.controller, logs: logger.lines };
 }
 
 /** Exact percentile of raw values (nearest rank), to compare with the HDR's. */
