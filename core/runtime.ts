@@ -144,17 +144,19 @@ export interface StartOptions {
   configurePlugin?(plugin: Plugin, container: DependencyContainer): void;
 }
 
-export interface RunningRole<R extends Role = Role> {
+export interface RunningRole {
   readonly plugin: string;
   readonly role: string;
-  /** What the role's factory returned: a plugin may offer more on it (the load-test orchestrator its test controller). */
-  readonly instance: R;
 }
 
 export interface ProcessHandle {
   /** The roles started, in start order. */
   readonly roles: readonly RunningRole[];
-  /** The started role `role` of `plugin`, as its factory returned it; undefined when it does not run here. */
+  /**
+   * The started role `role` of `plugin`, as its factory returned it (a plugin
+   * may offer more on it: the load-test orchestrator its test controller);
+   * undefined when it does not run here.
+   */
   role<R extends Role = Role>(plugin: string, role: string): R | undefined;
   readonly config: Readonly<CoordConfig>;
   readonly backend: Backend;
@@ -262,10 +264,9 @@ export async function startProcess(options: StartOptions): Promise<ProcessHandle
     }
   }
 
-  const roles = Object.freeze(started.map(({ plugin, role, instance }) => Object.freeze({ plugin, role, instance })));
   return {
-    roles,
-    role: <R extends Role>(plugin: string, role: string) => roles.find((r) => r.plugin === plugin && r.role === role)?.instance as R | undefined,
+    roles: Object.freeze(started.map(({ plugin, role }) => Object.freeze({ plugin, role }))),
+    role: <R extends Role>(plugin: string, role: string) => started.find((r) => r.plugin === plugin && r.role === role)?.instance as R | undefined,
     config,
     backend,
     container: root,

@@ -147,15 +147,12 @@ t.test('a process on real Redis', async (t) => {
     const config = configFor([plugin], { keyPrefix: '{t1}:' });
     const handle = await startProcess({ plugins: [plugin], config, logger, clock, backend });
 
-    t.same(
-      handle.roles.map(({ plugin, role }) => ({ plugin, role })),
-      [
-        { plugin: 'recorder', role: 'a' },
-        { plugin: 'recorder', role: 'b' },
-        { plugin: 'recorder', role: 'c' },
-      ],
-    );
-    t.equal(handle.role('recorder', 'b'), handle.roles[1]!.instance, 'a started role is reachable from the handle, as its factory returned it');
+    t.same(handle.roles, [
+      { plugin: 'recorder', role: 'a' },
+      { plugin: 'recorder', role: 'b' },
+      { plugin: 'recorder', role: 'c' },
+    ]);
+    t.ok(handle.role('recorder', 'b') && typeof handle.role('recorder', 'b')!.stop === 'function', 'a started role is reachable from the handle, as its factory returned it');
     t.equal(handle.role('recorder', 'z'), undefined, 'a role that does not run here is not');
     t.equal(handle.backend, backend, 'the injected backend is the one used');
     t.equal(await backend.send(['GET', '{t1}:mark:b']), '1234', 'roles wrote through the injected backend, under the prefix, with the injected clock');
@@ -328,6 +325,7 @@ t.test("a role finds another role of its plugin in this process (ctx.peer), as t
   const backend = await createBackend({ url: 'embedded://peer' });
   t.teardown(() => backend.close());
   const handle = await startProcess({ plugins: [plugin], config: configFor([plugin]), backend });
+  t.equal(handle.role<{ answer: number } & Role>('recorder', 'a')?.answer, 42, "the handle reaches a's own object too");
   await handle.stop('done');
   t.same(seen, { a: 42, c: undefined }, "b saw a's own object; c, which does not exist, is undefined");
 });
