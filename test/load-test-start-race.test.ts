@@ -14,7 +14,8 @@ import type { LoadTestConfig } from '../plugins/load-test/config.ts';
 import type { LoadTestKeys } from '../plugins/load-test/contract.ts';
 import type { WorkerRole } from '../plugins/load-test/roles/worker.ts';
 import { root } from './support/cli.ts';
-import { api, startLoad, startTarget, waitUntil, type LoadProcess } from './support/load.ts';
+import { api, startLoad, startTarget, type LoadProcess } from './support/load.ts';
+import { until } from './support/until.ts';
 import { freePort, startRedis } from './support/redis.ts';
 
 type Ctx = RoleContext<LoadTestConfig, LoadTestKeys>;
@@ -56,11 +57,11 @@ t.test('start, stop and start raced through the API, 10 times: each race ends cl
     for (const r of replies) seen.add(r.status);
     t.ok(replies.every((r) => [200, 202, 409].includes(r.status)), `trial ${trial}: ${replies.map((r) => r.status).join(' ')} (no server error)`);
     // Whatever won, the deployment settles: no test, or a test whose users all run.
-    await waitUntil(async () => {
+    await until(`trial ${trial}: a settled state`, async () => {
       const status = (await api(port, 'GET', '/api/status')).body;
       if (status.state === 'IDLE') return true;
       return status.state === 'RUNNING' && status.users === 6 && (await activeUsers()) === 6;
-    }, 15_000, `trial ${trial}: a settled state`);
+    }, 15_000);
     const status = (await api(port, 'GET', '/api/status')).body;
     if (status.state === 'RUNNING') {
       t.equal(await send(['GET', ctx.keys.orchestrator()]), orchestrator.controller!.id, `trial ${trial}: the running test holds its lease`);
