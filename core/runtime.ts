@@ -194,15 +194,7 @@ export async function startProcess(options: StartOptions): Promise<ProcessHandle
   if (options.clock || !root.isRegistered(tokens.Clock, true)) root.register(tokens.Clock, { useValue: options.clock ?? systemClock });
   if (options.logger || !root.isRegistered(tokens.Logger, true)) root.register(tokens.Logger, { useValue: options.logger ?? silentLogger });
   root.register(tokens.Config, { useValue: config });
-  const logger = root.resolve<Logger>(tokens.Logger);
-  let owned: Backend | undefined;
-  if (typeof options.backend === 'function') owned = await options.backend(config.redis, logger);
-  if (options.backend) root.register(tokens.Backend, { useValue: owned ?? options.backend });
-  else if (!root.isRegistered(tokens.Backend, true)) {
-    throw new StartError("no backend: pass backend (a Backend, or a function that opens one such as connectBackend from 'coordkit/adapters') or register tokens.Backend in the container");
-  }
-  const backend = root.resolve<Backend>(tokens.Backend);
-
+  // The plugins' containers before the backend: a configurePlugin that throws leaves nothing open.
   const perPlugin = new Map(
     registered.map(({ plugin, scripts }) => {
       const child = root.createChildContainer();
@@ -213,6 +205,15 @@ export async function startProcess(options: StartOptions): Promise<ProcessHandle
       return [plugin.name, child] as const;
     }),
   );
+
+  const logger = root.resolve<Logger>(tokens.Logger);
+  let owned: Backend | undefined;
+  if (typeof options.backend === 'function') owned = await options.backend(config.redis, logger);
+  if (options.backend) root.register(tokens.Backend, { useValue: owned ?? options.backend });
+  else if (!root.isRegistered(tokens.Backend, true)) {
+    throw new StartError("no backend: pass backend (a Backend, or a function that opens one such as connectBackend from 'coordkit/adapters') or register tokens.Backend in the container");
+  }
+  const backend = root.resolve<Backend>(tokens.Backend);
 
   const controller = new AbortController();
   const global: Readonly<GlobalConfig> = Object.freeze({ redis: config.redis, log: config.log });
