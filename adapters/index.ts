@@ -1,7 +1,11 @@
 // Picks an adapter for a URL: embedded when there is none, otherwise the one
 // named (ioredis by default). Adapters are imported lazily so a process loads
-// only the client library it uses.
+// only the client library it uses. connectBackend is what the CLI (and
+// 'coordkit/embed') hand startProcess: core itself knows no adapter.
 import type { Backend, BackendOptions } from '../core/backend.ts';
+import type { GlobalConfig } from '../core/plugin.ts';
+import type { Logger } from '../core/logger.ts';
+import { silentLogger } from '../core/logger.ts';
 import { parseRedisUrl, UrlError } from '../core/url.ts';
 
 export const adapterNames = ['ioredis', 'node-redis', 'embedded'] as const;
@@ -27,4 +31,21 @@ export async function createBackend(options: BackendOptions & { adapter?: string
     case 'embedded':
       return (await import('./embedded.ts')).createEmbeddedBackend(options);
   }
+}
+
+/**
+ * The backend config.redis names (embedded without a URL), once it answers:
+ * a Redis that cannot be reached rejects with ConnectionError "cannot reach
+ * Redis at …: why". Pass it to startProcess as `backend` (an OpenBackend).
+ */
+export async function connectBackend(redis: Readonly<Pick<GlobalConfig['redis'], 'url' | 'adapter'>>, logger: Logger = silentLogger): Promise<Backend> {
+  const backendLogger = logger.child({ backend: redis.adapter ?? 'auto' });
+  const backend = await createBackend({ url: redis.url, adapter: redis.adapter, clientName: 'coord', log: (line) => backendLogger.debug(line) });
+  try {
+    await backend.ready();
+  } catch (err) {
+    await backend.close().catch(() => {});
+    throw err;
+  }
+  return backend;
 }

@@ -13,9 +13,9 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { loadConfig } from '../dist/core/config.js';
+import { connectBackend } from '../dist/adapters/index.js';
 import { startProcess } from '../dist/core/runtime.js';
 import plugin from '../dist/plugins/load-test/index.js';
-import { controllerOf } from '../dist/plugins/load-test/roles/orchestrator.js';
 import { autocannonRun, coordRun, startTarget, undiciRun } from './load-runs.mjs';
 
 const seconds = Number(process.argv[2] ?? 5);
@@ -39,8 +39,8 @@ const flags = [
   { path: 'log.level', value: 'warn' },
   { path: 'roles', value: ['worker', 'orchestrator'] },
 ];
-const local = await startProcess({ plugins: [plugin], config: loadConfig({ plugins: [plugin], env: {}, flags }) });
-const controller = controllerOf(local.signal);
+const local = await startProcess({ plugins: [plugin], backend: connectBackend, config: loadConfig({ plugins: [plugin], env: {}, flags }) });
+const controller = local.role('load-test', 'orchestrator').controller;
 const profile = process.env.PROFILE;
 const session = new Session();
 if (profile) {

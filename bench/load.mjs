@@ -27,12 +27,12 @@ import { writeFileSync } from 'node:fs';
 import { createBackend } from '../dist/adapters/index.js';
 import { scenarioContext } from '../dist/conformance/scenario-context.js';
 import { loadConfig } from '../dist/core/config.js';
+import { connectBackend } from '../dist/adapters/index.js';
 import { startProcess } from '../dist/core/runtime.js';
 import plugin from '../dist/plugins/load-test/index.js';
 import { readBatches } from '../dist/plugins/load-test/keyspace.js';
 import { MetricsRecorder } from '../dist/plugins/load-test/metrics-recorder.js';
 import { ResultAggregator } from '../dist/plugins/load-test/results.js';
-import { controllerOf } from '../dist/plugins/load-test/roles/orchestrator.js';
 import { coord } from '../dist/test/support/cli.js';
 import { startRedis } from '../dist/test/support/redis.js';
 import { processesCpuUs } from './proc-cpu.mjs';
@@ -66,8 +66,8 @@ function flags(extra) {
 }
 
 // One worker and the orchestrator in this process, embedded backend (as `coord load run`).
-const local = await startProcess({ plugins: [plugin], config: loadConfig({ plugins: [plugin], env: {}, flags: flags([{ path: 'roles', value: ['worker', 'orchestrator'] }]) }) });
-const controller = controllerOf(local.signal);
+const local = await startProcess({ plugins: [plugin], backend: connectBackend, config: loadConfig({ plugins: [plugin], env: {}, flags: flags([{ path: 'roles', value: ['worker', 'orchestrator'] }]) }) });
+const controller = local.role('load-test', 'orchestrator').controller;
 const coordRun = (metrics, ctl = controller, seconds = SECONDS) => coordOn(ctl, url, seconds, metrics);
 const autocannonRun = (seconds = SECONDS) => autocannonOn(url, seconds);
 const undiciRun = (seconds = SECONDS) => undiciOn(url, seconds);
@@ -124,9 +124,10 @@ const prefix = '{bench}:';
 const common = ['--redis', redis.url, '--prefix', prefix];
 const remote = await startProcess({
   plugins: [plugin],
+  backend: connectBackend,
   config: loadConfig({ plugins: [plugin], env: {}, flags: flags([{ path: 'roles', value: ['orchestrator'] }, { path: 'redis.url', value: redis.url }, { path: 'redis.keyPrefix', value: prefix }]) }),
 });
-const remoteController = controllerOf(remote.signal);
+const remoteController = remote.role('load-test', 'orchestrator').controller;
 const startWorker = async (id) => {
   const p = coord(['run', '--plugin', 'load-test', '--role', 'worker', '--set', `load-test.workerId=${id}`, ...common]);
   await p.waitFor((l) => l.msg === 'worker registered');

@@ -12,7 +12,7 @@ import { processIo, type Io } from './io.ts';
 import { namedPlugins } from './deployment.ts';
 import { loadPlugin } from './load-plugin.ts';
 import { addPluginCommands } from './plugin-commands.ts';
-import { withConfigOptions, withPluginFlags } from './options.ts';
+import { RUN_OPTIONS, withConfigOptions, withPluginFlags } from './options.ts';
 
 type Options = Readonly<Record<string, unknown>>;
 
@@ -30,12 +30,9 @@ export async function runCli(argv: readonly string[], io: Io = processIo): Promi
 
 async function dispatch(argv: readonly string[], io: Io): Promise<number> {
   const cli = cac('coord');
-  cli
-    .command('run', 'Start roles of a plugin in this process until SIGINT/SIGTERM (no --role: all its default roles, standalone)')
-    .option('--plugin <name>', 'Plugin: a built-in name or a module path (./my-plugin.js)', { type: [String] })
-    .option('--role <role>', 'Role to start (repeatable); roles of one deployment share --redis and --prefix', { type: [String] });
-  withConfigOptions(last(cli)).action(async (o: Options) => (await import('./commands/run.ts')).runCommand(o, io));
-  const run = last(cli);
+  const run = cli.command('run', 'Start roles of a plugin in this process until SIGINT/SIGTERM (no --role: all its default roles, standalone)');
+  for (const o of RUN_OPTIONS) run.option(o.flags, o.description, { type: [String] });
+  withConfigOptions(run).action(async (o: Options) => (await import('./commands/run.ts')).runCommand(o, io));
 
   cli
     .command('plugins', 'List the plugins: name, version, description, roles')

@@ -1,17 +1,23 @@
 // What a plugin's own CLI command gets (CommandTools): a role context on the
-// deployment the usual flags name, the config input they make, and a way to print.
+// deployment the usual flags name, the config input they make, a process of
+// its roles (as coord run starts one), signals, and ways to print.
+import { adapterNames, connectBackend } from '../adapters/index.ts';
 import { systemClock } from '../core/clock.ts';
 import { loadConfig, type ConfigInput } from '../core/config.ts';
 import { createLogger } from '../core/log.ts';
-import { environment } from '../core/platform.ts';
+import { environment, exit, onStopSignals, stderrIsTTY, writeStderr, type StopSignal } from '../core/platform.ts';
 import type { CommandTools, Plugin, RoleContext } from '../core/plugin.ts';
 import { roleContext } from '../core/role-context.ts';
-import { connectBackend, registerPlugin } from '../core/runtime.ts';
+import { registerPlugin, startProcess } from '../core/runtime.ts';
 import { builtinPlugins } from '../plugins/index.ts';
 import { moduleNames } from './deployment.ts';
 import { UsageError } from './errors.ts';
 import type { Io } from './io.ts';
 import { configFlags, text } from './options.ts';
+import { table } from './table.ts';
+
+/** The exit code of a process a second signal ends (128 + the signal's number, as shells report it). */
+const SIGNAL_EXIT: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143 };
 
 /**
  * What loadConfig takes from a command line, but the plugins: the --config
@@ -20,7 +26,7 @@ import { configFlags, text } from './options.ts';
  */
 export function commandConfigInput(options: Readonly<Record<string, unknown>>): Omit<ConfigInput, 'plugins'> {
   const file = text(options.config);
-  return { knownPlugins: [...Object.keys(builtinPlugins), ...moduleNames(file)], file, env: environment(), flags: configFlags(options) };
+  return { knownPlugins: [...Object.keys(builtinPlugins), ...moduleNames(file)], file, env: environment(), flags: configFlags(options), adapters: adapterNames };
 }
 
 /**
@@ -30,8 +36,31 @@ export function commandConfigInput(options: Readonly<Record<string, unknown>>): 
  * state of a process started without --redis is instead.
  */
 export function commandTools(plugin: Plugin, options: Readonly<Record<string, unknown>>, io: Io, name = plugin.name): CommandTools {
+  const tty = stderrIsTTY();
   return {
     print: (line) => io.out(line),
+    printErr: (line) => io.err(line),
+    table,
+    progress(line) {
+      if (line === undefined) {
+        if (tty) writeStderr('\n');
+      } else writeStderr(tty ? `\r${line}\u001b[K` : `${line}\n`);
+    },
+    start(config, { backend, plugins = [plugin] } = {}) {
+      const logger = createLogger({ ...config.log, stderr: true });
+      return startProcess({ plugins, config, logger, backend: backend ?? connectBackend });
+    },
+    onStop(handler) {
+      let first: StopSignal | undefined;
+      return onStopSignals((signal) => {
+        if (first) {
+          writeStderr(`\n${signal} again: exiting now\n`);
+          exit(SIGNAL_EXIT[signal]);
+        }
+        first = signal;
+        handler(signal);
+      });
+    },
     // Read when asked: a command that does not use it does not fail on a bad --set.
     get configInput() {
       return commandConfigInput(options);
@@ -41,7 +70,7 @@ export function commandTools(plugin: Plugin, options: Readonly<Record<string, un
       if (!config.redis.url) throw new UsageError(noDeployment(name, config.plugins[plugin.name]));
       // Standard output is the command's result: its log lines go to standard error.
       const logger = createLogger({ ...config.log, stderr: true }).child({ plugin: plugin.name });
-      const backend = await connectBackend(config, logger);
+      const backend = await connectBackend(config.redis, logger);
       const controller = new AbortController();
       const ctx = roleContext({
         plugin,

@@ -16,6 +16,7 @@ import { registerPlugin } from '../core/runtime.ts';
 import { importModule, ModuleLoadError } from '../core/typescript-modules.ts';
 import { builtinPlugins } from '../plugins/index.ts';
 import { UsageError } from './errors.ts';
+import { checkRunFlags } from './options.ts';
 
 export function isPluginPath(spec: string): boolean {
   return /^(\.{1,2}[\\/]|[\\/]|file:)/.test(spec) || /\.(m?js|m?ts)$/.test(spec) || spec === '.' || spec === '..';
@@ -25,6 +26,7 @@ export function isPluginPath(spec: string): boolean {
 export async function loadPlugin(spec: string, base = cwd()): Promise<Plugin> {
   const plugin = isPluginPath(spec) ? await importPlugin(spec, moduleUrl(spec, base)) : await byName(spec, base);
   registerPlugin(plugin);
+  checkRunFlags(plugin);
   return plugin;
 }
 

@@ -3,7 +3,7 @@
 import type { Command } from 'cac';
 import { parseSetFlag, schemaAt, type ConfigFlag } from '../core/config.ts';
 import { list, text } from '../core/option-values.ts';
-import type { Plugin } from '../core/plugin.ts';
+import { PluginError, type Plugin } from '../core/plugin.ts';
 
 export { list, text };
 
@@ -15,6 +15,24 @@ const CONFIG_OPTIONS = [
   { flags: '--log-level <level>', path: 'log.level', description: 'debug, info, warn or error' },
   { flags: '--log-format <format>', path: 'log.format', description: 'auto (readable on a terminal, JSON otherwise), json or pretty' },
 ] as const;
+
+/** `coord run`'s own options, besides the ones above (--plugin and --role are lists). */
+export const RUN_OPTIONS = [
+  { flags: '--plugin <name>', description: 'Plugin: a built-in name or a module path (./my-plugin.js)' },
+  { flags: '--role <role>', description: 'Role to start (repeatable); roles of one deployment share --redis and --prefix' },
+] as const;
+
+/** Every flag `coord run` takes itself, in the order its help lists them: a plugin's config.flags cannot take one. */
+export const RUN_FLAGS: readonly string[] = [...RUN_OPTIONS, { flags: '--config' }, { flags: '--set' }, ...CONFIG_OPTIONS, { flags: '--help' }, { flags: '--version' }].map(
+  (o) => o.flags.split(' ')[0]!.slice(2),
+);
+
+/** A plugin whose config.flags names one of coord run's own flags is a PluginError. */
+export function checkRunFlags(plugin: Plugin): void {
+  for (const flag of Object.keys(plugin.config.flags ?? {})) {
+    if (RUN_FLAGS.includes(flag)) throw new PluginError(`plugin ${plugin.name}: config.flags has "${flag}", which coord run already takes (${RUN_FLAGS.join(', ')})`);
+  }
+}
 
 /** Adds --config, --set and the options above to a command. */
 export function withConfigOptions(command: Command): Command {

@@ -7,7 +7,6 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { ErrorObject } from 'ajv';
 import { LineCounter, isMap, isScalar, parseDocument, type Node as YamlNode } from 'yaml';
-import { adapterNames } from '../adapters/index.ts';
 import { createAjv } from './ajv.ts';
 import type { JsonSchema } from './contract.ts';
 import { didYouMean } from './did-you-mean.ts';
@@ -39,6 +38,8 @@ export interface ConfigInput {
   file?: string;
   env?: Readonly<Record<string, string | undefined>>;
   flags?: readonly ConfigFlag[];
+  /** The names redis.adapter may take (the CLI passes its adapters'); default: any text, checked when the backend is made. */
+  adapters?: readonly string[];
 }
 
 /** A config that cannot be used. The message is one line; `problems` lists each one. */
@@ -62,12 +63,13 @@ const GLOBAL_ENV: readonly [name: string, path: string][] = [
   ['COORD_LOG_FORMAT', 'log.format'],
 ];
 
-const TOP_LEVEL = ['redis', 'log', 'roles', 'plugins', 'modules'] as const;
+/** The config's own top-level sections: no plugin may take one of these names (`--set name.x=…` would be ambiguous). */
+export const CONFIG_SECTIONS: readonly string[] = Object.freeze(['redis', 'log', 'roles', 'plugins', 'modules']);
 
 type Data = Record<string, unknown>;
 
 export function loadConfig(input: ConfigInput): Readonly<CoordConfig> {
-  const schema = configSchema(input.plugins);
+  const schema = configSchema(input.plugins, input.adapters);
   const activeNames = input.plugins.map((p) => p.name);
   const sources = new Map<string, string>(); // internal path ('plugins/x/y') → where its value came from
   const data: Data = {};
@@ -125,8 +127,8 @@ export function parseSetFlag(text: string): ConfigFlag {
   return { path: text.slice(0, at), value: text.slice(at + 1), flag: `--set ${text.slice(0, at)}` };
 }
 
-/** The schema of the whole config: coord's own sections plus one per active plugin. */
-export function configSchema(plugins: readonly Plugin[]): JsonSchema {
+/** The schema of the whole config: coord's own sections plus one per active plugin; `adapters`: the names redis.adapter may take. */
+export function configSchema(plugins: readonly Plugin[], adapters?: readonly string[]): JsonSchema {
   const roles = [...new Set(plugins.flatMap((p) => Object.keys(p.roles)))];
   return {
     type: 'object',
@@ -139,7 +141,7 @@ export function configSchema(plugins: readonly Plugin[]): JsonSchema {
         default: {},
         properties: {
           url: { type: 'string', description: 'redis://, rediss://, redis://host:port,host:port (cluster) or embedded://; none: embedded' },
-          adapter: { enum: [...adapterNames], description: 'client library (default: ioredis for a URL, embedded without)' },
+          adapter: { ...(adapters ? { enum: [...adapters] } : { type: 'string' }), description: 'client library (default: ioredis for a URL, embedded without)' },
           keyPrefix: { type: 'string', default: '', description: "prefix of every key, e.g. '{grid}:' (a hash tag keeps a deployment in one cluster slot)" },
           passwordFile: { type: 'string', minLength: 1, description: 'file whose first line is the Redis password, so it is not in the URL (nor in ps): used with redis.url' },
         },
@@ -242,7 +244,7 @@ function setPath(target: Data, path: string[], value: unknown): void {
 /** 'browser-grid.maxConcurrentSessions' → ['plugins', 'browser-grid', 'maxConcurrentSessions']. */
 function internalPath(dotted: string, plugins: readonly string[]): string[] {
   const parts = dotted.split('.');
-  if (plugins.includes(parts[0]!) && !(TOP_LEVEL as readonly string[]).includes(parts[0]!)) return ['plugins', ...parts];
+  if (plugins.includes(parts[0]!) && !CONFIG_SECTIONS.includes(parts[0]!)) return ['plugins', ...parts];
   return parts;
 }
 

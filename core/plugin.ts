@@ -2,10 +2,12 @@
 // schema and roles. The runtime (runtime.ts) checks it when it is registered
 // and starts its roles; the conformance suite runs its scenarios.
 import type { Backend } from './backend.ts';
-import type { ConfigInput } from './config.ts';
+import type { ConfigInput, CoordConfig } from './config.ts';
 import type { ContractSpec, JsonSchema, KeyBuilders, KeySpec } from './contract.ts';
 import type { Logger } from './logger.ts';
 import type { Clock } from './clock.ts';
+import type { StopSignal } from './platform.ts';
+import type { ProcessHandle } from './runtime.ts';
 import type { ScriptRunner } from './scripts.ts';
 
 /** A long-running part of a process: a proxy, a worker, a reaper… */
@@ -42,6 +44,12 @@ export interface RoleContext<C = Record<string, unknown>, K extends Record<strin
   readonly signal: AbortSignal;
   /** Names of the roles running in this process (a role may behave differently in standalone). */
   readonly roles: readonly string[];
+  /**
+   * Another role of this plugin in this process, as its factory returned it
+   * (e.g. the webdriver proxy hands commands straight to the orchestrator's
+   * nodes); undefined when it does not run here or is not made yet.
+   */
+  peer<R extends Role = Role>(role: string): R | undefined;
 }
 
 export interface GlobalConfig {
@@ -134,9 +142,30 @@ export interface CommandTools {
    * The same deployment as loadConfig (core/config.ts) takes it, all but the
    * plugins: the --config file, the environment, and the flags --redis,
    * --prefix, --set… in the order they apply. For a command that starts roles
-   * of its own (startProcess); connect() is enough for the rest.
+   * of its own: loadConfig({ ...configInput, plugins }), then start(config);
+   * connect() is enough for the rest.
    */
   readonly configInput: Readonly<Omit<ConfigInput, 'plugins'>>;
+  /**
+   * Starts roles in this process, as `coord run` does: startProcess with this
+   * plugin (or `plugins`) on the backend config.redis names, or on `backend`
+   * (one a process started before uses, e.g. `first.backend`); log lines go
+   * to standard error, since standard output is the command's result. Stop
+   * the handle when done.
+   */
+  start(config: Readonly<CoordConfig>, options?: { backend?: Backend; plugins?: readonly Plugin[] }): Promise<ProcessHandle>;
+  /**
+   * Calls `handler` on the first SIGINT or SIGTERM; a second one exits the
+   * process at once with 128 + its number (130, 143), as shells report it.
+   * Returns a function that removes the handler.
+   */
+  onStop(handler: (signal: StopSignal) => void): () => void;
   /** Writes a line to stdout. */
   print(line: string): void;
+  /** Writes a line to stderr (a message beside the result). */
+  printErr(line: string): void;
+  /** A progress line on standard error: rewritten in place on a terminal, one line each otherwise; no line ends the progress. */
+  progress(line?: string): void;
+  /** Rows as aligned columns under `head` and a rule; numbers right-aligned. For print(). */
+  table(head: readonly string[], rows: readonly (readonly (string | number)[])[]): string;
 }

@@ -4,7 +4,7 @@ import type { Backend } from './backend.ts';
 import type { Clock } from './clock.ts';
 import { channelBuilders, keyBuilders } from './contract.ts';
 import type { Logger } from './logger.ts';
-import type { GlobalConfig, Plugin, RoleContext } from './plugin.ts';
+import type { GlobalConfig, Plugin, Role, RoleContext } from './plugin.ts';
 import { scriptRunner, type ScriptDefinition } from './scripts.ts';
 
 export interface RoleContextParts {
@@ -19,6 +19,8 @@ export interface RoleContextParts {
   clock: Clock;
   signal: AbortSignal;
   roles: readonly string[];
+  /** The plugin's roles made in this process so far, by name (default: none). */
+  peer?: (role: string) => Role | undefined;
 }
 
 export function roleContext(parts: RoleContextParts): RoleContext {
@@ -35,5 +37,6 @@ export function roleContext(parts: RoleContextParts): RoleContext {
     clock: parts.clock,
     signal: parts.signal,
     roles: Object.freeze([...parts.roles]),
+    peer: <R extends Role>(role: string) => parts.peer?.(role) as R | undefined,
   });
 }

@@ -1,15 +1,15 @@
 // The plugin and role runtime: checks plugins when they are registered, wires
 // one process (a container per process, a child per plugin), starts its roles
 // in order and stops them in reverse. Signals are the CLI's business: the
-// library only offers `handle.stop(reason)`.
+// library only offers `handle.stop(reason)`. The backend is the caller's
+// (a Backend, or a function that opens one): core knows no adapter.
 import semver from 'semver';
-import { createBackend } from '../adapters/index.ts';
 import { createAjv } from './ajv.ts';
 import type { Backend } from './backend.ts';
 import { systemClock, type Clock } from './clock.ts';
-import { schemaAt, type CoordConfig } from './config.ts';
+import { CONFIG_SECTIONS, schemaAt, type CoordConfig } from './config.ts';
 import { defineContract } from './contract.ts';
-import { processContainer, tokens } from './di.ts';
+import { processContainer, tokens, type DependencyContainer } from './di.ts';
 import { silentLogger, type Logger } from './logger.ts';
 import { PluginError, type GlobalConfig, type Plugin, type Role } from './plugin.ts';
 import { roleContext } from './role-context.ts';
@@ -27,10 +27,9 @@ export class StartError extends Error {
   override readonly name = 'StartError';
 }
 
-const NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
+/** What a plugin's name must look like (npm-style: lower case letters, digits and dashes). */
+export const PLUGIN_NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 const ROLE_NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
-/** Top-level config keys: a plugin of that name would make `--set name.x=…` ambiguous. */
-const RESERVED = ['redis', 'log', 'roles', 'plugins', 'modules'];
 
 /**
  * Checks a plugin object and parses its scripts. Throws PluginError with a
@@ -40,14 +39,14 @@ export function registerPlugin(candidate: unknown): RegisteredPlugin {
   if (!isObject(candidate)) throw new PluginError(`not a plugin: expected an object with name, version, coord, contract, config and roles, got ${kind(candidate)}`);
   const p = candidate as unknown as Plugin;
   const rawName: unknown = p.name;
-  if (typeof rawName !== 'string' || !NAME.test(rawName)) {
+  if (typeof rawName !== 'string' || !PLUGIN_NAME.test(rawName)) {
     throw new PluginError(`plugin name ${JSON.stringify(rawName)} is not valid: expected lower case letters, digits and dashes, e.g. "browser-grid"`);
   }
   const name = rawName;
   const fail = (what: string): never => {
     throw new PluginError(`plugin ${name}: ${what}`);
   };
-  if (RESERVED.includes(name)) fail(`the name is reserved (${RESERVED.join(', ')} are config sections)`);
+  if (CONFIG_SECTIONS.includes(name)) fail(`the name is reserved (${CONFIG_SECTIONS.join(', ')} are config sections)`);
   if (typeof p.version !== 'string' || semver.valid(p.version) === null) fail(`version ${JSON.stringify(p.version)} is not a semver version such as 1.2.3`);
   if (typeof p.coord !== 'string' || semver.validRange(p.coord) === null) fail(`coord ${JSON.stringify(p.coord)} is not a semver range such as ^0.1.0`);
   if (!semver.satisfies(coordVersion, p.coord, { includePrerelease: true })) fail(`needs coord ${p.coord}, but this is coord ${coordVersion}`);
@@ -93,9 +92,6 @@ export function registerPlugin(candidate: unknown): RegisteredPlugin {
   return Object.freeze({ plugin: p, scripts: Object.freeze(scripts) });
 }
 
-/** Flags of `coord run` itself, which a plugin's config.flags cannot take. */
-const RESERVED_RUN_FLAGS = ['plugin', 'role', 'config', 'set', 'redis', 'adapter', 'prefix', 'log-level', 'log-format', 'help', 'version'];
-
 function checkConfig(p: Plugin, fail: (what: string) => never): void {
   if (!isObject(p.config) || !isObject(p.config.schema)) fail('config.schema is missing: a JSON Schema of the plugin\'s config section, with defaults');
   const schema = p.config.schema;
@@ -110,20 +106,42 @@ function checkConfig(p: Plugin, fail: (what: string) => never): void {
   }
   for (const [flag, path] of Object.entries(p.config.flags ?? {})) {
     if (!/^[a-z][a-z0-9-]*$/.test(flag)) fail(`config.flags has "${flag}": a flag name is lower case letters, digits and dashes, without the leading --`);
-    if (RESERVED_RUN_FLAGS.includes(flag)) fail(`config.flags has "${flag}", which coord run already takes (${RESERVED_RUN_FLAGS.join(', ')})`);
     if (!schemaAt(schema, path.split('.'))) fail(`config.flags maps --${flag} to "${path}", which is not a property of config.schema`);
   }
   if (p.config.check !== undefined && typeof p.config.check !== 'function') fail('config.check must be a function (config) => string[]');
 }
 
+/** Opens the process's backend from config.redis and resolves once it answers; the process closes it when it stops. */
+export type OpenBackend = (redis: Readonly<GlobalConfig['redis']>, logger: Logger) => Promise<Backend>;
+
 export interface StartOptions {
   plugins: readonly Plugin[];
   /** From loadConfig: validated and frozen. */
   config: Readonly<CoordConfig>;
-  /** Used instead of one made from config.redis; the caller keeps it (stop does not close it). */
-  backend?: Backend;
+  /**
+   * The roles' backend: a Backend the caller keeps (stop does not close it),
+   * or a function that opens one from config.redis (stop closes it; e.g.
+   * connectBackend from 'coordkit/adapters'). Without it, the one registered
+   * under tokens.Backend in `container`.
+   */
+  backend?: Backend | OpenBackend;
+  /** Without it: tokens.Logger in `container`, else no logging. */
   logger?: Logger;
+  /** Without it: tokens.Clock in `container`, else the system clock. */
   clock?: Clock;
+  /**
+   * The caller's container (e.g. processContainer()): what it registers under
+   * tokens.Clock, tokens.Logger or tokens.Backend, the roles get. The process
+   * runs in a child of it (the caller's registrations are not changed), each
+   * plugin in a child of that.
+   */
+  container?: DependencyContainer;
+  /**
+   * Called with each plugin's own container before its roles are made:
+   * register there (tokens.Clock, tokens.Logger, tokens.Backend) what only
+   * that plugin's roles get.
+   */
+  configurePlugin?(plugin: Plugin, container: DependencyContainer): void;
 }
 
 export interface RunningRole {
@@ -134,12 +152,21 @@ export interface RunningRole {
 export interface ProcessHandle {
   /** The roles started, in start order. */
   readonly roles: readonly RunningRole[];
+  /**
+   * The started role `role` of `plugin`, as its factory returned it (a plugin
+   * may offer more on it: the load-test orchestrator its test controller);
+   * undefined when it does not run here.
+   */
+  role<R extends Role = Role>(plugin: string, role: string): R | undefined;
+  readonly config: Readonly<CoordConfig>;
   readonly backend: Backend;
+  /** The process's container (tokens.Clock, tokens.Logger, tokens.Backend, tokens.Config). */
+  readonly container: DependencyContainer;
   /** Aborted when the process starts stopping; every role's ctx.signal. */
   readonly signal: AbortSignal;
   /**
    * Stops the roles in reverse start order (each awaited; an error is logged,
-   * not thrown), then closes the backend the runtime made. Idempotent: every
+   * not thrown), then closes the backend the runtime opened. Idempotent: every
    * call returns the same promise.
    */
   stop(reason: string): Promise<void>;
@@ -162,28 +189,36 @@ export async function startProcess(options: StartOptions): Promise<ProcessHandle
   const plan = registered.flatMap((r) => rolesToStart(r.plugin, config.roles).map((role) => ({ ...r, role })));
   if (plan.length === 0) throw new StartError(`no role to start: none of ${config.roles.join(', ')} belongs to ${registered.map((r) => r.plugin.name).join(', ')}`);
 
-  const logger = options.logger ?? silentLogger;
-  const ownsBackend = options.backend === undefined;
-  const backend = options.backend ?? (await connectBackend(config, logger));
-
-  const root = processContainer();
-  root.register(tokens.Clock, { useValue: options.clock ?? systemClock });
-  root.register(tokens.Logger, { useValue: logger });
-  root.register(tokens.Backend, { useValue: backend });
+  // The caller's registrations are defaults; the options given here win over them.
+  const root = processContainer(options.container);
+  if (options.clock || !root.isRegistered(tokens.Clock, true)) root.register(tokens.Clock, { useValue: options.clock ?? systemClock });
+  if (options.logger || !root.isRegistered(tokens.Logger, true)) root.register(tokens.Logger, { useValue: options.logger ?? silentLogger });
   root.register(tokens.Config, { useValue: config });
+  // The plugins' containers before the backend: a configurePlugin that throws leaves nothing open.
   const perPlugin = new Map(
     registered.map(({ plugin, scripts }) => {
       const child = root.createChildContainer();
       child.register(tokens.Plugin, { useValue: plugin });
       child.register(tokens.Scripts, { useValue: scripts });
       child.register(tokens.PluginConfig, { useValue: config.plugins[plugin.name] ?? Object.freeze({}) });
+      options.configurePlugin?.(plugin, child);
       return [plugin.name, child] as const;
     }),
   );
 
+  const logger = root.resolve<Logger>(tokens.Logger);
+  let owned: Backend | undefined;
+  if (typeof options.backend === 'function') owned = await options.backend(config.redis, logger);
+  if (options.backend) root.register(tokens.Backend, { useValue: owned ?? options.backend });
+  else if (!root.isRegistered(tokens.Backend, true)) {
+    throw new StartError("no backend: pass backend (a Backend, or a function that opens one such as connectBackend from 'coordkit/adapters') or register tokens.Backend in the container");
+  }
+  const backend = root.resolve<Backend>(tokens.Backend);
+
   const controller = new AbortController();
   const global: Readonly<GlobalConfig> = Object.freeze({ redis: config.redis, log: config.log });
   const roleNames = plan.map((p) => p.role);
+  const made = new Map<string, Role>(); // 'plugin/role' → what its factory returned
   const started: { plugin: string; role: string; instance: Role; logger: Logger }[] = [];
 
   let stopping: Promise<void> | undefined;
@@ -198,7 +233,7 @@ export async function startProcess(options: StartOptions): Promise<ProcessHandle
           r.logger.error('role failed to stop', { reason, error: message(err) });
         }
       }
-      if (ownsBackend) await backend.close().catch((err: unknown) => logger.error('backend did not close', { error: message(err) }));
+      if (owned) await owned.close().catch((err: unknown) => logger.error('backend did not close', { error: message(err) }));
       logger.debug('process stopped', { reason });
     })());
 
@@ -216,8 +251,10 @@ export async function startProcess(options: StartOptions): Promise<ProcessHandle
         clock: scope.resolve<Clock>(tokens.Clock),
         signal: controller.signal,
         roles: roleNames,
+        peer: (name) => made.get(`${plugin.name}/${name}`),
       });
       const instance = plugin.roles[role]!(ctx);
+      made.set(`${plugin.name}/${role}`, instance);
       await instance.start();
       started.push({ plugin: plugin.name, role, instance, logger: roleLogger });
       roleLogger.info('role started');
@@ -230,7 +267,10 @@ export async function startProcess(options: StartOptions): Promise<ProcessHandle
 
   return {
     roles: Object.freeze(started.map(({ plugin, role }) => Object.freeze({ plugin, role }))),
+    role: <R extends Role>(plugin: string, role: string) => started.find((r) => r.plugin === plugin && r.role === role)?.instance as R | undefined,
+    config,
     backend,
+    container: root,
     signal: controller.signal,
     stop,
   };
@@ -242,24 +282,6 @@ export function rolesToStart(plugin: Plugin, requested: readonly string[]): stri
   if (requested.length === 0) return [...(plugin.defaultRoles ?? declared)];
   const order = [...new Set([...(plugin.defaultRoles ?? []), ...declared])];
   return order.filter((role) => requested.includes(role));
-}
-
-/** Makes the backend from config.redis and waits until it answers. */
-export async function connectBackend(config: Readonly<Pick<CoordConfig, 'redis'>>, logger: Logger = silentLogger): Promise<Backend> {
-  const backendLogger = logger.child({ backend: config.redis.adapter ?? 'auto' });
-  const backend = await createBackend({
-    url: config.redis.url,
-    adapter: config.redis.adapter,
-    clientName: 'coord',
-    log: (line) => backendLogger.debug(line),
-  });
-  try {
-    await backend.ready(); // rejects with ConnectionError "cannot reach Redis at …: why"
-  } catch (err) {
-    await backend.close().catch(() => {});
-    throw err;
-  }
-  return backend;
 }
 
 function isObject(value: unknown): value is Record<string, any> {

@@ -118,6 +118,18 @@ t.test('an unknown plugin: one line, exit 2', async (t) => {
   oneLineError(t, cli('run'), 2, 'coord: run needs --plugin NAME (see coord plugins)');
 });
 
+t.test("a plugin whose config.flags takes one of coord run's own flags: one line, exit 2", async (t) => {
+  const file = join(dir, 'flag-taker.mjs');
+  const fixture = new URL('./fixtures/plugins/echo/index.js', import.meta.url).href;
+  writeFileSync(file, `import echo from '${fixture}';\nexport default { ...echo, config: { ...echo.config, flags: { redis: 'greeting' } } };\n`);
+  oneLineError(
+    t,
+    cli('run', '--plugin', file),
+    2,
+    'coord: plugin echo: config.flags has "redis", which coord run already takes (plugin, role, config, set, redis, adapter, prefix, log-level, log-format, help, version)',
+  );
+});
+
 t.test('bad flags and commands: one line, exit 2', async (t) => {
   oneLineError(t, cli('run', '--plugin', echo, '--bogus'), 2, 'coord: unknown option --bogus (see --help)');
   oneLineError(t, cli('plugins', '--verbose'), 2, 'coord: unknown option --verbose (see --help)');

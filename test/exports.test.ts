@@ -41,9 +41,9 @@ const PUBLIC: Record<string, string[]> = {
     'silentLogger', 'startProcess', 'systemClock', 'writeScriptTypes',
   ],
   './embed': [
-    'AdapterName', 'Backend', 'Clock', 'ConfigError', 'ConfigFlag', 'ConfigInput', 'CoordConfig', 'LogOptions', 'Logger', 'ProcessHandle', 'RegisteredPlugin',
-    'RunningRole', 'StartError', 'StartOptions', 'adapterNames', 'configSchema', 'coordVersion', 'createBackend', 'createLogger', 'loadConfig',
-    'parseSetFlag', 'registerPlugin', 'startProcess', 'tokens',
+    'AdapterName', 'Backend', 'Clock', 'ConfigError', 'ConfigFlag', 'ConfigInput', 'CoordConfig', 'DependencyContainer', 'LogOptions', 'Logger',
+    'OpenBackend', 'ProcessHandle', 'RegisteredPlugin', 'RunningRole', 'StartError', 'StartOptions', 'adapterNames', 'configSchema', 'connectBackend',
+    'coordVersion', 'createBackend', 'createLogger', 'loadConfig', 'parseSetFlag', 'processContainer', 'registerPlugin', 'startProcess', 'tokens',
   ],
   './adapter': [
     'Arg', 'Backend', 'BackendCapabilities', 'BackendFactory', 'BackendOptions', 'BackendState', 'BlockingConnection', 'Command', 'ConnectionError',
@@ -54,7 +54,7 @@ const PUBLIC: Record<string, string[]> = {
     'AdapterSuiteOptions', 'ContractSuiteOptions', 'Deviation', 'DeviationKind', 'KeySnapshot', 'ScenarioContextOptions', 'SnapshotOptions', 'adapterSuite',
     'checkSnapshot', 'contractSuite', 'formatDeviations', 'matchEntry', 'pluginConfig', 'scenarioContext', 'snapshotKeyspace',
   ],
-  './adapters': ['AdapterName', 'adapterNames', 'createBackend'],
+  './adapters': ['AdapterName', 'adapterNames', 'connectBackend', 'createBackend'],
   './adapters/ioredis': ['createIoredisBackend'],
   './adapters/node-redis': ['createNodeRedisBackend'],
   './adapters/embedded': ['createEmbeddedBackend'],
@@ -63,7 +63,7 @@ const PUBLIC: Record<string, string[]> = {
 /** Code entries of the export map (./package.json is there for tools that read it). */
 const entries = Object.entries(pkg.exports).filter(([key]) => key !== './package.json');
 
-/** The source a built file comes from: ./dist/core/index.js → ./core/index.ts. */
+/** The source a built file comes from: ./dist/entries/coordkit.js → ./entries/coordkit.ts. */
 function sourceOf(built: string): string {
   return built.replace(/^\.\/dist\//, './').replace(/\.js$/, '.ts');
 }
@@ -122,7 +122,7 @@ function runtimeImports(): Map<string, string> {
       }
     }
   };
-  for (const dir of ['core', 'cli', 'adapters', 'plugins', 'conformance']) visit(join(root, dir));
+  for (const dir of ['core', 'entries', 'cli', 'adapters', 'plugins', 'conformance']) visit(join(root, dir));
   return found;
 }
 

@@ -10,7 +10,8 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { root } from './support/cli.ts';
-import { startLoad, startTarget, waitUntil } from './support/load.ts';
+import { startLoad, startTarget } from './support/load.ts';
+import { until } from './support/until.ts';
 import { freePort } from './support/redis.ts';
 
 const target = await startTarget();
@@ -98,7 +99,7 @@ t.test('its own page, configured hosts and origins, and scenarios in the folder 
   const before = await served();
   const r = await call('POST', '/api/start', { origin: `http://127.0.0.1:${port}`, type: 'application/json; charset=utf-8', body: start });
   t.equal(r.status, 202, 'a start from its own page (same origin), by a relative name inside scenarioDir');
-  await waitUntil(async () => (await served()) > before, 10_000, 'requests at the target');
+  await until('requests at the target', async () => (await served()) > before, 10_000);
   t.equal((await call('POST', '/api/stop', { origin: 'http://dash.example' })).status, 200, 'an origin of allowedOrigins may stop it');
   t.equal(await state(), 'IDLE');
 });

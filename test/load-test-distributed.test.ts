@@ -13,7 +13,8 @@ import { keyBuilders } from '../core/contract.ts';
 import { contract } from '../plugins/load-test/contract.ts';
 import { buildIfStale } from './support/build.ts';
 import { coord, coordSync, root, type CoordProcess } from './support/cli.ts';
-import { api, startTarget, waitUntil } from './support/load.ts';
+import { api, startTarget } from './support/load.ts';
+import { until } from './support/until.ts';
 import { freePort, startRedis } from './support/redis.ts';
 
 buildIfStale();
@@ -58,16 +59,16 @@ t.test('two workers split the users round-robin and follow 10 → 20 → 5', asy
   const before = (await target.stats()).total;
   const start = await api(port, 'POST', '/api/start', { scenario: fixture('paced.mjs'), users: 10, spawnRate: 100, params: { baseUrl: target.url } });
   t.equal(start.status, 202, 'started');
-  await waitUntil(async () => (await split()).join() === '5,5', 10_000, '5 users on each worker');
+  await until('5 users on each worker', async () => (await split()).join() === '5,5', 10_000);
   t.same(await members(keys.workerUsers({ workerId: 'wA' })), [1, 3, 5, 7, 9], 'odd users on the first worker of the snapshot');
   t.same(await members(keys.workerUsers({ workerId: 'wB' })), [2, 4, 6, 8, 10]);
 
   t.equal((await api(port, 'POST', '/api/users', { users: 20 })).status, 202);
-  await waitUntil(async () => (await split()).join() === '10,10', 10_000, '10 users on each worker');
+  await until('10 users on each worker', async () => (await split()).join() === '10,10', 10_000);
   t.pass('20 users: 10 running on each worker');
 
   t.equal((await api(port, 'POST', '/api/users', { users: 5 })).status, 202);
-  await waitUntil(async () => (await split()).join() === '3,2', 10_000, '3 and 2 users');
+  await until('3 and 2 users', async () => (await split()).join() === '3,2', 10_000);
   t.same(await members(keys.users()), [1, 2, 3, 4, 5], 'the highest ids went first');
   const status = (await api(port, 'GET', '/api/status')).body;
   t.same(status.workers.map((w: { id: string; users: number; active_users: number }) => [w.id, w.users, w.active_users]), [['wA', 3, 3], ['wB', 2, 2]], 'the API shows the split');
@@ -89,7 +90,7 @@ t.test('two workers split the users round-robin and follow 10 → 20 → 5', asy
 t.test('every request the workers sent is counted, across processes', async (t) => {
   const before = (await target.stats()).total;
   await api(port, 'POST', '/api/start', { scenario: fixture('paced.mjs'), users: 8, spawnRate: 100, duration: '2s', params: { baseUrl: target.url } });
-  await waitUntil(async () => (await backend.send(['GET', keys.testState()])) === 'IDLE', 15_000, 'the test to end by its duration');
+  await until('the test to end by its duration', async () => (await backend.send(['GET', keys.testState()])) === 'IDLE', 15_000);
   const status = (await api(port, 'GET', '/api/status')).body;
   const served = (await target.stats()).total - before;
   t.equal(status.result.total.count, served, `${status.result.total.count} counted = ${served} served`);
@@ -98,7 +99,7 @@ t.test('every request the workers sent is counted, across processes', async (t) 
 
 t.test('a stop during ramp-up stops every user within the grace period', async (t) => {
   await api(port, 'POST', '/api/start', { scenario: fixture('paced.mjs'), users: 200, spawnRate: 20, params: { baseUrl: target.url } });
-  await waitUntil(async () => (await split()).reduce((a, b) => a + b) >= 10, 10_000, 'ten users running');
+  await until('ten users running', async () => (await split()).reduce((a, b) => a + b) >= 10, 10_000);
   const users = (await api(port, 'GET', '/api/status')).body.users;
   t.ok(users < 200, `still ramping up: ${users} of 200 users`);
   const stopAt = Date.now();
@@ -116,7 +117,7 @@ t.test('a stop during ramp-up stops every user within the grace period', async (
 t.test('1000 resources, 50 users, 2 workers: no resource is ever held by two users at once', async (t) => {
   const before = await target.stats();
   await api(port, 'POST', '/api/start', { scenario: fixture('resources.mjs'), users: 50, spawnRate: 200, duration: '5s', params: { baseUrl: target.url } });
-  await waitUntil(async () => (await backend.send(['GET', keys.testState()])) === 'IDLE', 20_000, 'the test to end');
+  await until('the test to end', async () => (await backend.send(['GET', keys.testState()])) === 'IDLE', 20_000);
   const after = await target.stats();
   const holds = (after.counts['GET /hold'] ?? 0) - (before.counts['GET /hold'] ?? 0);
   t.ok(holds > 1000, `${holds} holds: the pool went round more than once`);
@@ -152,14 +153,14 @@ t.test('coord load run --redis, or a config file that names the Redis, runs a te
 
 t.test('a worker killed -9 mid-test: dropped, its users reassigned, the test ends cleanly', async (t) => {
   await api(port, 'POST', '/api/start', { scenario: fixture('paced.mjs'), users: 10, spawnRate: 100, params: { baseUrl: target.url } });
-  await waitUntil(async () => (await split()).join() === '5,5', 10_000, '5 users on each worker');
+  await until('5 users on each worker', async () => (await split()).join() === '5,5', 10_000);
   const killedAt = Date.now();
   workerB.kill('SIGKILL');
   await orchestrator.waitFor((l) => l.msg === 'worker dead: dropped' && l.workerId === 'wB', 10_000);
   const detected = Date.now() - killedAt;
   t.ok(detected < 1500 + 1500, `marked dead ${detected} ms after the kill (deadAfter 1500 ms)`);
   t.equal(await backend.send(['HGET', keys.workerStatus({ workerId: 'wB' }), 'status']), 'dead');
-  await waitUntil(async () => (await members(keys.workerActiveUsers({ workerId: 'wA' }))).length === 10, 10_000, 'all 10 users on the surviving worker');
+  await until('all 10 users on the surviving worker', async () => (await members(keys.workerActiveUsers({ workerId: 'wA' }))).length === 10, 10_000);
   t.same(await members(keys.workerUsers({ workerId: 'wA' })), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 'its users were reassigned with their ids');
   const timeline = (await backend.send(['XRANGE', keys.timeline(), '-', '+'])) as [string, string[]][];
   t.ok(timeline.some(([, f]) => f.includes('worker_dead')), 'the timeline reports it');

@@ -13,7 +13,8 @@ import { keyBuilders } from '../core/contract.ts';
 import { contract } from '../plugins/load-test/contract.ts';
 import { buildIfStale } from './support/build.ts';
 import { coord, coordSync, root, type CoordProcess } from './support/cli.ts';
-import { api, startLoad, startTarget, waitUntil } from './support/load.ts';
+import { api, startLoad, startTarget } from './support/load.ts';
+import { until } from './support/until.ts';
 import { freePort, startRedis } from './support/redis.ts';
 
 buildIfStale();
@@ -52,7 +53,7 @@ async function runTest(durationMs: number): Promise<{ served: number; result: { 
   const before = (await target.stats()).total;
   const started = await api(port, 'POST', '/api/start', { scenario: paced, users: 6, spawnRate: 100, duration: `${durationMs}ms`, params: { baseUrl: target.url } });
   if (started.status !== 202) throw new Error(`start: ${started.status} ${JSON.stringify(started.body)}`);
-  await waitUntil(async () => (await state()) === 'IDLE', 20_000, 'the test to end by its duration');
+  await until('the test to end by its duration', async () => (await state()) === 'IDLE', 20_000);
   const result = (await api(port, 'GET', '/api/status')).body.result;
   return { served: (await target.stats()).total - before, result };
 }
@@ -69,7 +70,7 @@ t.test('Redis killed -9 and restarted empty between two tests: the second test s
 
   await redis.restart();
   t.equal(await backend.send(['GET', keys.testEpoch()]).catch(() => backend.send(['GET', keys.testEpoch()])), null, 'Redis came back empty');
-  await waitUntil(async () => (await registered()) === 'wA,wB', 15_000, 'both workers to register again');
+  await until('both workers to register again', async () => (await registered()) === 'wA,wB', 15_000);
 
   const { served, result } = await runTest(2000);
   t.equal(result.epoch, 1, 'the new test has epoch 1 (the counter started again)');
@@ -93,21 +94,21 @@ t.test('Redis restarted while a test runs: the test ends with what was read befo
   const before = (await target.stats()).total;
   const started = await api(port, 'POST', '/api/start', { scenario: paced, users: 6, spawnRate: 100, params: { baseUrl: target.url } });
   t.equal(started.status, 202);
-  await waitUntil(async () => ((await api(port, 'GET', '/api/status')).body.result?.total.count ?? 0) > 30, 15_000, 'results to come in');
+  await until('results to come in', async () => ((await api(port, 'GET', '/api/status')).body.result?.total.count ?? 0) > 30, 15_000);
   await redis.restart();
   await orchestrator.waitFor((l) => l.msg === 'the test lost its coordination state: ending it here', 15_000);
-  await waitUntil(async () => (await state()) === 'IDLE', 10_000, 'the orchestrator to be idle');
+  await until('the orchestrator to be idle', async () => (await state()) === 'IDLE', 10_000);
   const lost = (await api(port, 'GET', '/api/status')).body.result;
   const served = (await target.stats()).total - before;
   t.ok(lost.total.count > 0 && lost.total.count <= served, `the interrupted test keeps the ${lost.total.count} requests read before the restart (of ${served} served)`);
   // The workers stop the lost test's users: after a moment no request arrives.
-  await waitUntil(async () => {
+  await until('the lost test\'s users to stop', async () => {
     const mark = (await target.stats()).now;
     await new Promise((r) => setTimeout(r, 600));
     return (await target.stats(mark)).arrivedSince === 0;
-  }, 15_000, 'the lost test\'s users to stop');
+  }, 15_000);
   t.pass('the lost test\'s users stopped');
-  await waitUntil(async () => (await registered()) === 'wA,wB', 15_000, 'both workers to register again');
+  await until('both workers to register again', async () => (await registered()) === 'wA,wB', 15_000);
   const next = await runTest(1500);
   t.ok(next.served > 10 && next.result.total.count === next.served, `the next test runs: ${next.served} served and counted`);
 });
@@ -151,7 +152,7 @@ t.test('Redis emptied while a test stops: the stop ends the test with what it ha
   t.teardown(() => load.handle.stop('test done'));
   const controller = load.controller!;
   await controller.start({ scenario: slow, users: 2, spawnRate: 100 });
-  await waitUntil(async () => ((await controller.status()).result?.total.count ?? 0) >= 2, 10_000, 'the first requests counted');
+  await until('the first requests counted', async () => ((await controller.status()).result?.total.count ?? 0) >= 2, 10_000);
   const stopping = controller.stop('stopped by the test');
   await new Promise((r) => setTimeout(r, 500)); // the orchestrator now waits for the worker's acknowledgement
   await backend.send(['FLUSHALL']);
@@ -159,7 +160,7 @@ t.test('Redis emptied while a test stops: the stop ends the test with what it ha
   t.ok(result.total.count >= 2, `the stop ends the test with the ${result.total.count} requests read before`);
   t.ok(load.logs.some((l) => l.msg === 'the test lost its coordination state: ending it here'), 'and says the state was lost');
   t.equal(controller.finished, undefined, 'no test is left running here');
-  await waitUntil(async () => ((await backend.send(['SMEMBERS', '{ls}:workers'])) as string[]).length === 1, 10_000, 'the worker to register again');
+  await until('the worker to register again', async () => ((await backend.send(['SMEMBERS', '{ls}:workers'])) as string[]).length === 1, 10_000);
   const next = await controller.start({ scenario: paced, users: 2, spawnRate: 100, durationMs: 800, params: { baseUrl: target.url } });
   t.equal(next.epoch, 1, 'the next test starts (epoch 1 of the new generation)');
   t.ok((await next.finished).total.count > 0, 'and runs');

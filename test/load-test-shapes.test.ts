@@ -12,7 +12,8 @@ import { join, resolve } from 'node:path';
 import { buildIfStale } from './support/build.ts';
 import { execFile } from 'node:child_process';
 import { root } from './support/cli.ts';
-import { api, startLoad, startTarget, waitUntil } from './support/load.ts';
+import { api, startLoad, startTarget } from './support/load.ts';
+import { until } from './support/until.ts';
 import { freePort, startRedis } from './support/redis.ts';
 
 buildIfStale();
@@ -87,7 +88,7 @@ t.test('stages: users follow each stage and reach each boundary within one spawn
   const { finished } = await controller.start({ scenario: paced, users: 1, spawnRate: 1, stages });
   const split: number[][] = [];
   const sampling = sampleUsers();
-  await waitUntil(async () => ((await controller.status()).shape?.elapsedS ?? 0) > 3.5, 10_000, 'the fourth stage');
+  await until('the fourth stage', async () => ((await controller.status()).shape?.elapsedS ?? 0) > 3.5, 10_000);
   const status = await controller.status();
   split.push(status.workers.map((w) => w.active_users));
   const result = await finished;
@@ -143,7 +144,7 @@ t.test('rateStages: each stage runs its arrival rate within 5%, on both workers'
 t.test("a scenario's shape function sets users and spawn rate and ends the test by returning null", async (t) => {
   const { finished } = await controller.start({ scenario: shaped, users: 1, spawnRate: 1 });
   const sampling = sampleUsers();
-  await waitUntil(async () => ((await controller.status()).shape?.elapsedS ?? 0) > 1.6, 10_000, 'the second phase');
+  await until('the second phase', async () => ((await controller.status()).shape?.elapsedS ?? 0) > 1.6, 10_000);
   const mid = await controller.status();
   const result = await finished;
   const samples = await sampling;
@@ -177,7 +178,7 @@ t.test('from the API body: stages start a shaped test; bad stages are a 400 nami
   const status = (await api(port, 'GET', '/api/status')).body;
   t.equal(status.shape.kind, 'stages');
   t.equal((await api(port, 'POST', '/api/users', { users: 9 })).status, 409, 'users follow the shape, not /api/users');
-  await waitUntil(() => controller.finished === undefined, 10_000, 'the stages to end the test');
+  await until('the stages to end the test', () => controller.finished === undefined, 10_000);
   t.equal((await api(port, 'GET', '/api/status')).body.result.peakUsers, 4);
 });
 
@@ -197,7 +198,7 @@ t.test('from the CLI and the config: load run --stages lasts as long as its stag
   const start = await cli(['load', 'start', '--api', `http://127.0.0.1:${port}`, '--scenario', paced, '--stages', '300ms:3,700ms:3']);
   t.equal(start.status, 0, start.stderr.slice(-400));
   t.match(start.stdout, /^test started: epoch \d+/, 'load start --stages sends them to the API');
-  await waitUntil(() => controller.finished === undefined, 10_000, 'the stages to end the test');
+  await until('the stages to end the test', () => controller.finished === undefined, 10_000);
   t.equal((await controller.status()).result?.peakUsers, 3);
   const badStart = await cli(['load', 'start', '--api', `http://127.0.0.1:${port}`, '--scenario', paced, '--rate-stages', '1s:fast']);
   t.equal(badStart.status, 2);

@@ -9,9 +9,10 @@ import { createBackend } from '../adapters/index.ts';
 import type { Backend } from '../core/backend.ts';
 import { scenarioContext } from '../conformance/scenario-context.ts';
 import plugin from '../plugins/load-test/index.ts';
-import { workersIn } from '../plugins/load-test/roles/worker.ts';
+import type { WorkerRole } from '../plugins/load-test/roles/worker.ts';
 import { root } from './support/cli.ts';
-import { api, startLoad, startTarget, waitUntil, type LoadProcess } from './support/load.ts';
+import { api, startLoad, startTarget, type LoadProcess } from './support/load.ts';
+import { until } from './support/until.ts';
 import { freePort, startRedis } from './support/redis.ts';
 import type { Ctx } from '../plugins/load-test/context.ts';
 
@@ -52,11 +53,11 @@ t.test('start, stop and start raced through the API, 10 times: each race ends cl
     for (const r of replies) seen.add(r.status);
     t.ok(replies.every((r) => [200, 202, 409].includes(r.status)), `trial ${trial}: ${replies.map((r) => r.status).join(' ')} (no server error)`);
     // Whatever won, the deployment settles: no test, or a test whose users all run.
-    await waitUntil(async () => {
+    await until(`trial ${trial}: a settled state`, async () => {
       const status = (await api(port, 'GET', '/api/status')).body;
       if (status.state === 'IDLE') return true;
       return status.state === 'RUNNING' && status.users === 6 && (await activeUsers()) === 6;
-    }, 15_000, `trial ${trial}: a settled state`);
+    }, 15_000);
     const status = (await api(port, 'GET', '/api/status')).body;
     if (status.state === 'RUNNING') {
       t.equal(await send(['GET', ctx.keys.orchestrator()]), orchestrator.controller!.id, `trial ${trial}: the running test holds its lease`);
@@ -66,7 +67,7 @@ t.test('start, stop and start raced through the API, 10 times: each race ends cl
     t.equal(await send(['EXISTS', ctx.keys.orchestrator()]), 0, `trial ${trial}: the lease is given back`);
     t.equal(await send(['SCARD', ctx.keys.users()]), 0, `trial ${trial}: no user assigned`);
     t.equal(await activeUsers(), 0, `trial ${trial}: no user running`);
-    t.ok(workers.every((w) => workersIn(w.handle.signal).every((h) => h.session() === undefined)), `trial ${trial}: no worker left in a test`);
+    t.ok(workers.every((w) => w.handle.role<WorkerRole>('load-test', 'worker')?.session() === undefined), `trial ${trial}: no worker left in a test`);
   }
   t.notOk(orchestrator.logs.some((l) => l.msg === 'found a test whose orchestrator is gone: resetting to IDLE'), 'no start ever took the live test for abandoned');
   t.ok(seen.has(202), 'tests did start');

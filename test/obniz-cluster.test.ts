@@ -4,7 +4,8 @@
 // ioredis and with node-redis.
 import t from 'tap';
 import { createBackend } from '../adapters/index.ts';
-import { deviceFile, devices, overlaps, recordEvents, startManager, startSlave, until } from './support/obniz.ts';
+import { deviceFile, devices, overlaps, recordEvents, startManager, startSlave } from './support/obniz.ts';
+import { until } from './support/until.ts';
 import { startCluster } from './support/redis.ts';
 
 const cluster = await startCluster();
@@ -24,13 +25,13 @@ for (const adapter of ['ioredis', 'node-redis']) {
       await s2.stop('done');
       await backend.close();
     });
-    await until(() => s1.running().length === 8, 'all eight on s1 (the only slave at the first sync)');
+    await until('all eight on s1 (the only slave at the first sync)', () => s1.running().length === 8);
     t.same((await manager.doAllRelocate()).counts, { s1: 4, s2: 4 });
-    await until(() => s1.running().length === 4 && s2.running().length === 4, 'four and four');
+    await until('four and four', () => s1.running().length === 4 && s2.running().length === 4);
     const answers = await manager.request('ping');
     t.equal(Object.keys(answers).length, 8, 'every worker answered over pub/sub');
     await s1.stop('test');
-    await until(() => s2.running().length === 8, 's2 took s1\'s four');
+    await until('s2 took s1\'s four', () => s2.running().length === 8);
     t.same(overlaps(events), [], 'never on two slaves');
   });
 }

@@ -15,7 +15,8 @@ import type { Manager } from '../plugins/obniz/roles/manager.ts';
 import type { Slave } from '../plugins/obniz/roles/slave.ts';
 import { touchSlave } from '../plugins/obniz/store.ts';
 import { SdkManager, SdkSlave, type SdkWorkerRecord } from './support/obniz-sdk.ts';
-import { deviceFile, devices, fixtures, manualClock, obnizCtx, recordEvents, startManager, startSlave, until } from './support/obniz.ts';
+import { deviceFile, devices, fixtures, manualClock, obnizCtx, recordEvents, startManager, startSlave } from './support/obniz.ts';
+import { until } from './support/until.ts';
 import { startRedis } from './support/redis.ts';
 import { root } from './support/cli.ts';
 
@@ -60,14 +61,14 @@ t.test('an SDK-only fleet (SDK manager and slaves, no coord manager): the coord 
     const list = devices(6);
     const s1 = track(await new SdkSlave(sdk, 'sdk-s1').start());
     const manager = track(await new SdkManager(sdk, 'sdk-m', () => list).startWait({ loops: false }));
-    await until(() => s1.running.size === 6, 'the SDK manager put all six on the only SDK slave');
+    await until('the SDK manager put all six on the only SDK slave', () => s1.running.size === 6);
     const s2 = track(await new SdkSlave(sdk, 'sdk-s2').start());
     t.same(await backend.send(['EXISTS', 'obniz:slaves']), 0, 'no coord process has written coord\'s slave index');
 
     const balanced = await coord('obniz', 'relocate-all', '--json');
     t.equal(balanced.code, 0, balanced.err);
     t.same(JSON.parse(balanced.out).counts, { 'sdk-s1': 3, 'sdk-s2': 3 }, 'relocate-all balanced the SDK slaves');
-    await until(() => s1.running.size === 3 && s2.running.size === 3, 'the SDK slaves acted on the command\'s synchronize');
+    await until('the SDK slaves acted on the command\'s synchronize', () => s1.running.size === 3 && s2.running.size === 3);
 
     const asked = await coord('obniz', 'request', 'temp');
     t.equal(asked.code, 0, asked.err);
@@ -86,7 +87,7 @@ t.test('an SDK-only fleet (SDK manager and slaves, no coord manager): the coord 
     const forced = await coord('obniz', 'relocate', first!, '--force');
     t.equal(forced.code, 0, forced.err);
     t.equal(forced.out, `moved ${first} from sdk-s1 to sdk-s2`);
-    await until(() => s2.running.has(first!) && !s1.running.has(first!), 'the SDK slaves moved it');
+    await until('the SDK slaves moved it', () => s2.running.has(first!) && !s1.running.has(first!));
     t.same(await manager.request('temp'), answers, 'the SDK manager still reaches all six');
 
     // nobody left to ask: an error, not {} with exit 0
@@ -127,12 +128,12 @@ t.test('no onInstall on a move from an SDK slave to a coord slave; obniz:install
     const file = deviceFile(devices(6));
     const sdkSlave = track(await new SdkSlave(sdk, 'sdk-s1').start());
     const manager = track(await startManager(backend, '', 'coord-m', { devices: file.path, ...mixed }));
-    await until(() => sdkSlave.running.size === 6, 'the coord manager gave all six to the SDK slave');
+    await until('the coord manager gave all six to the SDK slave', () => sdkSlave.running.size === 6);
     t.equal(await backend.send(['SCARD', 'obniz:installs:new']), 0, 'devices an SDK slave runs are not marked new');
 
     const c1 = track(await startSlave(backend, '', 'c1', mixed));
     t.same((await manager.doAllRelocate()).counts, { c1: 3, 'sdk-s1': 3 });
-    await until(() => c1.running().length === 3 && sdkSlave.running.size === 3, 'three moved to the coord slave');
+    await until('three moved to the coord slave', () => c1.running().length === 3 && sdkSlave.running.size === 3);
     t.same(events.filter((e) => e.ev === 'install'), [], 'moved from an SDK slave by a coord relocation: no onInstall');
 
     // the SDK slave dies; an SDK manager's health check moves its devices (its Lua, re-encoding them)
@@ -140,14 +141,14 @@ t.test('no onInstall on a move from an SDK slave to a coord slave; obniz:install
     await sdkSlave.kill();
     await sdk.send(['DEL', 'slave:sdk-s1:heartbeat']);
     await sdkManager.healthCheck();
-    await until(() => c1.running().length === 6, 'all six on the coord slave');
+    await until('all six on the coord slave', () => c1.running().length === 6);
     t.same(events.filter((e) => e.ev === 'install'), [], 'moved by the SDK manager: no onInstall either');
     t.same(events.filter((e) => e.ev === 'start').length, 6, 'each started once');
 
     // a device really new to the fleet, placed on the coord slave: onInstall once
     const added = devices(1, 50)[0]!;
     file.write([...devices(6), added]);
-    await until(() => c1.running().includes(added.id), 'the new device runs');
+    await until('the new device runs', () => c1.running().includes(added.id));
     t.same(events.filter((e) => e.ev === 'install').map((e) => e.id), [added.id], 'onInstall for the new one only');
     t.equal(await backend.send(['SCARD', 'obniz:installs:new']), 0, 'no mark left behind');
   }));
@@ -161,7 +162,7 @@ t.test('device data: what a coord manager stores parses in an SDK worker (config
     file.writeText('- id: 0000-0001\n  configs: { room: kitchen, floor: 2 }\n- 0000-0002\n- id: 0000-0003\n  hardware: blewifi_gw2\n  configs: \'{"room":"office"}\'\n');
     const sdkSlave = track(await new SdkSlave(sdk, 'sdk-s1', records).start());
     const manager = track(await startManager(backend, '', 'coord-m', { devices: file.path, ...mixed }));
-    await until(() => sdkSlave.running.size === 3, 'three on the SDK slave');
+    await until('three on the SDK slave', () => sdkSlave.running.size === 3);
     const starts = Object.fromEntries(records.map((r) => [r.id, r]));
     t.same(records.filter((r) => r.configsError), [], 'JSON.parse(deviceInfo.configs) worked for every device');
     t.same(starts['0000-0001'], { id: '0000-0001', slave: 'sdk-s1', ev: 'start', hardware: 'unknown', configs: { room: 'kitchen', floor: 2 } });
@@ -173,7 +174,7 @@ t.test('device data: what a coord manager stores parses in an SDK worker (config
     // coord workers get the same shape (the recording worker parses configs in its constructor, as an SDK worker does)
     const c1 = track(await startSlave(backend, '', 'c1', mixed));
     await manager.doAllRelocate();
-    await until(() => c1.running().length > 0 && c1.running().length + sdkSlave.running.size === 3, 'some moved to the coord slave');
+    await until('some moved to the coord slave', () => c1.running().length > 0 && c1.running().length + sdkSlave.running.size === 3);
     for (const id of c1.running()) {
       t.same(events.find((e) => e.id === id && e.ev === 'start')!.configs, starts[id]!.configs, `${id}: the coord worker parsed the same configs`);
     }
@@ -186,14 +187,14 @@ t.test('an SDK-re-encoded [] does not restart the device: a coord manager reads 
     const file = deviceFile([tagged]);
     const sdkSlave = track(await new SdkSlave(sdk, 'sdk-s1').start());
     const manager = track(await startManager(backend, '', 'coord-m', { devices: file.path, ...mixed }));
-    await until(() => sdkSlave.running.has('tag-1'), 'on the SDK slave');
+    await until('on the SDK slave', () => sdkSlave.running.has('tag-1'));
     const c1 = track(await startSlave(backend, '', 'c1', mixed));
     const sdkManager = track(await new SdkManager(sdk, 'sdk-m').startWait({ loops: false }));
     t.equal(await sdkManager.autoRelocate('tag-1', true), 'c1', 'the SDK manager moves it to the coord slave');
     const moved = (await sdk.send(['HGET', 'workers:c1', 'tag-1'])) as string;
     t.match(moved, /"tags":\{\}/, 'its Lua wrote [] back as {}');
     await sdkManager.synchronize();
-    await until(() => c1.running().includes('tag-1'), 'the coord slave runs it');
+    await until('the coord slave runs it', () => c1.running().includes('tag-1'));
 
     await manager.syncNow();
     t.same(manager.lastSync, { added: 0, updated: 0, removed: 0, waiting: 0 }, 'the list\'s [] equals the entry\'s {}: no update');
@@ -213,7 +214,7 @@ t.test('a dead coord slave cleaned up by an SDK manager leaves coord\'s slave li
     await sdk.send(['DEL', 'slave:c-dead:heartbeat']);
     const sdkManager = track(await new SdkManager(sdk, 'sdk-m', undefined, { heartbeatMs: 10_000, ttlS: 20, deadAfterMs: 30_000, healthCheckMs: 10_000 }).startWait({ loops: false }));
     t.same(await sdkManager.healthCheck(), ['c-dead'], 'the SDK manager found it dead, moved its device and deleted its keys');
-    await until(async () => (await backend.send(['ZSCORE', 'obniz:slaves', 'c-dead'])) === null, 'c-dead left coord\'s slave index (c-alive\'s heartbeat dropped it)');
+    await until('c-dead left coord\'s slave index (c-alive\'s heartbeat dropped it)', async () => (await backend.send(['ZSCORE', 'obniz:slaves', 'c-dead'])) === null);
     t.equal(await backend.send(['SISMEMBER', 'obniz:slaves:coord', 'c-dead']), 0, 'and the coord-slave set');
     const status = await coord('obniz', 'status', '--json');
     t.same((JSON.parse(status.out) as { slaves: { name: string }[] }).slaves.map((s) => s.name), ['c-alive', 'sdk-s1'], 'status lists the live fleet');
@@ -226,7 +227,7 @@ t.test('an obniz-app-sdk Worker subclass as a coord worker: the error is its con
     const file = deviceFile(devices(1));
     track(await startSlave(backend, '', 'c1', { ...mixed, worker: join(fixtures, 'sdk-worker.mjs') }, lines as never));
     track(await startManager(backend, '', 'coord-m', { devices: file.path, ...mixed }));
-    const line = await until(() => lines.find((l) => l.level === 'error' && l.msg.includes('failed to construct')), 'the construction error');
+    const line = await until('the construction error', () => lines.find((l) => l.level === 'error' && l.msg.includes('failed to construct')));
     t.equal(line.msg, `worker ${devices(1)[0]!.id}: the worker class failed to construct: this.app.obnizClass is not a constructor`);
     t.notOk(lines.some((l) => l.msg.includes('without \'new\'')), 'not "cannot be invoked without \'new\'"');
   }));
@@ -235,13 +236,13 @@ t.test('the docs\' example: `coord obniz request temperature` answers from examp
   scope(async (track) => {
     const slave: Slave = track(await startSlave(backend, '', 's1', { ...mixed, worker: join(root, 'examples/obniz/worker.mjs') }));
     const manager: Manager = track(await startManager(backend, '', 'm1', { ...mixed, devices: join(root, 'examples/obniz/devices.yaml') }));
-    await until(() => slave.running().length === 3, 'the example\'s three devices run');
+    await until('the example\'s three devices run', () => slave.running().length === 3);
     t.ok(manager);
-    const answers = await until(async () => {
+    const answers = await until('every device answered a temperature', async () => {
       const r = await coord('obniz', 'request', 'temperature');
       const values = r.code === 0 ? (JSON.parse(r.out) as Record<string, string>) : {};
       return Object.values(values).length === 3 && Object.values(values).every((v) => v !== '') ? values : undefined;
-    }, 'every device answered a temperature');
+    });
     for (const value of Object.values(answers)) t.match(value, /^\d+\.\d$/, `a reading: ${value}`);
     const one = await coord('obniz', 'request', 'temperature', '--device', '0000-0001');
     t.equal(one.code, 0, one.err);

@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildIfStale } from './support/build.ts';
 import { coord, coordSync, type CoordProcess } from './support/cli.ts';
-import { devices, fixtures, overlaps, until, type LifecycleEvent } from './support/obniz.ts';
+import { devices, fixtures, overlaps, type LifecycleEvent } from './support/obniz.ts';
+import { until } from './support/until.ts';
 import { startRedis } from './support/redis.ts';
 
 buildIfStale();
@@ -66,7 +67,7 @@ t.test('3 slaves + 1 manager, 300 devices; kill -9 one; a 4th joins and relocate
   await manager.waitFor((l) => l.msg === 'ready');
 
   const all = ['s1', 's2', 's3', 's4'];
-  await until(() => [...runningBy(all).values()].reduce((n, s) => n + s.size, 0) === 300, '300 workers running', 30_000);
+  await until('300 workers running', () => [...runningBy(all).values()].reduce((n, s) => n + s.size, 0) === 300, 30_000);
   t.same(counts(runningBy(all)), { s1: 100, s2: 100, s3: 100, s4: 0 }, '100 workers on each slave');
   t.equal(events(all).filter((e) => e.ev === 'install').length, 300, 'onInstall once per device');
 
@@ -76,7 +77,7 @@ t.test('3 slaves + 1 manager, 300 devices; kill -9 one; a 4th joins and relocate
   slaves[0]!.kill('SIGKILL');
   await slaves[0]!.exited;
   const killed = new Set(['s1']);
-  await until(() => s1Devices.every((id) => runningBy(all, killed).get('s2')!.has(id) || runningBy(all, killed).get('s3')!.has(id)), 's1\'s devices running on s2 and s3', 30_000);
+  await until('s1\'s devices running on s2 and s3', () => s1Devices.every((id) => runningBy(all, killed).get('s2')!.has(id) || runningBy(all, killed).get('s3')!.has(id)), 30_000);
   const restarts = events(all).filter((e) => e.ev === 'start' && s1Devices.includes(e.id) && e.slave !== 's1');
   const lastStart = Math.max(...restarts.map((e) => e.t));
   const took = lastStart - killedAt;
@@ -91,7 +92,7 @@ t.test('3 slaves + 1 manager, 300 devices; kill -9 one; a 4th joins and relocate
   const relocate = coordSync(['obniz', 'relocate-all', '--redis', redis.url]);
   t.equal(relocate.status, 0, relocate.stderr);
   t.match(relocate.stdout, /^moved 100 devices; now s2 100, s3 100, s4 100\n$/);
-  await until(() => runningBy(all, killed).get('s4')!.size === 100 && runningBy(all, killed).get('s2')!.size === 100, 's4 runs 100', 20_000);
+  await until('s4 runs 100', () => runningBy(all, killed).get('s4')!.size === 100 && runningBy(all, killed).get('s2')!.size === 100, 20_000);
   const after = counts(runningBy(all, killed));
   t.same(after, { s1: 0, s2: 100, s3: 100, s4: 100 }, 'within 1 of each other');
   t.same(overlaps(events(all), (slave) => (slave === 's1' ? killedAt : Infinity)), [], 'still never twice: each moved device started on s4 after s2/s3 ended it');
@@ -107,7 +108,7 @@ t.test('3 slaves + 1 manager, 300 devices; kill -9 one; a 4th joins and relocate
   const edited = [...list.slice(1, 299), { ...list[299]!, configs: { n: 'changed' } }, ...devices(1, 5000)];
   writeFileSync(file, JSON.stringify(edited));
   const newer = () => events(all).filter((e) => e.t >= since).sort((a, b) => a.t - b.t);
-  await until(() => newer().length >= 6, 'six more lifecycle events', 10_000);
+  await until('six more lifecycle events', () => newer().length >= 6, 10_000);
   const fresh = newer();
   t.ok(fresh.at(-1)!.t - since < 3000, `applied ${fresh.at(-1)!.t - since} ms after the file was written (the periodic sync is 60 s away)`);
   const of = (id: string) => fresh.filter((e) => e.id === id).map((e) => e.ev);
@@ -141,7 +142,7 @@ t.test('bad input through the CLI: each is one line and a non-zero exit; a TypeS
   writeFileSync(file, JSON.stringify(devices(2, 700)));
   const p = coord(['run', '--plugin', 'obniz', '--redis', redis.url, '--prefix', '{ts}:', ...sets(['instanceName=ts1', `worker=${join(fixtures, 'ts-worker.ts')}`, `devices=${file}`])], { OBNIZ_TEST_RECORD: recordFile('ts1') });
   running.push(p);
-  await until(() => events(['ts1']).filter((e) => e.ev === 'start').length === 2, 'the TypeScript worker started twice', 30_000);
+  await until('the TypeScript worker started twice', () => events(['ts1']).filter((e) => e.ev === 'start').length === 2, 30_000);
   t.same(events(['ts1']).map((e) => (e as unknown as { text: string }).text).sort(), ['hello 0700-0000', 'hello 0701-0000'], 'with its .ts helper');
   const answer = coordSync(['obniz', 'request', 'k', '--device', '0700-0000', '--redis', redis.url, '--prefix', '{ts}:']);
   t.equal(answer.status, 0, answer.stderr);

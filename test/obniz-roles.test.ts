@@ -9,7 +9,8 @@ import type { Backend } from '../core/backend.ts';
 import type { Manager } from '../plugins/obniz/roles/manager.ts';
 import type { Slave } from '../plugins/obniz/roles/slave.ts';
 import { readList } from '../plugins/obniz/store.ts';
-import { deviceFile, devices, fixtures, loops, overlaps, recordEvents, roleCtx, startManager, startSlave, until } from './support/obniz.ts';
+import { deviceFile, devices, fixtures, loops, overlaps, recordEvents, roleCtx, startManager, startSlave } from './support/obniz.ts';
+import { until } from './support/until.ts';
 import { startRedis } from './support/redis.ts';
 
 const redis = await startRedis();
@@ -41,7 +42,7 @@ t.test('two slaves and a manager: 6 devices, 3 each, onInstall then onStart; req
     const s2 = track(await startSlave(backend, p, 's2'));
     const manager = track(await startManager(backend, p, 'm1', { devices: file.path }));
     t.equal(manager.isFirstManager(), true);
-    await until(() => s1.running().length === 3 && s2.running().length === 3, '3 workers on each slave');
+    await until('3 workers on each slave', () => s1.running().length === 3 && s2.running().length === 3);
     const ids = devices(6).map((d) => d.id);
     t.same(events.filter((e) => e.ev === 'install').map((e) => e.id).sort(), ids, 'onInstall once per new device');
     for (const id of ids) {
@@ -66,13 +67,13 @@ t.test('device list edits reach the workers within one sync: add (onInstall, onS
     const file = deviceFile(list);
     const s1 = track(await startSlave(backend, p, 's1'));
     track(await startManager(backend, p, 'm1', { devices: file.path }));
-    await until(() => s1.running().length === 3, 'three running');
+    await until('three running', () => s1.running().length === 3);
     const [a, b, c] = list;
     const added = devices(1, 50)[0]!;
     events.length = 0;
     const since = Date.now();
     file.write([a, { ...b!, configs: { n: 'changed' } }, added]);
-    await until(() => events.length >= 6, 'six lifecycle events', 5000);
+    await until('six lifecycle events', () => events.length >= 6, 5000);
     const took = Date.now() - since;
     t.ok(took < 3000, `applied in ${took} ms (periodic sync is 60 s away: the file change triggered it)`);
     const of = (id: string) => events.filter((e) => e.id === id).map((e) => e.ev);
@@ -92,11 +93,11 @@ t.test('a moved device starts on its new slave only after the old one ran onEnd 
     const file = deviceFile(list);
     const s1 = track(await startSlave(backend, p, 's1'));
     const manager = track(await startManager(backend, p, 'm1', { devices: file.path }));
-    await until(() => s1.running().length === 8, 'all on s1');
+    await until('all on s1', () => s1.running().length === 8);
     const s2 = track(await startSlave(backend, p, 's2'));
     const result = await manager.doAllRelocate();
     t.same(result.counts, { s1: 4, s2: 4 });
-    await until(() => s2.running().length === 4 && s1.running().length === 4, '4 and 4 running');
+    await until('4 and 4 running', () => s2.running().length === 4 && s1.running().length === 4);
     t.same(overlaps(events), [], 'no device ran on two slaves at once');
     const moved = events.filter((e) => e.slave === 's2' && e.ev === 'start');
     t.equal(moved.length, 4);
@@ -116,10 +117,10 @@ t.test('a slave that stops cleanly hands its devices over at once; the manager r
     const s1 = await startSlave(backend, p, 's1');
     const s2 = track(await startSlave(backend, p, 's2'));
     track(await startManager(backend, p, 'm1', { devices: file.path }));
-    await until(() => s1.running().length === 3 && s2.running().length === 3, 'spread');
+    await until('spread', () => s1.running().length === 3 && s2.running().length === 3);
     const stoppedAt = Date.now();
     await s1.stop('test');
-    await until(() => s2.running().length === 6, 's2 runs all six', 5000);
+    await until('s2 runs all six', () => s2.running().length === 6, 5000);
     t.ok(Date.now() - stoppedAt < 1000, `taken over in ${Date.now() - stoppedAt} ms`);
     t.same(overlaps(events), []);
     const ctx = roleCtx(backend, p, {});
@@ -135,14 +136,14 @@ t.test('a change while no slave is alive waits (NO_RUNNING_WORKER, as the SDK\'s
     const file = deviceFile([device]);
     const s1 = await startSlave(backend, p, 's1');
     const manager = track(await startManager(backend, p, 'm1', { devices: file.path }));
-    await until(() => s1.running().length === 1, 'running');
+    await until('running', () => s1.running().length === 1);
     await s1.stop('test'); // the last slave: its list stays for the next one
     file.write([{ ...device!, configs: { n: 'changed' } }]);
-    await until(() => manager.lastSync?.waiting === 1, 'the manager saw the change and could not apply it');
+    await until('the manager saw the change and could not apply it', () => manager.lastSync?.waiting === 1);
     t.same(manager.lastSync, { added: 0, updated: 0, removed: 0, waiting: 1 });
     t.match((await readList(roleCtx(backend, p, {}), 's1')).get(device!.id)?.install.configs, /"n":0/, 'the entry is unchanged');
     const back = track(await startSlave(backend, p, 's1'));
-    await until(() => events.some((e) => e.ev === 'start' && e.slave === 's1' && (e.configs as { n: unknown }).n === 'changed'), 'the changed device runs (retried every syncRetryInterval)');
+    await until('the changed device runs (retried every syncRetryInterval)', () => events.some((e) => e.ev === 'start' && e.slave === 's1' && (e.configs as { n: unknown }).n === 'changed'));
     t.same(back.running(), [device!.id]);
   }));
 
@@ -159,15 +160,15 @@ t.test('a slave that stops beating is found dead and its devices move; one that 
     const s1 = track(await startSlave(cut, p, 's1', timings, lines));
     const s2 = track(await startSlave(backend, p, 's2', timings));
     track(await startManager(backend, p, 'm1', { devices: file.path, ...timings }));
-    await until(() => s1.running().length === 2 && s2.running().length === 2, 'spread');
+    await until('spread', () => s1.running().length === 2 && s2.running().length === 2);
     const ids = s1.running();
     const ttlLeft = (await backend.send(['PTTL', roleCtx(backend, p, {}).keys.slaveHeartbeat({ name: 's1' })])) as number;
     await cut.close();
     const lostAt = Date.now();
     const expiresAt = lostAt + ttlLeft;
-    await until(() => s1.running().length === 0, 's1 fences itself', 5000);
+    await until('s1 fences itself', () => s1.running().length === 0, 5000);
     const fencedAt = Date.now();
-    await until(() => ids.every((id) => s2.running().includes(id)), 's2 runs s1\'s devices', 10_000);
+    await until('s2 runs s1\'s devices', () => ids.every((id) => s2.running().includes(id)), 10_000);
     const movedAt = Date.now();
     t.ok(fencedAt <= expiresAt, `s1 stopped its workers ${fencedAt - lostAt} ms after losing Redis, ${expiresAt - fencedAt} ms before its heartbeat expired`);
     t.ok(movedAt <= expiresAt + 300 + 1000, `devices ran again ${movedAt - lostAt} ms after the loss, ${movedAt - expiresAt} ms after the heartbeat expired (check every 0.3 s, +1 s slack)`);
@@ -184,8 +185,8 @@ t.test('bad input: a worker that throws in onLoop is one error line, the others 
     const lines: Parameters<typeof startSlave>[4] = [];
     const s1 = track(await startSlave(backend, p, 's1', {}, lines));
     track(await startManager(backend, p, 'm1', { devices: file.path }));
-    await until(() => s1.running().length === 3, 'three running');
-    await until(() => (loops().get('bad-1') ?? 0) >= 10 && (loops().get(list[0]!.id) ?? 0) >= 10, 'ten loops each');
+    await until('three running', () => s1.running().length === 3);
+    await until('ten loops each', () => (loops().get('bad-1') ?? 0) >= 10 && (loops().get(list[0]!.id) ?? 0) >= 10);
     const errors = lines.filter((l) => l.level === 'error');
     t.equal(errors.length, 1, 'one error line for ten failures');
     t.equal(errors[0]!.msg, 'worker bad-1: onLoop failed: sensor of bad-1 unreadable');
@@ -201,9 +202,9 @@ t.test('bad input: a malformed device file is one error, the workers keep runnin
     const lines: Parameters<typeof startSlave>[4] = [];
     const s1 = track(await startSlave(backend, p, 's1'));
     track(await startManager(backend, p, 'm1', { devices: file.path }, lines));
-    await until(() => s1.running().length === 2, 'two running');
+    await until('two running', () => s1.running().length === 2);
     file.writeText('[{"id": "0000-0000"}, {"id": ]');
-    await until(() => lines.some((l) => l.level === 'error'), 'an error logged', 5000);
+    await until('an error logged', () => lines.some((l) => l.level === 'error'), 5000);
     await new Promise((r) => setTimeout(r, 100));
     file.writeText('[{"id": "0000-0000"}, {"id": ]\n'); // saved again, still broken the same way
     await new Promise((r) => setTimeout(r, 400));
@@ -212,10 +213,10 @@ t.test('bad input: a malformed device file is one error, the workers keep runnin
     t.match(errors[0]!.msg, /^devices file .*devices\.json:1:\d+: cannot parse: .*; keeping the current assignments$/);
     t.equal(s1.running().length, 2, 'workers untouched');
     file.write([{ id: 'x' }, { id: 'x' }]);
-    await until(() => lines.filter((l) => l.level === 'error').length === 2, 'the duplicate reported');
+    await until('the duplicate reported', () => lines.filter((l) => l.level === 'error').length === 2);
     t.match(lines.filter((l) => l.level === 'error')[1]!.msg, /\[1\]\.id: "x" is listed twice/);
     file.write(devices(3));
-    await until(() => s1.running().length === 3, 'a good list applies again');
+    await until('a good list applies again', () => s1.running().length === 3);
 
     const bad = deviceFile('not a list', 'devices.yaml');
     await t.rejects(startManager(backend, prefix(), 'm9', { devices: bad.path }), /^devices file .*devices\.yaml: expected a list of devices \(or \{"devices": \[\.\.\.\]\}\), got string "not a list"$/);
@@ -241,8 +242,8 @@ t.test('a failing onStart is logged and the device is retried later; the other w
     const lines: Parameters<typeof startSlave>[4] = [];
     const s1 = track(await startSlave(backend, p, 's1', {}, lines));
     track(await startManager(backend, p, 'm1', { devices: file.path }));
-    await until(() => s1.running().length === 2, 'two running');
-    await until(() => lines.some((l) => l.level === 'error'), 'an error');
+    await until('two running', () => s1.running().length === 2);
+    await until('an error', () => lines.some((l) => l.level === 'error'));
     t.same(lines.filter((l) => l.level === 'error').map((l) => l.msg), ['worker fails-1: onStart failed: cannot start fails-1']);
     const ctx = roleCtx(backend, p, {});
     t.equal(await backend.send(['HGET', ctx.keys.claims(), 'fails-1']), null, 'its claim went back');
@@ -258,9 +259,9 @@ t.test('device connections: the stand-in device class connects (onObnizConnect, 
     const file = deviceFile([{ id: 'online-1' }, { id: 'offline-1' }]);
     const s1 = track(await startSlave(backend, p, 's1', { obniz: 'on', obnizModule: join(fixtures, 'fake-obniz.mjs'), appToken: 'app-token-1' }));
     track(await startManager(backend, p, 'm1', { devices: file.path }));
-    await until(() => events.some((e) => e.ev === 'connect' && e.id === 'online-1'), 'online-1 connected');
+    await until('online-1 connected', () => events.some((e) => e.ev === 'connect' && e.id === 'online-1'));
     const deviceLoops = (globalThis as unknown as { __obnizDeviceLoops: Map<string, number> }).__obnizDeviceLoops;
-    await until(() => (deviceLoops.get('online-1') ?? 0) >= 3, 'onObnizLoop runs');
+    await until('onObnizLoop runs', () => (deviceLoops.get('online-1') ?? 0) >= 3);
     t.equal(instances[0]!.options.access_token, 'app-token-1', 'the app token is the device access token');
     t.equal(instances[0]!.options.auto_connect, false);
     t.notOk(events.some((e) => e.ev === 'connect' && e.id === 'offline-1'), 'offline-1 never connects');
@@ -285,10 +286,10 @@ t.test('Redis restarts empty: every device runs again, on one slave each, never 
     const s1 = track(await startSlave(b, p, 's1'));
     const s2 = track(await startSlave(b, p, 's2'));
     track(await startManager(b, p, 'm1', { devices: file.path }));
-    await until(() => s1.running().length + s2.running().length === 6, 'six running');
+    await until('six running', () => s1.running().length + s2.running().length === 6);
     const restartedAt = Date.now();
     await own.restart();
-    await until(async () => (await b.send(['HLEN', roleCtx(b, p, {}).keys.claims()]).catch(() => 0)) === 6 && s1.running().length + s2.running().length === 6, 'six running again', 20_000);
+    await until('six running again', async () => (await b.send(['HLEN', roleCtx(b, p, {}).keys.claims()]).catch(() => 0)) === 6 && s1.running().length + s2.running().length === 6, 20_000);
     const after = events.filter((e) => e.t >= restartedAt);
     t.ok(true, `all six ran again ${Date.now() - restartedAt} ms after the restart (${after.filter((e) => e.ev === 'end').length} stopped, ${after.filter((e) => e.ev === 'start').length} started meanwhile)`);
     t.same([...s1.running(), ...s2.running()].sort(), devices(6).map((d) => d.id), 'each once');

@@ -12,7 +12,8 @@ import type { ObnizConfig } from '../plugins/obniz/config.ts';
 import { deviceSource } from '../plugins/obniz/sources/source.ts';
 import { pluginConfig } from '../conformance/scenario-context.ts';
 import plugin from '../plugins/obniz/index.ts';
-import { fixtures, recordEvents, startManager, startSlave, until } from './support/obniz.ts';
+import { fixtures, recordEvents, startManager, startSlave } from './support/obniz.ts';
+import { until } from './support/until.ts';
 import { freePort, startRedis } from './support/redis.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
@@ -139,23 +140,23 @@ t.test('webhook: bound to 127.0.0.1, a token, GET/POST re-read the list; with no
   });
   const url = (manager as unknown as { webhook: { url: string } }).webhook.url;
   t.match(url, /^http:\/\/127\.0\.0\.1:\d+\/webhook$/);
-  await until(() => slave.running().length === 1, 'one device');
+  await until('one device', () => slave.running().length === 1);
   count = 3;
   t.equal((await fetch(url)).status, 401, 'no token');
   t.equal((await fetch(`${url}?token=wrong`)).status, 401);
   t.equal((await fetch(url.replace('/webhook', '/other'))).status, 404);
   const res = await fetch(url, { method: 'POST', headers: { authorization: 'Bearer hook-secret' }, body: '{}' });
   t.equal(res.status, 200);
-  await until(() => slave.running().length === 3, 'the webhook re-read the list: three devices', 3000);
+  await until('the webhook re-read the list: three devices', () => slave.running().length === 3, 3000);
 
   const url2 = (direct as unknown as { webhook: { url: string } }).webhook.url;
   const post = (body: unknown) => fetch(url2, { method: 'POST', body: JSON.stringify(body) });
   t.equal((await post({ type: 'install.create', payload: { device: { id: 'h-1', configs: { v: 1 } } } })).status, 200);
-  await until(() => slave2.running().includes('h-1'), 'created');
+  await until('created', () => slave2.running().includes('h-1'));
   t.equal((await post([{ type: 'install.update', payload: { device: { id: 'h-1', configs: { v: 2 } } } }])).status, 200);
-  await until(() => events.some((e) => e.id === 'h-1' && e.ev === 'start' && (e.configs as { v: number }).v === 2), 'restarted with v 2');
+  await until('restarted with v 2', () => events.some((e) => e.id === 'h-1' && e.ev === 'start' && (e.configs as { v: number }).v === 2));
   t.equal((await post({ events: [{ type: 'install.delete', payload: { device: { id: 'h-1' } } }] })).status, 200);
-  await until(() => events.some((e) => e.id === 'h-1' && e.ev === 'uninstall'), 'uninstalled');
+  await until('uninstalled', () => events.some((e) => e.id === 'h-1' && e.ev === 'uninstall'));
   t.equal((await post({ type: 'bogus' })).status, 400);
   t.equal((await fetch(url2, { method: 'POST', body: 'not json' })).status, 400);
   const badDevice = await post({ type: 'install.create', payload: { device: { id: 'h-2', hardware: 7 } } });

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildIfStale } from './support/build.ts';
 import { coord, coordSync, type Runtime } from './support/cli.ts';
-import { fixtures, until } from './support/obniz.ts';
+import { fixtures } from './support/obniz.ts';
+import { until } from './support/until.ts';
 
 buildIfStale();
 
@@ -24,7 +25,7 @@ for (const runtime of ['node', 'deno'] as Runtime[]) {
     t.match(String(ready.redis), /^embedded:/, 'on the embedded backend');
     t.same(ready.roles, ['obniz/master']);
     const starts = () => (existsSync(record) ? readFileSync(record, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; text: string }) : []);
-    await until(() => starts().length === 2, 'two workers started', 30_000);
+    await until('two workers started', () => starts().length === 2, 30_000);
     t.same(starts().map((s) => s.text).sort(), ['hello 1234-5678', 'hello 8765-4321'], 'the TypeScript worker ran with its .ts import');
     p.kill('SIGINT');
     t.equal(await p.exited, 0, 'Ctrl-C stops and exits 0');

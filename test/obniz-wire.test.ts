@@ -7,7 +7,8 @@
 import t from 'tap';
 import { createBackend } from '../adapters/index.ts';
 import type { Backend, PubSubMessage } from '../core/backend.ts';
-import { deviceFile, devices, recordEvents, startManager, startSlave, until } from './support/obniz.ts';
+import { deviceFile, devices, recordEvents, startManager, startSlave } from './support/obniz.ts';
+import { until } from './support/until.ts';
 import { SdkManager, SdkSlave } from './support/obniz-sdk.ts';
 import { startRedis } from './support/redis.ts';
 
@@ -53,7 +54,7 @@ t.test('a coord manager and an SDK slave: found by its heartbeat, given devices 
   t.ok(Math.abs(entry.updatedMillisecond - Date.now()) < 5000, 'updatedMillisecond in ms');
   t.same(entry.install, devices(4).find((d) => d.id === list[0]), 'install is the device as listed');
 
-  await until(() => received.some((r) => r.message.action === 'synchronize'), 'synchronize reached the SDK slave');
+  await until('synchronize reached the SDK slave', () => received.some((r) => r.message.action === 'synchronize'));
   const sync = received.find((r) => r.message.action === 'synchronize')!;
   t.equal(sync.channel, 'app');
   t.same(sync.message, { action: 'synchronize', info: { sendMode: 'broadcast', toManager: false, from: 'm1' }, body: { syncType: 'redis' } }, 'exactly the SDK envelope');
@@ -97,11 +98,11 @@ t.test('a coord slave and an SDK manager: runs what the SDK assigned (seconds, n
   t.match(entry, { install, instanceName: 'c1', updatedMillisecond: /^\d{10}$/ });
   t.notOk('status' in entry);
   await sdk.send(['PUBLISH', 'app', JSON.stringify({ action: 'synchronize', info: { sendMode: 'broadcast', toManager: false, from: 'sdk-m' }, body: { syncType: 'redis' } })]);
-  await until(() => slave.running().includes(install.id), 'the coord slave runs the SDK-assigned device');
+  await until('the coord slave runs the SDK-assigned device', () => slave.running().includes(install.id));
   t.same(events.filter((e) => e.id === install.id).map((e) => e.ev), ['start'], 'started (no onInstall: the SDK manager does not mark new installs)');
 
   await sdk.send(['PUBLISH', 'app', JSON.stringify({ action: 'keyRequest', info: { sendMode: 'broadcast', toManager: false, from: 'sdk-m' }, body: { requestId: 'r-1', key: 'status' } })]);
-  await until(() => app.messages.some((m) => m.message.includes('keyRequestResponse')), 'an answer');
+  await until('an answer', () => app.messages.some((m) => m.message.includes('keyRequestResponse')));
   const answer = app.messages.find((m) => m.message.includes('keyRequestResponse'))!;
   t.equal(answer.channel, 'app.c1', 'on the slave\'s own channel, as SDK slaves answer');
   t.same(JSON.parse(answer.message), {
@@ -111,7 +112,7 @@ t.test('a coord slave and an SDK manager: runs what the SDK assigned (seconds, n
   });
 
   await sdk.send(['PUBLISH', 'app.c1', JSON.stringify({ action: 'reportRequest', info: { sendMode: 'direct', to: 'c1', toManager: false, from: 'sdk-m' }, body: {} })]);
-  await until(() => app.messages.some((m) => m.message.includes('"report"')), 'a report');
+  await until('a report', () => app.messages.some((m) => m.message.includes('"report"')));
   t.same(JSON.parse(app.messages.find((m) => m.message.includes('"report"'))!.message).body, { installIds: [install.id] });
 
   // a message to another slave, and traffic that is not an SDK envelope, are ignored
@@ -121,6 +122,6 @@ t.test('a coord slave and an SDK manager: runs what the SDK assigned (seconds, n
   await new Promise((r) => setTimeout(r, 300));
   t.ok(slave.running().includes(install.id), 'a synchronize for another slave is not ours');
   await sdk.send(['PUBLISH', 'app', JSON.stringify({ action: 'synchronize', info: { sendMode: 'broadcast', toManager: false, from: 'sdk-m' }, body: { syncType: 'redis' } })]);
-  await until(() => events.some((e) => e.id === install.id && e.ev === 'end'), 'removed by the SDK manager: stopped');
+  await until('removed by the SDK manager: stopped', () => events.some((e) => e.id === install.id && e.ev === 'end'));
   t.same(events.filter((e) => e.id === install.id).map((e) => e.ev), ['start', 'end']);
 });

@@ -5,12 +5,12 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { createBackend } from '../adapters/index.ts';
+import { connectBackend, createBackend } from '../adapters/index.ts';
 import { ConnectionError } from '../core/backend.ts';
 import type { Clock } from '../core/clock.ts';
 import { loadConfig, type CoordConfig } from '../core/config.ts';
 import { memoryLogger } from '../core/logger.ts';
-import { PluginError, type Plugin, type RoleContext } from '../core/plugin.ts';
+import { PluginError, type Plugin, type Role, type RoleContext } from '../core/plugin.ts';
 import { registerPlugin, rolesToStart, startProcess, StartError } from '../core/runtime.ts';
 import { freePort, startRedis } from './support/redis.ts';
 
@@ -111,11 +111,6 @@ t.test('registerPlugin: each bad plugin gets its own named error', async (t) => 
       'plugin recorder: config.flags maps --label to "lable", which is not a property of config.schema',
     ],
     [
-      'flag takes a flag of coord run',
-      { ...ok, config: { ...ok.config, flags: { redis: 'label' } } },
-      'plugin recorder: config.flags has "redis", which coord run already takes (plugin, role, config, set, redis, adapter, prefix, log-level, log-format, help, version)',
-    ],
-    [
       'flag name with dashes in front',
       { ...ok, config: { ...ok.config, flags: { '--label': 'label' } } },
       'plugin recorder: config.flags has "--label": a flag name is lower case letters, digits and dashes, without the leading --',
@@ -157,6 +152,8 @@ t.test('a process on real Redis', async (t) => {
       { plugin: 'recorder', role: 'b' },
       { plugin: 'recorder', role: 'c' },
     ]);
+    t.ok(handle.role('recorder', 'b') && typeof handle.role('recorder', 'b')!.stop === 'function', 'a started role is reachable from the handle, as its factory returned it');
+    t.equal(handle.role('recorder', 'z'), undefined, 'a role that does not run here is not');
     t.equal(handle.backend, backend, 'the injected backend is the one used');
     t.equal(await backend.send(['GET', '{t1}:mark:b']), '1234', 'roles wrote through the injected backend, under the prefix, with the injected clock');
     t.same(
@@ -239,10 +236,10 @@ t.test('a process on real Redis', async (t) => {
     );
   });
 
-  t.test('--role picks roles; the backend from config.redis is made, used and closed', async (t) => {
+  t.test('--role picks roles; the backend a function opens from config.redis is used and closed', async (t) => {
     const events: string[] = [];
     const plugin = recorder(events);
-    const handle = await startProcess({ plugins: [plugin], config: configFor([plugin], { roles: ['c', 'a'], url: redis.url, keyPrefix: '{t2}:' }) });
+    const handle = await startProcess({ plugins: [plugin], config: configFor([plugin], { roles: ['c', 'a'], url: redis.url, keyPrefix: '{t2}:' }), backend: connectBackend });
     t.equal(handle.backend.name, 'ioredis', 'a Redis URL gets the ioredis adapter by default');
     t.same(handle.roles.map((r) => r.role), ['a', 'c']);
     const check = await createBackend({ url: redis.url });
@@ -296,7 +293,7 @@ t.test('an unreachable Redis fails before any role starts', async (t) => {
   const plugin = recorder(events);
   const port = await freePort();
   const url = `redis://127.0.0.1:${port}`;
-  const err = await startProcess({ plugins: [plugin], config: configFor([plugin], { url }) }).then(
+  const err = await startProcess({ plugins: [plugin], config: configFor([plugin], { url }), backend: connectBackend }).then(
     () => undefined,
     (e: unknown) => e,
   );
@@ -305,3 +302,30 @@ t.test('an unreachable Redis fails before any role starts', async (t) => {
   t.same(events, [], 'no role started');
 });
 
+
+t.test('no backend given nor registered: a StartError that says how to give one', async (t) => {
+  const plugin = recorder([]);
+  await t.rejects(startProcess({ plugins: [plugin], config: configFor([plugin]) }), {
+    name: 'StartError',
+    message: /^no backend: pass backend \(a Backend, or a function that opens one such as connectBackend/,
+  });
+});
+
+t.test("a role finds another role of its plugin in this process (ctx.peer), as that role's factory returned it", async (t) => {
+  const seen: Record<string, unknown> = {};
+  const plugin = recorder([], {
+    roles: {
+      a: () => ({ start: async () => {}, stop: async () => {}, answer: 42 }),
+      b: (ctx: RoleContext) => ({
+        start: async () => void (seen.a = ctx.peer<{ answer: number } & Role>('a')?.answer),
+        stop: async () => void (seen.c = ctx.peer('c')),
+      }),
+    },
+  });
+  const backend = await createBackend({ url: 'embedded://peer' });
+  t.teardown(() => backend.close());
+  const handle = await startProcess({ plugins: [plugin], config: configFor([plugin]), backend });
+  t.equal(handle.role<{ answer: number } & Role>('recorder', 'a')?.answer, 42, "the handle reaches a's own object too");
+  await handle.stop('done');
+  t.same(seen, { a: 42, c: undefined }, "b saw a's own object; c, which does not exist, is undefined");
+});

@@ -38,6 +38,7 @@ export async function conformanceCommand(options: Readonly<Record<string, unknow
     file: text(options.config),
     env: environment(),
     flags: configFlags({ ...options, adapter: undefined }),
+    adapters: adapterNames,
   });
   const url = config.redis.url;
   const adapters = list(options.adapter).length ? list(options.adapter) : url ? [...adapterNames] : ['embedded'];

@@ -2,10 +2,10 @@
 // --config deploy.yaml` (the plugins the file names, as `coord run --config`):
 // holds a running deployment's keyspace to the plugins' contracts, each key
 // to the contract it belongs to. Exit 1 when it deviates.
+import { connectBackend } from '../../adapters/index.ts';
 import { checkSnapshot, formatDeviations, matchEntry } from '../../core/contract-check.ts';
 import type { ContractSpec } from '../../core/contract.ts';
 import { loadConfig } from '../../core/config.ts';
-import { connectBackend } from '../../core/runtime.ts';
 import { snapshotKeyspace } from '../../core/snapshot.ts';
 import { commandConfigInput } from '../command-tools.ts';
 import { deploymentPlugins } from '../deployment.ts';
@@ -22,7 +22,7 @@ export async function inspectCommand(options: Readonly<Record<string, unknown>>,
   if (!plugins.length) throw new UsageError(file ? `inspect needs --plugin NAME, or a plugins: section in ${file}` : 'inspect needs --plugin NAME (see coord plugins)');
   const config = loadConfig({ ...commandConfigInput(options), plugins });
   if (!config.redis.url) throw new UsageError('inspect needs --redis URL: the deployment to check');
-  const backend = await connectBackend(config);
+  const backend = await connectBackend(config.redis);
   try {
     const keyPrefix = config.redis.keyPrefix;
     const snapshot = await snapshotKeyspace(backend, { keyPrefix });

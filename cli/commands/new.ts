@@ -6,24 +6,23 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import semver from 'semver';
+import { CONFIG_SECTIONS } from '../../core/config.ts';
 import { findUp } from '../../core/paths.ts';
 import { cwd } from '../../core/platform.ts';
+import { PLUGIN_NAME } from '../../core/runtime.ts';
 import { coordVersion } from '../../core/version.ts';
 import { builtinPlugins } from '../../plugins/index.ts';
 import { UsageError } from '../errors.ts';
 import type { Io } from '../io.ts';
 import { text } from '../options.ts';
 
-/** The rule registerPlugin holds plugin names to, and the names config files reserve. */
-const NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
-const RESERVED = ['redis', 'log', 'roles', 'plugins', 'modules'];
 /** Files npm would drop from a package are kept under another name in the template. */
 const RENAMED: Record<string, string> = { gitignore: '.gitignore' };
 
 export async function newCommand(what: string, name: string, options: Readonly<Record<string, unknown>>, io: Io): Promise<number> {
   if (what !== 'plugin') throw new UsageError(`coord new makes plugins only: coord new plugin NAME (got "${what}")`);
-  if (!NAME.test(name)) throw new UsageError(`plugin name "${name}" is not valid: expected lower case letters, digits and dashes, e.g. "job-queue"`);
-  if (RESERVED.includes(name)) throw new UsageError(`plugin name "${name}" is reserved (${RESERVED.join(', ')} are config sections)`);
+  if (!PLUGIN_NAME.test(name)) throw new UsageError(`plugin name "${name}" is not valid: expected lower case letters, digits and dashes, e.g. "job-queue"`);
+  if (CONFIG_SECTIONS.includes(name)) throw new UsageError(`plugin name "${name}" is reserved (${CONFIG_SECTIONS.join(', ')} are config sections)`);
   if (Object.hasOwn(builtinPlugins, name)) throw new UsageError(`plugin name "${name}" is taken by a built-in plugin: choose another`);
   const target = resolve(cwd(), text(options.dir) ?? name);
   if (existsSync(target) && readdirSync(target).length > 0) throw new UsageError(`cannot make plugin ${name}: ${target} exists and is not empty`);

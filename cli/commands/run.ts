@@ -11,6 +11,7 @@ import { environment, exit, onStopSignals, stdoutIsTTY } from '../../core/platfo
 import type { Logger } from '../../core/logger.ts';
 import type { Plugin } from '../../core/plugin.ts';
 import { startProcess, type RunningRole } from '../../core/runtime.ts';
+import { adapterNames, connectBackend } from '../../adapters/index.ts';
 import { builtinPlugins } from '../../plugins/index.ts';
 import { UsageError } from '../errors.ts';
 import type { Io } from '../io.ts';
@@ -33,9 +34,10 @@ export async function runCommand(options: Readonly<Record<string, unknown>>, io:
     file,
     env: environment(),
     flags: [...pluginFlags(options, plugins), ...configFlags(options)],
+    adapters: adapterNames,
   });
   const logger = createLogger(config.log);
-  const handle = await startProcess({ plugins, config, logger });
+  const handle = await startProcess({ plugins, config, logger, backend: connectBackend });
 
   // Signals are handled before `ready` is said: whoever stops the process on seeing it must not kill it.
   const stopped = new Promise<number>((resolve) => {

@@ -3,7 +3,7 @@
 // sent, so once a later marker arrived, an earlier message that did not never will.
 import type { Test } from 'tap';
 import type { PubSubMessage } from '../../core/backend.ts';
-import { sleep, waitFor, type SuiteContext } from './support.ts';
+import { sleep, until, type SuiteContext } from './support.ts';
 
 const WAIT = 2000;
 
@@ -30,7 +30,7 @@ export async function pubsubTests(t: Test, ctx: SuiteContext): Promise<void> {
       if (!ctx.capabilities.cluster) t.equal(receivers, 1, 'one subscriber received it');
       await b.send(['PUBLISH', channel, 'two']);
       await b.send(['PUBLISH', channel, 'three']);
-      await waitFor(() => (got.length >= 3 ? true : undefined), WAIT, 'three messages');
+      await until('three messages', () => got.length >= 3, WAIT);
       t.same(
         got.map(plain),
         ['one', 'two', 'three'].map((message) => ({ channel, message })),
@@ -51,7 +51,7 @@ export async function pubsubTests(t: Test, ctx: SuiteContext): Promise<void> {
       await b.send(['PUBLISH', ctx.key('psub', 'other'), 'not matching']);
       await b.send(['PUBLISH', ctx.key('psub', 'room', 'a'), 'hello a']);
       await b.send(['PUBLISH', ctx.key('psub', 'room', 'b'), 'hello b']);
-      await waitFor(() => (got.length >= 2 ? true : undefined), WAIT, 'two pattern messages');
+      await until('two pattern messages', () => got.length >= 2, WAIT);
       t.same(
         got.map(plain),
         [
@@ -76,7 +76,7 @@ export async function pubsubTests(t: Test, ctx: SuiteContext): Promise<void> {
       await sub.psubscribe(pattern);
       await b.send(['PUBLISH', leave, 'before']);
       await b.send(['PUBLISH', ctx.key('unsub', 'p', '1'), 'before']);
-      await waitFor(() => (got.length >= 2 ? true : undefined), WAIT, 'messages before unsubscribing');
+      await until('messages before unsubscribing', () => got.length >= 2, WAIT);
 
       await sub.unsubscribe(leave);
       await sub.punsubscribe(pattern);
@@ -84,7 +84,7 @@ export async function pubsubTests(t: Test, ctx: SuiteContext): Promise<void> {
       await b.send(['PUBLISH', leave, 'after']);
       await b.send(['PUBLISH', ctx.key('unsub', 'p', '1'), 'after']);
       await b.send(['PUBLISH', stay, 'marker']);
-      await waitFor(() => got.find((m) => m.message === 'marker'), WAIT, 'the marker on the channel still subscribed');
+      await until('the marker on the channel still subscribed', () => got.find((m) => m.message === 'marker'), WAIT);
       await sleep(50);
       t.same(got.map(plain), [{ channel: stay, message: 'marker' }], 'nothing arrives from the channel and pattern left');
       await sub.close();
@@ -105,10 +105,10 @@ export async function pubsubTests(t: Test, ctx: SuiteContext): Promise<void> {
       await first.subscribe(channel);
       await second.subscribe(channel);
       await b.send(['PUBLISH', channel, 'a']);
-      await waitFor(() => (kept.length === 1 && other.length === 1 ? true : undefined), WAIT, 'both subscribers');
+      await until('both subscribers', () => kept.length === 1 && other.length === 1, WAIT);
       remove();
       await b.send(['PUBLISH', channel, 'b']);
-      await waitFor(() => (kept.length === 2 && other.length === 2 ? true : undefined), WAIT, 'the second message');
+      await until('the second message', () => kept.length === 2 && other.length === 2, WAIT);
       t.same(kept, ['a', 'b'], 'the kept handler got both');
       t.same(other, ['a', 'b'], 'the other subscriber got both');
       t.same(removed, ['a'], 'the removed handler got only the message before its removal');

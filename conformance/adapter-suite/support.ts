@@ -53,14 +53,14 @@ export function script(ctx: SuiteContext, name: string, body: string): ScriptSou
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Polls `probe` every 5 ms until it returns something, or fails after `ms`. */
-export async function waitFor<T>(probe: () => T | undefined, ms: number, what: string): Promise<T> {
-  const deadline = Date.now() + ms;
+/** Resolves to check()'s first truthy value, polling every `everyMs`; rejects naming `what` after timeoutMs (test/support/until.ts's signature). */
+export async function until<T>(what: string, check: () => T | Promise<T>, timeoutMs: number, everyMs = 5): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(5);
+    const value = await check();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await sleep(everyMs);
   }
 }
 

@@ -16,7 +16,7 @@ export const commands: PluginCommand[] = [
           staleMs: ctx.config.staleThreshold * 1000,
           maxConcurrent: ctx.config.maxConcurrentSessions,
         });
-        tools.print(options.json ? JSON.stringify(status, null, 2) : statusTables(status));
+        tools.print(options.json ? JSON.stringify(status, null, 2) : statusTables(status, tools.table));
       } finally {
         await ctx.close();
       }
@@ -24,7 +24,8 @@ export const commands: PluginCommand[] = [
   },
 ];
 
-export function statusTables(status: GridStatus): string {
+/** `table`: CommandTools' table (aligned columns). */
+export function statusTables(status: GridStatus, table: CommandTools['table']): string {
   const types = Object.entries(status.types).filter(([, t]) => t.workers > 0 || t.queued > 0);
   const lines = [
     table(
@@ -52,11 +53,4 @@ export function statusTables(status: GridStatus): string {
     lines.push('', 'no workers registered');
   }
   return lines.join('\n');
-}
-
-function table(head: string[], rows: (string | number)[][]): string {
-  const cells = [head, ...rows].map((r) => r.map(String));
-  const widths = head.map((_h, i) => Math.max(...cells.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((c, i) => (typeof rows[0]?.[i] === 'number' ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
-  return [line(cells[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
 }

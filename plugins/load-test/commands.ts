@@ -53,8 +53,7 @@ export const commands: PluginCommand[] = [
     run: (options, args, tools) =>
       userFacing(async () => {
         noArguments('load run', args);
-        const code = await (await import('./load-run.ts')).loadRun(...(await (await import('./shape-cli.ts')).withShape(options, tools)));
-        return (await import('./run-exit.ts')).failIfRanNothing(code);
+        return (await import('./load-run.ts')).loadRun(...(await (await import('./shape-cli.ts')).withShape(options, tools)));
       }),
   },
   {

@@ -11,18 +11,18 @@
 import { writeFileSync } from 'node:fs';
 import { loadConfig, type CoordConfig } from '../../core/config.ts';
 import { keyBuilders } from '../../core/contract.ts';
-import { createLogger } from '../../core/log.ts';
 import { list, text } from '../../core/option-values.ts';
-import { exit, onStopSignals, stderrIsTTY, writeStderr, type StopSignal } from '../../core/platform.ts';
+import type { StopSignal } from '../../core/platform.ts';
 import type { CommandTools } from '../../core/plugin.ts';
-import { startProcess, type ProcessHandle } from '../../core/runtime.ts';
+import type { ProcessHandle } from '../../core/runtime.ts';
 import plugin from './index.ts';
 import { contract } from './contract.ts';
 import { InputError, parseCount, parseDuration, parseRate } from './parse.ts';
 import { readProbes } from './probes.ts';
+import { failIfRanNothing } from './run-exit.ts';
 import { progressLine, resultCsv, resultHtml, resultJson, summaryTable } from './report.ts';
-import { controllerOf } from './roles/orchestrator.ts';
-import { workersIn } from './roles/worker.ts';
+import type { OrchestratorRole } from './roles/orchestrator.ts';
+import type { WorkerRole } from './roles/worker.ts';
 import { checkUrls } from './scenario.ts';
 import { loadScenario } from './scenario-loader.ts';
 import { evaluateThresholds, parseThreshold } from './thresholds.ts';
@@ -102,38 +102,33 @@ export async function loadRun(options: Readonly<Record<string, unknown>>, tools:
   const distributed = loaded.redis.url !== undefined;
   const withRoles = (roles: string[]): Readonly<CoordConfig> => Object.freeze({ ...loaded, roles });
   const config = withRoles(distributed ? ['orchestrator'] : ['orchestrator', 'worker']);
-  const logger = createLogger({ ...config.log, stderr: true });
-  const main = await startProcess({ plugins: [plugin], config, logger });
+  const main = await tools.start(config);
   const extra: ProcessHandle[] = [];
   let offSignals = () => {};
   try {
     if (!distributed) {
       const workerConfig = withRoles(['worker']);
-      for (let i = 1; i < input.workers; i++) extra.push(await startProcess({ plugins: [plugin], config: workerConfig, logger, backend: main.backend }));
+      for (let i = 1; i < input.workers; i++) extra.push(await tools.start(workerConfig, { backend: main.backend }));
     }
-    const controller = controllerOf(main.signal)!;
-    const tty = stderrIsTTY();
+    const { controller } = main.role<OrchestratorRole>(plugin.name, 'orchestrator')!;
     const startedAt = Date.now();
     const offTick = controller.onTick((status) => {
       const r = status.result;
       if (!r || status.state === 'IDLE') return;
       const recent = r.series.at(-2) ?? r.series.at(-1);
       const line = progressLine((Date.now() - startedAt) / 1000, status.users, status.target, recent?.rps ?? 0, r.total.p95, r.total.errors, r.total.count);
-      writeStderr(tty ? `\r${line}\u001b[K` : `${line}\n`);
+      tools.progress(line);
     });
     let interrupted: StopSignal | undefined;
-    offSignals = onStopSignals((signal) => {
-      if (interrupted) {
-        writeStderr(`\n${signal} again: exiting now\n`);
-        exit(SIGNAL_EXIT[signal]);
-      }
+    offSignals = tools.onStop((signal) => {
       interrupted = signal;
-      writeStderr(`\n${signal}: stopping the test (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again exits at once)\n`);
+      tools.progress();
+      tools.printErr(`${signal}: stopping the test (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again exits at once)`);
       stopNow();
     });
     /** This process's users aborted at once, and the test stopped (once it has started). */
     const stopNow = () => {
-      for (const handle of [main, ...extra]) for (const worker of workersIn(handle.signal)) worker.session()?.interrupt();
+      for (const handle of [main, ...extra]) handle.role<WorkerRole>(plugin.name, 'worker')?.session()?.interrupt();
       void controller.stop('interrupted').catch(() => {});
     };
     let result;
@@ -150,7 +145,7 @@ export async function loadRun(options: Readonly<Record<string, unknown>>, tools:
       result = await finished;
     } finally {
       offTick();
-      if (tty) writeStderr('\n');
+      tools.progress();
     }
     const outcomes = evaluateThresholds(input.thresholds, result);
     if (input.out === 'json') tools.print(resultJson(result, outcomes));
@@ -161,7 +156,7 @@ export async function loadRun(options: Readonly<Record<string, unknown>>, tools:
       writeFileSync(input.report, resultHtml(result, outcomes, probes));
     }
     if (interrupted) return SIGNAL_EXIT[interrupted];
-    return outcomes.some((o) => !o.ok) ? 99 : 0;
+    return failIfRanNothing(outcomes.some((o) => !o.ok) ? 99 : 0, controller);
   } finally {
     for (const handle of extra) await handle.stop('load run finished');
     await main.stop('load run finished');

@@ -2,7 +2,7 @@
 // run's exit code as load-run.ts computed it from the thresholds, with that
 // rule added. Kept apart from traffic.ts, which the orchestrator imports.
 import { writeStderr } from '../../core/platform.ts';
-import { latestController } from './roles/orchestrator.ts';
+import type { TestController } from './test-control.ts';
 import { NO_REQUESTS } from './traffic.ts';
 
 /**
@@ -10,8 +10,8 @@ import { NO_REQUESTS } from './traffic.ts';
  * thresholds but whose test ran nothing exits 99, with one line on stderr
  * (stdout may be JSON or CSV). A run that already failed is left as it is.
  */
-export function failIfRanNothing(code: number): number {
-  if (code !== 0 || !latestController()?.ranNothing) return code;
+export function failIfRanNothing(code: number, controller: TestController): number {
+  if (code !== 0 || !controller.ranNothing) return code;
   writeStderr(`coord: FAIL ${NO_REQUESTS} (actual 0): the test ran no requests and recorded nothing (set allowNoRequests: true in the scenario if that is expected)\n`);
   return 99;
 }

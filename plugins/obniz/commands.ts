@@ -37,7 +37,7 @@ export const commands: PluginCommand[] = [
     options: [{ flags: '--json', description: 'Print JSON instead of tables' }],
     async run(options, _args, tools) {
       const status = await withCtx(tools, obnizStatus);
-      tools.print(options.json ? JSON.stringify(status, null, 2) : statusTables(status));
+      tools.print(options.json ? JSON.stringify(status, null, 2) : statusTables(status, tools.table));
     },
   },
   {
@@ -102,7 +102,8 @@ async function synchronize(ctx: Ctx): Promise<void> {
   await ctx.backend.send(['PUBLISH', channelFor(message, ctx.global.redis.keyPrefix, 'manager'), JSON.stringify(message)]);
 }
 
-export function statusTables(status: ObnizStatus): string {
+/** `table`: CommandTools' table (aligned columns). */
+export function statusTables(status: ObnizStatus, table: CommandTools['table']): string {
   const age = (ms: number | null) => (ms === null ? '-' : `${(ms / 1000).toFixed(1)}s ago`);
   const lines: string[] = [];
   if (status.slaves.length) {
@@ -113,11 +114,4 @@ export function statusTables(status: ObnizStatus): string {
   else lines.push('no managers');
   lines.push('', `${status.devices} devices assigned, ${status.running} workers running on coord slaves`);
   return lines.join('\n');
-}
-
-function table(head: string[], rows: (string | number)[][]): string {
-  const cells = [head, ...rows].map((r) => r.map(String));
-  const widths = head.map((_h, i) => Math.max(...cells.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((c, i) => (typeof rows[0]?.[i] === 'number' ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
-  return [line(cells[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
 }

@@ -21,7 +21,7 @@ export const commands: PluginCommand[] = [
       const ctx = (await tools.connect()) as Ctx & { close(): Promise<void> };
       try {
         const sessions = await readSessions(ctx, await sessionIds(ctx, state as 'active' | 'terminated' | 'all'));
-        tools.print(options.json ? JSON.stringify(sessions, null, 2) : sessionsTable(sessions));
+        tools.print(options.json ? JSON.stringify(sessions, null, 2) : sessionsTable(sessions, tools.table));
       } finally {
         await ctx.close();
       }
@@ -31,7 +31,8 @@ export const commands: PluginCommand[] = [
 
 const seconds = (s: number | undefined) => (s === undefined ? '-' : `${s.toFixed(1)}s`);
 
-export function sessionsTable(sessions: readonly SessionView[]): string {
+/** `table`: CommandTools' table (aligned columns). */
+export function sessionsTable(sessions: readonly SessionView[], table: CommandTools['table']): string {
   if (!sessions.length) return 'no sessions';
   const head = ['session', 'state', 'queued at', 'queued', 'startup', 'alive', 'browser', 'slot', 'last'];
   const rows = sessions.map((s) => [
@@ -45,7 +46,5 @@ export function sessionsTable(sessions: readonly SessionView[]): string {
     s.slot ?? '-',
     s.lastCode ?? '-',
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+  return table(head, rows);
 }

@@ -41,6 +41,8 @@ export interface NodeOptions {
   takeWarmDriver?: () => WarmDriver | undefined;
   /** Offers the driver back once its session was deleted cleanly; true when taken (the node then leaves it running). */
   giveBackDriver?: (driver: Driver) => boolean;
+  /** Nodes serving in this process, by session id: the node is in it while it serves (the orchestrator's, which a proxy in the same process reads). */
+  serving?: Map<string, SessionNode>;
 }
 
 /** The host other machines reach a server on: the advertised one, else the bound one (a wildcard address means this machine's name). */
@@ -184,7 +186,7 @@ export class SessionNode {
         this.log('LSINIT', `driver session ${this.driverSessionId}`),
       ]);
       this.lastSeen = Date.now();
-      localNodes.set(this.id, this);
+      this.options.serving?.set(this.id, this);
       // last: the manager serves the client once it sees this; the push wakes it (it waits in a blocking pop)
       const host = advertisedHost(config.orchestrator.nodeHost, config.orchestrator.advertiseHost);
       await ctx.backend.multi([
@@ -417,7 +419,7 @@ export class SessionNode {
   end(code: Code | undefined, meta: string): Promise<void> {
     this.ending ??= (async () => {
       const { ctx, id } = this;
-      localNodes.delete(id);
+      this.options.serving?.delete(id);
       for (const timer of this.timers) clearInterval(timer);
       // the video ends with the page as the client left it: capture stops before the browser closes; ffmpeg finishes meanwhile
       const recorded = this.recording && finishRecording(ctx, id, this.recording);
@@ -460,12 +462,6 @@ export interface NodeAnswer {
   contentType: string;
   body: Buffer;
 }
-
-/**
- * Nodes serving in this process, by session id: a proxy in the same process
- * (standalone) hands them commands directly instead of over a socket.
- */
-export const localNodes = new Map<string, SessionNode>();
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 

@@ -18,6 +18,7 @@ import {
 } from '../../core/backend.ts';
 import { freePort, startCluster, startRedis, type RedisCluster, type RedisServer } from './redis.ts';
 import { makeTlsFiles } from './tls-certs.ts';
+import { until } from './until.ts';
 
 export interface AdapterUnderTest {
   /** The adapter's name, as Backend.name reports it. */
@@ -131,7 +132,7 @@ async function throwingHandler(t: Test, adapter: AdapterUnderTest, server: Redis
   await sub.subscribe(channel);
   await b.send(['PUBLISH', channel, 'one']);
   await b.send(['PUBLISH', channel, 'two']);
-  await poll(() => heard.length === 2, 5000, 'both messages');
+  await until('both messages', () => heard.length === 2, 5000, 100);
   t.same(heard, ['one', 'two'], 'the other handler got every message, the connection kept delivering');
   t.equal(lines.filter((line) => line.includes('handler bug')).length, 2, 'each throw was logged once');
   t.equal(await b.send(['PING']), 'PONG', 'the backend still works');
@@ -158,7 +159,7 @@ async function reconnects(t: Test, adapter: AdapterUnderTest): Promise<void> {
   await server.restart();
   t.equal(await within(15_000, b.send(['SET', 'restart:k', 'v']), 'SET after the restart'), 'OK', 'a command sent during the outage is answered after it');
   t.equal(await b.send(['GET', 'restart:k']), 'v', 'commands work again');
-  await poll(() => statesIn(lines.slice(before)).includes('ready'), 10_000, 'the ready line');
+  await until('the ready line', () => statesIn(lines.slice(before)).includes('ready'), 10_000, 100);
   await sleep(500); // a second reconnect line, if one were coming, would show up now
   const after = lines.slice(before);
   t.same(statesIn(after), ['reconnecting', 'ready'], 'exactly one reconnecting line and one ready line');
@@ -167,13 +168,14 @@ async function reconnects(t: Test, adapter: AdapterUnderTest): Promise<void> {
   for (const line of after) t.ok(line.includes(server.url), `the line names the URL: ${line}`);
 
   // The dedicated connections came back too: the subscriber resubscribed, the blocking one serves.
-  await poll(
+  await until(
+    'a message to the subscriber after the restart',
     async () => {
       await b.send(['PUBLISH', 'restart:channel', 'after']);
       return heard.includes('after');
     },
     10_000,
-    'a message to the subscriber after the restart',
+    100,
   );
   t.ok(heard.includes('after'), 'the subscriber hears messages again');
   await b.send(['RPUSH', 'restart:list', 'x']);
@@ -213,7 +215,7 @@ async function passwords(t: Test, adapter: AdapterUnderTest): Promise<void> {
   // A restart makes every connection authenticate again (and log about it).
   await server.restart();
   t.equal(await within(15_000, b.send(['GET', 'auth:k']), 'GET after the restart'), null, 'authenticated again after a restart');
-  await poll(() => statesIn(lines).filter((s) => s === 'ready').length >= 4, 10_000, 'both backends ready again');
+  await until('both backends ready again', () => statesIn(lines).filter((s) => s === 'ready').length >= 4, 10_000, 100);
 
   const bad = adapter.create({ url: `redis://:${wrong}@${hostPort}`, log });
   const started = performance.now();
@@ -285,7 +287,7 @@ async function tls(t: Test, adapter: AdapterUnderTest): Promise<void> {
   sub.onMessage((m) => heard.push(m.message));
   await sub.subscribe('tls:channel');
   await b.send(['PUBLISH', 'tls:channel', 'secure']);
-  await poll(() => heard.includes('secure'), 5000, 'the message over TLS');
+  await until('the message over TLS', () => heard.includes('secure'), 5000, 100);
   t.same(heard, ['secure'], 'the subscriber connection uses TLS too');
   const conn = await b.blocking();
   await b.send(['RPUSH', 'tls:list', 'x']);
@@ -435,14 +437,6 @@ function ownerPort(slots: Reply, slot: number): number {
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-async function poll(probe: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 async function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

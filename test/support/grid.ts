@@ -2,6 +2,7 @@
 // to open, and a Playwright client that connects through the proxy.
 import { createServer, type Server } from 'node:http';
 import { chromium, type Browser } from 'playwright-core';
+import { connectBackend } from '../../adapters/index.ts';
 import { loadConfig } from '../../core/config.ts';
 import { memoryLogger } from '../../core/logger.ts';
 import { startProcess, type ProcessHandle } from '../../core/runtime.ts';
@@ -26,7 +27,7 @@ export async function startGrid(opts: { redis?: string; prefix?: string; roles?:
     ],
   });
   const logger = memoryLogger();
-  const handle = await startProcess({ plugins: [plugin], config, logger });
+  const handle = await startProcess({ plugins: [plugin], config, logger, backend: connectBackend });
   return { handle, logs: logger.lines };
 }
 

@@ -5,12 +5,13 @@ import { fork } from 'node:child_process';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { connectBackend } from '../../adapters/index.ts';
 import { loadConfig } from '../../core/config.ts';
 import { memoryLogger } from '../../core/logger.ts';
 import { startProcess, type ProcessHandle } from '../../core/runtime.ts';
 import type { Backend } from '../../core/backend.ts';
 import plugin from '../../plugins/load-test/index.ts';
-import { controllerOf } from '../../plugins/load-test/roles/orchestrator.ts';
+import type { OrchestratorRole } from '../../plugins/load-test/roles/orchestrator.ts';
 import type { TestController } from '../../plugins/load-test/test-control.ts';
 import { root } from './cli.ts';
 import { freePort } from './redis.ts';
@@ -105,22 +106,14 @@ export async function startLoad(opts: { redis?: string; prefix?: string; roles?:
     ],
   });
   const logger = memoryLogger();
-  const handle = await startProcess({ plugins: [plugin], config, logger, backend: opts.backend });
-  return { handle, controller: controllerOf(handle.signal), logs: logger.lines };
+  const handle = await startProcess({ plugins: [plugin], config, logger, backend: opts.backend ?? connectBackend });
+  return { handle, controller: handle.role<OrchestratorRole>(plugin.name, 'orchestrator')?.controller, logs: logger.lines };
 }
 
 /** Exact percentile of raw values (nearest rank), to compare with the HDR's. */
 export function exactPercentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
-}
-
-export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 20_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** Calls the orchestrator's API; resolves with the status and the JSON body. */

@@ -12,7 +12,6 @@ import type { ObnizConfig } from '../../plugins/obniz/config.ts';
 import { Manager } from '../../plugins/obniz/roles/manager.ts';
 import { Slave } from '../../plugins/obniz/roles/slave.ts';
 import type { Ctx } from '../../plugins/obniz/context.ts';
-import { until as waitUntil } from './until.ts';
 
 export const T0 = 1_800_000_000_000;
 
@@ -122,11 +121,6 @@ export async function startManager(backend: Backend, prefix: string, name: strin
   const manager = new Manager(roleCtx(backend, prefix, { instanceName: name, ...config }, lines));
   await manager.start();
   return manager;
-}
-
-/** support/until.ts with the check first, as the obniz tests call it. */
-export function until<T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> {
-  return waitUntil(what, check, timeoutMs);
 }
 
 /** Checks that no device ever ran on two slaves at once: its start/end intervals never overlap. */

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { until } from './until.ts';
 
 const MISSING =
   'redis-server not found: tests need the Debian package redis-server (apt-get install -y redis-server redis-tools)';
@@ -65,14 +66,9 @@ function startProcess(port: number, dir: string, extra: string[] = []): ChildPro
 }
 
 async function waitForPing(port: number, timeoutMs = 10_000, cliArgs: string[] = []): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const r = spawnSync('redis-cli', [...cliArgs, '-p', String(port), 'ping'], { encoding: 'utf8' });
-    // NOAUTH: a server started with --requirepass is up, it just wants the password.
-    if (/^(PONG|NOAUTH)/.test(r.stdout?.trim() ?? '')) return;
-    await new Promise((res) => setTimeout(res, 50));
-  }
-  throw new Error(`redis-server on port ${port} did not answer PING within ${timeoutMs} ms`);
+  // NOAUTH: a server started with --requirepass is up, it just wants the password.
+  const answers = () => /^(PONG|NOAUTH)/.test(spawnSync('redis-cli', [...cliArgs, '-p', String(port), 'ping'], { encoding: 'utf8' }).stdout?.trim() ?? '');
+  await until(`redis-server on port ${port} answering PING`, answers, timeoutMs, 50);
 }
 
 function killAndWait(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
@@ -153,14 +149,9 @@ export async function startCluster(): Promise<RedisCluster> {
     { encoding: 'utf8' },
   );
   if (create.status !== 0) throw new Error(`redis-cli --cluster create failed: ${create.stdout}${create.stderr}`);
-  const deadline = Date.now() + 20_000;
   for (const port of ports) {
-    for (;;) {
-      const info = spawnSync('redis-cli', ['-p', String(port), 'cluster', 'info'], { encoding: 'utf8' }).stdout ?? '';
-      if (info.includes('cluster_state:ok')) break;
-      if (Date.now() > deadline) throw new Error(`cluster node ${port} never reached cluster_state:ok`);
-      await new Promise((res) => setTimeout(res, 100));
-    }
+    const ok = () => (spawnSync('redis-cli', ['-p', String(port), 'cluster', 'info'], { encoding: 'utf8' }).stdout ?? '').includes('cluster_state:ok');
+    await until(`cluster node ${port} at cluster_state:ok`, ok, 20_000, 100);
   }
   return {
     url: `redis://${ports.map((p) => `127.0.0.1:${p}`).join(',')}`,

@@ -2,6 +2,7 @@
 // `coord run --plugin webdriver [--role …]` would), a page whose title the
 // clients read, and raw W3C requests.
 import { createServer, type Server } from 'node:http';
+import { connectBackend } from '../../adapters/index.ts';
 import { loadConfig } from '../../core/config.ts';
 import { memoryLogger } from '../../core/logger.ts';
 import { startProcess, type ProcessHandle } from '../../core/runtime.ts';
@@ -32,7 +33,7 @@ export async function startWebdriver(opts: { redis?: string; prefix?: string; ro
     ],
   });
   const logger = memoryLogger();
-  const handle = await startProcess({ plugins: [plugin], config, logger });
+  const handle = await startProcess({ plugins: [plugin], config, logger, backend: connectBackend });
   return { handle, logs: logger.lines };
 }
 

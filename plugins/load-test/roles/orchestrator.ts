@@ -7,28 +7,18 @@ import { serveApi } from '../api.ts';
 import { TestController } from '../test-control.ts';
 import type { Ctx } from '../context.ts';
 
-/** Controllers by their process's signal: `coord load run` and tests drive the one they started. */
-const controllers = new WeakMap<AbortSignal, TestController>();
-
-export function controllerOf(signal: AbortSignal): TestController | undefined {
-  return controllers.get(signal);
+/** The orchestrator as its process's handle shows it (handle.role('load-test', 'orchestrator')): `coord load run` and tests drive its controller. */
+export interface OrchestratorRole extends Role {
+  readonly controller: TestController;
 }
 
-let latest: TestController | undefined;
-
-/** The controller this process started last (`coord load run` reads its verdict after the run). */
-export function latestController(): TestController | undefined {
-  return latest;
-}
-
-export function orchestratorRole(ctx: Ctx): Role {
+export function orchestratorRole(ctx: Ctx): OrchestratorRole {
   const controller = new TestController(ctx);
-  latest = controller;
   let server: Server | undefined;
   return {
+    controller,
     async start() {
       await controller.open();
-      controllers.set(ctx.signal, controller);
       if (ctx.config.api) {
         server = await serveApi(ctx, controller);
         const address = server.address();

@@ -14,20 +14,14 @@ import { SystemStats } from '../system-stats.ts';
 import { TestSession } from '../worker-session.ts';
 import type { Ctx } from '../context.ts';
 
-/** Workers of this process by role signal, for in-process tests and `coord load run`. */
-const running = new Set<WorkerHandle>();
-
-export interface WorkerHandle {
+/** The worker as its process's handle shows it (handle.role('load-test', 'worker')): `coord load run` interrupts its users. */
+export interface WorkerRole extends Role {
   readonly id: string;
+  /** The test it runs now, if any. */
   session(): TestSession | undefined;
-  readonly signal: AbortSignal;
 }
 
-export function workersIn(signal: AbortSignal): WorkerHandle[] {
-  return [...running].filter((w) => w.signal === signal);
-}
-
-export function workerRole(ctx: Ctx): Role {
+export function workerRole(ctx: Ctx): WorkerRole {
   const { config, keys, backend, logger, clock } = ctx;
   const id = config.workerId ?? `${hostname().replace(/[^A-Za-z0-9_.-]/g, '-')}-${randomBytes(3).toString('hex')}`;
   const log = logger.child({ workerId: id });
@@ -42,7 +36,6 @@ export function workerRole(ctx: Ctx): Role {
   let stopping = false;
   /** Users of the command batch being handled that add_user commands gave: they start together. */
   const adding: number[] = [];
-  const handle: WorkerHandle = { id, session: () => session, signal: ctx.signal };
 
   const statusKey = keys.workerStatus({ workerId: id });
   const now = () => (clock.now() / 1000).toFixed(3);
@@ -183,6 +176,8 @@ export function workerRole(ctx: Ctx): Role {
   }
 
   return {
+    id,
+    session: () => session,
     async start() {
       const [known, current] = (await backend.pipeline([['GET', keys.generation()], ['GET', keys.testEpoch()]])) as (string | null)[];
       generation = known ?? null;
@@ -193,12 +188,10 @@ export function workerRole(ctx: Ctx): Role {
         beat().catch((err: unknown) => log.warn('heartbeat failed', { error: (err as Error).message }));
       }, config.heartbeatInterval * 1000);
       loop = readCommands();
-      running.add(handle);
       log.info('worker registered', { epoch });
     },
     async stop(reason) {
       stopping = true;
-      running.delete(handle);
       clearInterval(heartbeat);
       const wasRunning = session !== undefined;
       await session?.stop();

@@ -21,11 +21,21 @@ import { checkEncoder } from '../recording.ts';
 /** Blocking waits return this often, so stopping never waits long. */
 const BLOCK_SECONDS = 1;
 
-export function orchestratorRole(ctx: Ctx): Role {
+/** The orchestrator as the other roles of its process see it (ctx.peer('orchestrator')). */
+export interface OrchestratorRole extends Role {
+  /**
+   * Its nodes serving now (inline), by session id: a proxy in the same
+   * process (standalone) hands them commands directly instead of over a socket.
+   */
+  readonly serving: ReadonlyMap<string, SessionNode>;
+}
+
+export function orchestratorRole(ctx: Ctx): OrchestratorRole {
   const { config, logger, keys, backend } = ctx;
   const id = config.orchestrator.id ?? machineOrchestratorId();
   const o = { orchestratorId: id };
   const nodes = new Map<string, { end(reason: string): Promise<void>; restoreIfLost?(): Promise<boolean> }>();
+  const serving = new Map<string, SessionNode>();
   const handling = new Set<Promise<void>>();
   const blocking: BlockingConnection[] = [];
   let browsers: string[] = [];
@@ -103,7 +113,7 @@ export function orchestratorRole(ctx: Ctx): Role {
 
   async function startInline(sessionId: string, timeouts: Awaited<ReturnType<typeof readTimeouts>>): Promise<void> {
     driverTimeout = timeouts.driverStartup;
-    const node = new SessionNode(ctx, { sessionId, orchestratorId: id, timeouts, takeWarmDriver: () => pool.take(), giveBackDriver: (driver) => pool.give(driver) });
+    const node = new SessionNode(ctx, { sessionId, orchestratorId: id, timeouts, takeWarmDriver: () => pool.take(), giveBackDriver: (driver) => pool.give(driver), serving });
     nodes.set(sessionId, { end: (reason) => node.end('TERM', reason), restoreIfLost: () => node.restoreIfLost() });
     void node.finished.then(() => nodes.delete(sessionId));
     try {
@@ -194,6 +204,7 @@ export function orchestratorRole(ctx: Ctx): Role {
   }
 
   return {
+    serving,
     async start() {
       browsers = [await browserEntry(config.orchestrator.browserBinary)];
       await readTimeouts(ctx);

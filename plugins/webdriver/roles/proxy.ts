@@ -14,7 +14,8 @@ import { closeServer, forwardHeaders, hop, listen, originOf, readBody, sendError
 import type { RequestHead } from '../http-frames.ts';
 import { HttpMetrics } from '../http-metrics.ts';
 import { credentials, NODE_KEY_HEADER, sameSecret, sentToken, sessionToken, UNAUTHORIZED_MESSAGE } from '../auth.ts';
-import { endsSession, localNodes } from '../node.ts';
+import { endsSession } from '../node.ts';
+import type { OrchestratorRole } from './orchestrator.ts';
 import { refuseUpgrade, relayUpgrade } from '../relay.ts';
 import { answerGraphql, gridUrl } from '../graphql.ts';
 import { gridStatus } from '../status.ts';
@@ -62,6 +63,8 @@ export function proxyRole(ctx: Ctx): Role {
   const metrics = new HttpMetrics(ctx);
   let managers: { at: number; list: Route[] } = { at: 0, list: [] };
   let turn = 0;
+  /** The session's node when it serves in this process (standalone): the orchestrator here runs it. */
+  const localNode = (sessionId: string) => ctx.peer<OrchestratorRole>('orchestrator')?.serving.get(sessionId);
 
   const server = createServer((req, res) => void onRequest(req, res).catch((error) => {
     logger.error('proxy request failed', { error: (error as Error).message });
@@ -130,7 +133,7 @@ export function proxyRole(ctx: Ctx): Role {
     const [, sessionId, rest = '', query = ''] = session as unknown as [string, string, string?, string?];
     const sent = credentials(token, head.headers.get('authorization'));
     if (sent !== 'token' && !(sent === 'none' && basicSessions.has(sessionId))) return undefined;
-    const local = localNodes.get(sessionId);
+    const local = localNode(sessionId);
     if (local) return local.straight(head.method, rest + query, (status, body, bytesIn) => metrics.count(head.method, status, bytesIn, body.length));
     if (endsSession(head.method, rest)) return undefined;
     const target = routes.get(sessionId);
@@ -278,7 +281,7 @@ export function proxyRole(ctx: Ctx): Role {
 
   /** /session/{id}/… → the session's node. */
   async function command(req: IncomingMessage, res: ServerResponse, sessionId: string, path: string, body: Buffer): Promise<void> {
-    const local = localNodes.get(sessionId);
+    const local = localNode(sessionId);
     if (local) {
       // the node runs in this process (standalone): no socket between them
       const answer = await local.serve(req.method ?? 'GET', path, req.headers['content-type'], body);
