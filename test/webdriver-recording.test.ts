@@ -85,6 +85,14 @@ async function session(caps: Record<string, unknown>): Promise<string> {
   return created.body.value!.sessionId!;
 }
 
+/** Opens the colour page, lets ffmpeg encode it for a while, and quits. */
+async function recordAWhile(id: string): Promise<void> {
+  await w3c(proxy, 'POST', `/session/${id}/url`, { url: `http://127.0.0.1:${pagePort}/colours` }, auth);
+  await until('ffmpeg running for the session', () => processesNaming(id).length > 0, 20_000);
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  await w3c(proxy, 'DELETE', `/session/${id}`, undefined, auth);
+}
+
 /** Mean colour of each frame at `fps` frames a second, decoded by ffmpeg. */
 function frameColours(file: string, fps: number): [number, number, number][] {
   const raw = execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-vf', `fps=${fps},scale=1:1:flags=area`, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'], { maxBuffer: 1 << 20 });
@@ -168,15 +176,14 @@ t.test('a session without recording writes no storage key, no file and runs no f
 
 t.test('kill -9 of the storage process loses no finished recording', async (t) => {
   const before = await session({ 'coord:options': { recordVideo: true } });
-  await w3c(proxy, 'DELETE', `/session/${before}`, undefined, auth);
+  await recordAWhile(before);
   const link = await until('the first recording linked', async () => (await api(`/api/sessions/${before}`)).recording as string | undefined, 60_000, 200);
   t.equal((await fetch(proxy + link)).status, 200, 'served before the kill');
 
   storage.kill('SIGKILL');
   await storage.exited;
   const during = await session({ 'se:recordVideo': true });
-  await w3c(proxy, 'POST', `/session/${during}/url`, { url: `http://127.0.0.1:${pagePort}/colours` }, auth);
-  await w3c(proxy, 'DELETE', `/session/${during}`, undefined, auth);
+  await recordAWhile(during);
   const pending = await until('the node to announce its recording with no storage running', async () => ((await backend.send(['LRANGE', `${prefix}storage:rec1:metadata.pending`, 0, -1])) as string[]).find((i) => i.includes(during)), 60_000, 200);
   t.match(JSON.parse(pending), { sessionId: during, file: `${during}.mp4` }, 'the pending entry names the file');
   const down = await fetch(`${proxy}/storage/rec1/${during}.mp4`, { headers: auth });

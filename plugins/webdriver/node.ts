@@ -76,7 +76,8 @@ export class SessionNode {
   private chromePid = 0;
   /** Whether the matched capabilities (or the grid's default) ask for a screen recording. */
   private recordWanted = false;
-  private recording?: Recording;
+  /** The recording, starting beside the session rather than before it: creating a session waits for no DevTools round trip. */
+  private recording?: Promise<Recording | undefined>;
   private lastSeen = 0;
   private lastWritten = 0;
   private lastBeat = Date.now();
@@ -160,7 +161,7 @@ export class SessionNode {
       const actual = answer.value.capabilities ?? {};
       this.driverWebSocket = typeof actual.webSocketUrl === 'string' ? actual.webSocketUrl : '';
       this.chromePid = Number(actual['goog:processID']) || 0;
-      if (this.recordWanted) this.recording = await startRecording(ctx, id, actual);
+      if (this.recordWanted) this.recording = startRecording(ctx, id, actual);
       await Promise.all([
         ctx.backend.send(['HSET', ctx.keys.sessionCapabilities({ sessionId: id }), 'actual', JSON.stringify(actual)]),
         this.log('LSINIT', `driver session ${this.driverSessionId}`),
@@ -363,7 +364,7 @@ export class SessionNode {
       localNodes.delete(id);
       for (const timer of this.timers) clearInterval(timer);
       // the video ends with the page as the client left it: capture stops before the browser closes; ffmpeg finishes meanwhile
-      const recorded = this.recording && finishRecording(ctx, id, this.recording);
+      const recorded = this.recording?.then((recording) => recording && finishRecording(ctx, id, recording));
       if (this.driverSessionId && this.driver) {
         const deleted = await hop({ host: '127.0.0.1', port: this.driver.port }, 'DELETE', `/session/${this.driverSessionId}`, driverHeaders(this.driver.port), undefined, undefined, 10_000).catch(() => undefined);
         this.driverSessionId = '';
