@@ -5,7 +5,8 @@
 // ffprobe to about that length, and its frames show the colours in order.
 // A session without recording leaves no storage key, no file and runs no
 // ffmpeg. A storage process killed -9 loses no finished recording: one made
-// while it was down is indexed from the pending list when it comes back.
+// while it was down is indexed from the pending list when it comes back. A
+// node in its own process announces its recording before it exits.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -202,4 +203,19 @@ t.test('kill -9 of the storage process loses no finished recording', async (t) =
   const total = files.reduce((sum, f) => sum + readFileSync(join(folder, f)).length, 0);
   await until('disk.bytes.used to count every file', async () => Number(await backend.send(['HGET', `${prefix}metrics:storage:disk.bytes.used`, 'rec1'])) === total, 15_000);
   t.pass(`disk.bytes.used = ${total}, the folder's ${files.length} recordings`);
+});
+
+t.test('a node in its own process (nodeMode=process) finishes and announces its recording before it exits', async (t) => {
+  const orchestrator = start(['orchestrator'], ['orchestrator.nodeMode=process', 'orchestrator.id=rec-proc', 'orchestrator.platformName=recproc']);
+  await orchestrator.waitFor((l) => l.msg === 'ready', 60_000);
+  const id = await session({ platformName: 'recproc', 'se:recordVideo': true });
+  t.equal((await api(`/api/sessions/${id}`)).orchestrator, 'rec-proc', 'served by the process-mode orchestrator');
+  await recordAWhile(id);
+  const link = await until('the recording linked', async () => (await api(`/api/sessions/${id}`)).recording as string | undefined, 60_000, 200);
+  const res = await fetch(proxy + link);
+  t.equal(res.status, 200);
+  const file = join(dir, 'process-node.mp4');
+  writeFileSync(file, Buffer.from(await res.arrayBuffer()));
+  const duration = Number(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', file]).toString());
+  t.ok(duration >= 0.5, `a video of ${duration} s`);
 });
