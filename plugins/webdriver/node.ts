@@ -5,7 +5,8 @@
 // client's commands (the session id swapped in the path; bodies untouched), and ends on
 // DELETE /session (CLOSED), after sessionTermination idle seconds (STIMEOUT),
 // on a fault (TERM, DFAILURE) or when the session ended elsewhere. Ending
-// returns the slot atomically (terminateSession), then HALT.
+// returns the slot atomically (terminateSession), then HALT. A session that
+// asks for it is recorded meanwhile (node-recording.ts).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { hostname } from 'node:os';
 import type { Socket } from 'node:net';
