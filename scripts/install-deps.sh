@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Installs the system packages coord needs, or names them when it cannot.
 #   main: chromium (the browser grid's workers)
-#   test: redis-server, redis-tools, chromium, chromium-driver (tests use real ones)
+#   test: redis-server, redis-tools, chromium, chromium-driver, ffmpeg (tests use real ones; ffmpeg encodes and checks screen recordings)
 set -euo pipefail
 what="${1:-test}"
 case "$what" in
   main) need=(chromium) ;;
-  test) need=(redis-server redis-tools chromium chromium-driver) ;;
+  test) need=(redis-server redis-tools chromium chromium-driver ffmpeg) ;;
   *) echo "usage: $0 main|test" >&2; exit 2 ;;
 esac
 

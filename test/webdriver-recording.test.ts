@@ -5,7 +5,8 @@
 // ffprobe to about that length, and its frames show the colours in order.
 // A session without recording leaves no storage key, no file and runs no
 // ffmpeg. A storage process killed -9 loses no finished recording: one made
-// while it was down is indexed from the pending list when it comes back.
+// while it was down is indexed from the pending list when it comes back. A
+// node in its own process announces its recording before it exits.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -83,6 +84,14 @@ async function session(caps: Record<string, unknown>): Promise<string> {
   const created = await w3c(proxy, 'POST', '/session', newSessionBody(caps), auth);
   if (created.status !== 200) throw new Error(`new session: ${JSON.stringify(created.body)}`);
   return created.body.value!.sessionId!;
+}
+
+/** Opens the colour page, lets ffmpeg encode it for a while, and quits. */
+async function recordAWhile(id: string): Promise<void> {
+  await w3c(proxy, 'POST', `/session/${id}/url`, { url: `http://127.0.0.1:${pagePort}/colours` }, auth);
+  await until('ffmpeg running for the session', () => processesNaming(id).length > 0, 20_000);
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  await w3c(proxy, 'DELETE', `/session/${id}`, undefined, auth);
 }
 
 /** Mean colour of each frame at `fps` frames a second, decoded by ffmpeg. */
@@ -168,15 +177,14 @@ t.test('a session without recording writes no storage key, no file and runs no f
 
 t.test('kill -9 of the storage process loses no finished recording', async (t) => {
   const before = await session({ 'coord:options': { recordVideo: true } });
-  await w3c(proxy, 'DELETE', `/session/${before}`, undefined, auth);
+  await recordAWhile(before);
   const link = await until('the first recording linked', async () => (await api(`/api/sessions/${before}`)).recording as string | undefined, 60_000, 200);
   t.equal((await fetch(proxy + link)).status, 200, 'served before the kill');
 
   storage.kill('SIGKILL');
   await storage.exited;
   const during = await session({ 'se:recordVideo': true });
-  await w3c(proxy, 'POST', `/session/${during}/url`, { url: `http://127.0.0.1:${pagePort}/colours` }, auth);
-  await w3c(proxy, 'DELETE', `/session/${during}`, undefined, auth);
+  await recordAWhile(during);
   const pending = await until('the node to announce its recording with no storage running', async () => ((await backend.send(['LRANGE', `${prefix}storage:rec1:metadata.pending`, 0, -1])) as string[]).find((i) => i.includes(during)), 60_000, 200);
   t.match(JSON.parse(pending), { sessionId: during, file: `${during}.mp4` }, 'the pending entry names the file');
   const down = await fetch(`${proxy}/storage/rec1/${during}.mp4`, { headers: auth });
@@ -195,4 +203,19 @@ t.test('kill -9 of the storage process loses no finished recording', async (t) =
   const total = files.reduce((sum, f) => sum + readFileSync(join(folder, f)).length, 0);
   await until('disk.bytes.used to count every file', async () => Number(await backend.send(['HGET', `${prefix}metrics:storage:disk.bytes.used`, 'rec1'])) === total, 15_000);
   t.pass(`disk.bytes.used = ${total}, the folder's ${files.length} recordings`);
+});
+
+t.test('a node in its own process (nodeMode=process) finishes and announces its recording before it exits', async (t) => {
+  const orchestrator = start(['orchestrator'], ['orchestrator.nodeMode=process', 'orchestrator.id=rec-proc', 'orchestrator.platformName=recproc']);
+  await orchestrator.waitFor((l) => l.msg === 'ready', 60_000);
+  const id = await session({ platformName: 'recproc', 'se:recordVideo': true });
+  t.equal((await api(`/api/sessions/${id}`)).orchestrator, 'rec-proc', 'served by the process-mode orchestrator');
+  await recordAWhile(id);
+  const link = await until('the recording linked', async () => (await api(`/api/sessions/${id}`)).recording as string | undefined, 60_000, 200);
+  const res = await fetch(proxy + link);
+  t.equal(res.status, 200);
+  const file = join(dir, 'process-node.mp4');
+  writeFileSync(file, Buffer.from(await res.arrayBuffer()));
+  const duration = Number(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', file]).toString());
+  t.ok(duration >= 0.5, `a video of ${duration} s`);
 });

@@ -16,6 +16,7 @@ export interface Recording {
 export async function startRecording(ctx: Ctx, sessionId: string, actual: Capabilities): Promise<Recording | undefined> {
   const { config, logger } = ctx;
   const ffmpeg = findEncoder(config.recording.ffmpeg);
+  const started = Date.now();
   const debuggerAddress = (actual['goog:chromeOptions'] as { debuggerAddress?: unknown } | undefined)?.debuggerAddress;
   try {
     if (!ffmpeg) throw new Error(`no ffmpeg (webdriver.recording.ffmpeg = "${config.recording.ffmpeg}")`);
@@ -23,7 +24,7 @@ export async function startRecording(ctx: Ctx, sessionId: string, actual: Capabi
     const folder = storageFolder(config);
     await mkdir(folder, { recursive: true });
     const recorder = await Recorder.start({ debuggerAddress, ffmpeg, folder, sessionId, recording: config.recording, warn: (m, f) => logger.warn(m, { sessionId, ...f }) });
-    logger.info('recording the session', { sessionId, folder });
+    logger.info('recording the session', { sessionId, folder, ms: Date.now() - started });
     return { recorder, storage: storageId(config) };
   } catch (error) {
     logger.warn('the session asked for a recording but none could be started', { sessionId, error: (error as Error).message });

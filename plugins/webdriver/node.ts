@@ -5,7 +5,8 @@
 // client's commands (the session id swapped in the path; bodies untouched), and ends on
 // DELETE /session (CLOSED), after sessionTermination idle seconds (STIMEOUT),
 // on a fault (TERM, DFAILURE) or when the session ended elsewhere. Ending
-// returns the slot atomically (terminateSession), then HALT.
+// returns the slot atomically (terminateSession), then HALT. A session that
+// asks for it is recorded meanwhile (node-recording.ts).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { hostname } from 'node:os';
 import type { Socket } from 'node:net';
@@ -89,7 +90,8 @@ export class SessionNode {
   private chromePid = 0;
   /** Whether the matched capabilities (or the grid's default) ask for a screen recording. */
   private recordWanted = false;
-  private recording?: Recording;
+  /** The recording, starting beside the session rather than before it: creating a session waits for no DevTools round trip. */
+  private recording?: Promise<Recording | undefined>;
   private lastSeen = 0;
   private lastWritten = 0;
   private lastBeat = Date.now();
@@ -180,7 +182,7 @@ export class SessionNode {
       if (this.devtoolsPort && typeof actual.browserVersion === 'string') actual[CDP_VERSION] = actual.browserVersion;
       if (this.downloads) actual[DOWNLOADS_ENABLED] = true;
       this.chromePid = Number(actual['goog:processID']) || 0;
-      if (this.recordWanted) this.recording = await startRecording(ctx, id, actual);
+      if (this.recordWanted) this.recording = startRecording(ctx, id, actual);
       await Promise.all([
         ctx.backend.send(['HSET', ctx.keys.sessionCapabilities({ sessionId: id }), 'actual', JSON.stringify(actual)]),
         this.log('LSINIT', `driver session ${this.driverSessionId}`),
@@ -422,7 +424,7 @@ export class SessionNode {
       this.options.serving?.delete(id);
       for (const timer of this.timers) clearInterval(timer);
       // the video ends with the page as the client left it: capture stops before the browser closes; ffmpeg finishes meanwhile
-      const recorded = this.recording && finishRecording(ctx, id, this.recording);
+      const recorded = this.recording?.then((recording) => recording && finishRecording(ctx, id, recording));
       if (this.driverSessionId && this.driver) {
         const deleted = await hop({ host: '127.0.0.1', port: this.driver.port }, 'DELETE', `/session/${this.driverSessionId}`, driverHeaders(this.driver.port), undefined, undefined, 10_000).catch(() => undefined);
         this.driverSessionId = '';

@@ -79,6 +79,7 @@ export class Recorder {
   private latest?: Buffer;
   private startedAt = 0;
   private written = 0;
+  private lastAck = 0;
   private encoder?: ChildProcess;
   private encoderExit?: Promise<{ code: number | null; stderr: string }>;
   private ticker?: ReturnType<typeof setInterval>;
@@ -148,8 +149,15 @@ export class Recorder {
     }
     if (message.method === 'Page.screencastFrame' && message.sessionId === this.page) {
       const frame = message.params as { data: string; sessionId: number };
-      void this.call('Page.screencastFrameAck', { sessionId: frame.sessionId }, this.page).catch(() => {});
       this.onFrame(Buffer.from(frame.data, 'base64'));
+      // Chromium sends the next frame once this one is acknowledged: acknowledging at the video's rate, not at
+      // once, keeps an animating page from sending (and this process from decoding) frames the video drops
+      const page = this.page;
+      const wait = Math.max(0, this.lastAck + 1000 / this.options.recording.fps - Date.now());
+      setTimeout(() => {
+        this.lastAck = Date.now();
+        if (!this.stopping && page === this.page) void this.call('Page.screencastFrameAck', { sessionId: frame.sessionId }, page).catch(() => {});
+      }, wait);
     } else if (message.method === 'Target.detachedFromTarget' && (message.params as { sessionId?: string }).sessionId === this.page && !this.stopping) {
       this.page = '';
       void this.attach().catch(() => {}); // the window closed: record the next one, if any

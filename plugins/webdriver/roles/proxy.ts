@@ -2,7 +2,8 @@
 // POST /session goes to a live manager; /session/{id}/* to that session's
 // node (routed by session:{id}:upstream, cached, dropped when the session
 // ends); BiDi WebSockets likewise; GET /status answers with the grid's
-// capacity. Requests and bytes are counted into the metrics keys. Commands
+// capacity; GET /storage/{sid}/… streams a recording from a storage role
+// (storage-proxy.ts). Requests and bytes are counted into the metrics keys. Commands
 // for sessions it can route go through the front door as bytes (front-door.ts);
 // the rest reach the node:http server here.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
