@@ -13,6 +13,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { chromium } from 'playwright-core';
 import { createBackend } from '../adapters/index.ts';
 import { buildIfStale } from './support/build.ts';
 import { coord, type CoordProcess } from './support/cli.ts';
@@ -106,8 +107,12 @@ function nameOf([r, g, b]: [number, number, number]): string {
   return 'other';
 }
 
+/** The first test's recorded session, which the page test plays. */
+let recorded = '';
+
 t.test('a recorded 5-second session: served through the proxy with Range, the right length, the colours in order', async (t) => {
   const id = await session({ 'se:recordVideo': true });
+  recorded = id;
   t.ok(await until('ffmpeg running for the session', () => processesNaming(id).length > 0, 20_000), 'an ffmpeg encodes the session while it runs');
   const nav = await w3c(proxy, 'POST', `/session/${id}/url`, { url: `http://127.0.0.1:${pagePort}/colours` }, auth);
   t.equal(nav.status, 200);
@@ -160,6 +165,25 @@ t.test('a recorded 5-second session: served through the proxy with Range, the ri
   const used = await until('disk.bytes.used to count it', async () => Number(await backend.send(['HGET', `${prefix}metrics:storage:disk.bytes.used`, 'rec1'])) >= bytes.length, 15_000);
   t.ok(used);
   t.ok(Number(await backend.send(['HGET', `${prefix}metrics:storage:disk.bytes.total`, 'rec1'])) > 0, 'disk.bytes.total written');
+});
+
+t.test('the grid page links the recording and plays it', async (t) => {
+  t.ok(recorded, 'the recorded session of the first test');
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+  t.teardown(() => browser.close());
+  const page = await browser.newPage();
+  await page.goto(`${proxy}/ui?token=${TOKEN}`);
+  const link = page.getByTestId(`recording-${recorded}`);
+  await link.waitFor({ timeout: 30_000 });
+  t.match(await link.getAttribute('href'), new RegExp(`^/storage/rec1/${recorded}\\.mp4\\?token=`), 'the ended session links its recording');
+  await link.click();
+  const duration = await page.waitForFunction(() => {
+    const video = document.querySelector('video');
+    return video && video.readyState >= 1 && Number.isFinite(video.duration) ? video.duration : 0;
+  }, undefined, { timeout: 30_000 });
+  const seconds = (await duration.jsonValue()) as number;
+  t.ok(seconds >= 4.5 && seconds <= 12, `the page's player loaded the video: ${seconds} s`);
+  t.equal(await page.evaluate(() => document.querySelector('video')?.error?.code ?? 0), 0, 'no media error');
 });
 
 t.test('a session without recording writes no storage key, no file and runs no ffmpeg', async (t) => {

@@ -10,6 +10,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Ctx } from './context.ts';
 import { readEnded, readGrid, type GridModel, type GridNode, type GridSlot } from './grid-model.ts';
 import { readSessions, type SessionView } from './sessions-view.ts';
+import { recordingLink } from './storage-proxy.ts';
 import { GRID_VERSION, orchestratorUri, sessionCapabilities, sessionStart, sessionTimeoutMs, sessionUri } from './status.ts';
 import { capabilitySets } from './w3c.ts';
 
@@ -46,6 +47,8 @@ const schema = buildSchema(`
     aliveSeconds: Float
     "coord: the last code of its log (e.g. NALIVE, CLOSED, STIMEOUT)"
     lastCode: String
+    "coord: its screen recording, once stored: a path on the proxy, carrying the recording's own token when the grid has one"
+    recording: String
   }
   type Slot {
     id: String!
@@ -102,7 +105,7 @@ function slotOf(slot: GridSlot) {
   return { id: slot.id, stereotype: json(slot.stereotype), lastStarted: slot.session?.status.queuedAt ?? '1970-01-01T00:00:00Z', sessionId: slot.session?.id ?? null };
 }
 
-function sessionOf(s: SessionView, now: number, node?: GridNode, slot?: GridSlot) {
+function sessionOf(ctx: Reader, s: SessionView, now: number, node?: GridNode, slot?: GridSlot) {
   const start = sessionStart(s);
   const ended = s.status.terminatedAt ? Date.parse(s.status.terminatedAt) : now;
   const orchestrator = node?.id ?? s.orchestrator ?? '';
@@ -122,6 +125,11 @@ function sessionOf(s: SessionView, now: number, node?: GridNode, slot?: GridSlot
     startupSeconds: s.timings.startup,
     aliveSeconds: s.timings.alive,
     lastCode: s.lastCode,
+    // resolved only when a query asks for it (KEDA's does not)
+    recording: async () => {
+      const storage = await ctx.backend.send(['GET', ctx.keys.sessionStorage({ sessionId: s.id })]);
+      return typeof storage === 'string' ? recordingLink(ctx.config.proxy.token, storage, s.id) : null;
+    },
   };
 }
 
@@ -151,7 +159,7 @@ function rootOf(ctx: Reader, grid: GridModel, gridUri: string, timeoutMs: number
       maxSession: node.slots.length,
       sessionTimeout: String(timeoutMs),
       slotCount: node.slots.length,
-      sessions: held.map((slot) => sessionOf(slot.session!, now, node, slot)),
+      sessions: held.map((slot) => sessionOf(ctx, slot.session!, now, node, slot)),
       sessionCount: held.length,
       stereotypes: JSON.stringify([...counts.values()]),
       version: GRID_VERSION,
@@ -174,8 +182,8 @@ function rootOf(ctx: Reader, grid: GridModel, gridUri: string, timeoutMs: number
     sessionsInfo: {
       sessionQueueRequests: grid.queue.map(requestedSet),
       sessions: running,
-      queue: grid.queue.map((s) => sessionOf(s, now)),
-      ended: async ({ limit }: { limit: number }) => (await readEnded(ctx, Math.max(0, Math.min(limit, 200)))).map((s) => sessionOf(s, now)),
+      queue: grid.queue.map((s) => sessionOf(ctx, s, now)),
+      ended: async ({ limit }: { limit: number }) => (await readEnded(ctx, Math.max(0, Math.min(limit, 200)))).map((s) => sessionOf(ctx, s, now)),
     },
     session: async ({ id }: { id: string }) => {
       // an id goes into key names: only what a session id can be
@@ -183,7 +191,7 @@ function rootOf(ctx: Reader, grid: GridModel, gridUri: string, timeoutMs: number
       const [view] = await readSessions(ctx, [id]);
       if (!view) throw new Error(`no session ${id}`);
       const node = grid.nodes.find((n) => n.slots.some((slot) => slot.session?.id === id));
-      return sessionOf(view, now, node, node?.slots.find((slot) => slot.session?.id === id));
+      return sessionOf(ctx, view, now, node, node?.slots.find((slot) => slot.session?.id === id));
     },
   };
 }

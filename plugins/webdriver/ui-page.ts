@@ -39,7 +39,7 @@ const QUERY = `{
   nodesInfo { nodes { id status uri maxSession sessionCount stereotypes slots { id stereotype lastStarted sessionId } } }
   sessionsInfo { sessions { ...s } queue { ...s } ended(limit: 20) { ...s } }
 }
-fragment s on Session { id state capabilities requestedCapabilities queuedAt pendingAt aliveAt terminatedAt queuedSeconds startupSeconds aliveSeconds lastCode nodeId slot { id } }`;
+fragment s on Session { id state capabilities requestedCapabilities queuedAt pendingAt aliveAt terminatedAt queuedSeconds startupSeconds aliveSeconds lastCode recording nodeId slot { id } }`;
 
 const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>coord webdriver grid</title>
@@ -63,8 +63,9 @@ details pre { max-width: 40rem; white-space: pre-wrap; font-size: 12px; margin: 
 <div id="summary" data-testid="summary"></div><div id="error" data-testid="error"></div>
 <h2>Orchestrators</h2><div class="nodes" id="nodes" data-testid="nodes"></div>
 <h2>Sessions</h2>
-<table><thead><tr><th>session</th><th>state</th><th>browser</th><th>orchestrator / slot</th><th>queued at</th><th>waited s</th><th>startup s</th><th>alive s</th><th>last code</th><th>capabilities</th></tr></thead>
+<table><thead><tr><th>session</th><th>state</th><th>browser</th><th>orchestrator / slot</th><th>queued at</th><th>waited s</th><th>startup s</th><th>alive s</th><th>last code</th><th>video</th><th>capabilities</th></tr></thead>
 <tbody id="sessions" data-testid="sessions"></tbody></table>
+<div id="player" data-testid="player" hidden><h2>Recording <span id="playing" class="muted"></span></h2><video id="video" data-testid="video" controls preload="metadata" width="640"></video></div>
 <h2>Queue</h2><table><thead><tr><th>session</th><th>waiting s</th><th>requested capabilities</th></tr></thead><tbody id="queue" data-testid="queue"></tbody></table>
 <p class="muted">Updated every second from <code>POST /graphql</code> (Selenium Grid's schema). <span id="updated" data-testid="updated"></span></p>
 <script>
@@ -81,6 +82,20 @@ const parse = (text) => { try { return JSON.parse(text); } catch { return {}; } 
 const secs = (n) => (typeof n === 'number' ? n.toFixed(1) : '');
 const caps = (text) => el('details', {}, el('summary', {}, 'show'), el('pre', {}, JSON.stringify(parse(text), null, 2)));
 const browser = (s) => { const c = parse(s.capabilities); return c.browserName ? (c.browserName + ' ' + (c.browserVersion || '')).trim() : ''; };
+
+// the player sits outside the table, which is rebuilt every second: a video in a row would restart
+function recordingLink(s) {
+  const a = el('a', { href: s.recording, 'data-testid': 'recording-' + s.id }, 'play');
+  a.addEventListener('click', (event) => {
+    event.preventDefault();
+    const video = document.getElementById('video');
+    video.src = s.recording;
+    document.getElementById('playing').textContent = s.id;
+    document.getElementById('player').hidden = false;
+    video.play().catch(() => {}); // a browser may refuse autoplay; the controls still play it
+  });
+  return a;
+}
 
 function render(data) {
   const { grid, nodesInfo, sessionsInfo } = data;
@@ -101,7 +116,7 @@ function render(data) {
     el('td', {}, el('code', {}, s.id)), el('td', { class: 'state' }, s.state), el('td', {}, browser(s)),
     el('td', {}, s.nodeId ? s.nodeId + (s.slot ? ' / ' + s.slot.id : '') : ''), el('td', {}, s.queuedAt || ''),
     el('td', { class: 'num' }, secs(s.queuedSeconds)), el('td', { class: 'num' }, secs(s.startupSeconds)), el('td', { class: 'num' }, secs(s.aliveSeconds)),
-    el('td', {}, s.lastCode || ''), el('td', {}, caps(s.capabilities)))));
+    el('td', {}, s.lastCode || ''), el('td', {}, s.recording ? recordingLink(s) : ''), el('td', {}, caps(s.capabilities)))));
   document.getElementById('queue').replaceChildren(...sessionsInfo.queue.map((s) => el('tr', { 'data-testid': 'queued-' + s.id },
     el('td', {}, el('code', {}, s.id)), el('td', { class: 'num' }, secs(s.queuedSeconds)), el('td', {}, caps(s.requestedCapabilities)))));
 }
