@@ -4,7 +4,7 @@
 import { adapterNames, connectBackend } from '../adapters/index.ts';
 import { systemClock } from '../core/clock.ts';
 import { loadConfig, type ConfigInput } from '../core/config.ts';
-import { createLogger } from '../core/log.ts';
+import { createLogger } from '../core/pino-logger.ts';
 import { environment, exit, onStopSignals, stderrIsTTY, writeStderr, type StopSignal } from '../core/platform.ts';
 import type { CommandTools, Plugin, RoleContext } from '../core/plugin.ts';
 import { roleContext } from '../core/role-context.ts';

@@ -6,7 +6,7 @@
 // a shell script, a container runtime) forwards what the terminal already
 // sent the whole process group, and it must still drain.
 import { loadConfig } from '../../core/config.ts';
-import { createLogger } from '../../core/log.ts';
+import { createLogger } from '../../core/pino-logger.ts';
 import { environment, exit, onStopSignals, stdoutIsTTY } from '../../core/platform.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { Plugin } from '../../core/plugin.ts';

@@ -2,7 +2,7 @@
 // chosen by the format or by whether the output is a terminal.
 import { Writable } from 'node:stream';
 import t from 'tap';
-import { createLogger } from '../core/log.ts';
+import { createLogger } from '../core/pino-logger.ts';
 
 function sink() {
   const chunks: string[] = [];
