@@ -134,7 +134,7 @@ export function portRange(spec: string | undefined): { first: number; last: numb
   return m ? { first: Number(m[1]), last: Number(m[2]) } : undefined;
 }
 
-/** Seed 003's timing rules and the port range; each broken rule is one message. */
+/** playwright-distributed's timing rules and the port range; each broken rule is one message. */
 export function checkTiming(c: BrowserGridConfig): string[] {
   const problems: string[] = [];
   const rule = (ok: boolean, text: string) => ok || problems.push(text);

@@ -147,7 +147,7 @@ export function proxyRole(ctx: Ctx): Role {
     }
   }
 
-  /** Seed 000: once a worker reached its lifetime limit, ask it to drain (key + publish on the same name). */
+  /** As playwright-distributed does: once a worker reached its lifetime limit, ask it to drain (key + publish on the same name). */
   async function sendShutdown(ref: string): Promise<void> {
     const { browserType, workerId } = parseRef(ref);
     const key = keys.shutdownCommand({ browserType, workerId });
