@@ -79,24 +79,27 @@ const local = await chromium.launch({ executablePath: systemChromium(), args: [.
 let fresh;
 /** A Chromium keeps starting helper processes for a moment after its DevTools port is up; the worker's spare has had longer. */
 const SETTLE_MS = 3000;
+/** The grid's CDP ways wait as long: the spare the last CDP client's leaving started is then as settled. */
+const settle = () => new Promise((r) => setTimeout(r, SETTLE_MS));
 const launchFresh = async () => {
   fresh = await launchDevtools();
   await new Promise((r) => setTimeout(r, SETTLE_MS));
 };
 
 // Each way: time to first page (connect + new page + goto); cleanup is untimed. `prep` runs
-// untimed before it. The grid's CDP ways are spread out, so the worker's spare browser is
-// ready for each, as it is for clients that do not arrive back to back.
+// untimed before it. Every CDP way's browser has had the same 3 s (at least) since its launch
+// began: a fresh one launched for it, or the worker's spare (launched when the last CDP client
+// left), as it is for clients that do not arrive back to back.
 const ways = {
   'Playwright, through the grid': { run: () => playwrightFirstPage(gridPw) },
-  'puppeteer-core, through the grid (/cdp)': { run: () => puppeteerFirstPage(gridCdp, true) },
+  'puppeteer-core, through the grid (/cdp)': { prep: settle, run: () => puppeteerFirstPage(gridCdp, true) },
   'Playwright, straight to a browser server': { run: () => playwrightFirstPage(straightPw) },
   'puppeteer-core, straight to a Chromium launched for it': { prep: launchFresh, run: () => puppeteerFirstPage(fresh.ws, true) },
-  'connectOverCDP, through the grid (/cdp)': { run: () => overCdpFirstPage(gridCdp, true) },
+  'connectOverCDP, through the grid (/cdp)': { prep: settle, run: () => overCdpFirstPage(gridCdp, true) },
   'reused local browser: newContext + newPage': { run: () => reusedFirstPage() },
   'connectOverCDP, straight to a Chromium launched for it': { prep: launchFresh, run: () => overCdpFirstPage(fresh.ws, false) },
   'puppeteer-core, straight to a shared running Chromium (not isolated)': { run: () => puppeteerFirstPage(shared.ws, false) },
-  "puppeteer-core, straight to the worker's CDP port": { run: () => puppeteerFirstPage(workerCdp, true) },
+  "puppeteer-core, straight to the worker's CDP port": { prep: settle, run: () => puppeteerFirstPage(workerCdp, true) },
 };
 
 async function playwrightFirstPage(url) {
