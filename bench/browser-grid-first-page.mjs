@@ -6,7 +6,7 @@
 //  - CDP, with puppeteer-core and with Playwright's connectOverCDP: /cdp through
 //    the proxy (a browser process of the client's own, from the worker's warm
 //    spare) vs a Chromium with a DevTools port launched for the client with the
-//    same flags (its launch untimed, like the spare's); for reference also
+//    same flags (its launch and 3 s to settle untimed, like the spare's); for reference also
 //    straight to the worker's CDP port, and to one shared running Chromium
 //    (what clients get without isolation);
 //  - for reference, a reused local browser's newContext + newPage + goto (what a
@@ -17,7 +17,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
@@ -26,6 +26,7 @@ import { chromiumFlags, systemChromium } from '../dist/plugins/browser-grid/brow
 import { coord } from '../dist/test/support/cli.js';
 import { freePort, startRedis } from '../dist/test/support/redis.js';
 
+const loadBefore = loadavg()[0].toFixed(1);
 const CYCLES = Number(process.env.CYCLES ?? 20);
 const WARMUP = 3;
 const prefix = '{fp}:';
@@ -76,20 +77,29 @@ const shared = await launchDevtools();
 const local = await chromium.launch({ executablePath: systemChromium(), args: [...chromiumFlags], chromiumSandbox: false });
 /** The fresh Chromium the next "launched for it" cycle connects to, launched untimed before it. */
 let fresh;
+/** A Chromium keeps starting helper processes for a moment after its DevTools port is up; the worker's spare has had longer. */
+const SETTLE_MS = 3000;
+/** The grid's CDP ways wait as long: the spare the last CDP client's leaving started is then as settled. */
+const settle = () => new Promise((r) => setTimeout(r, SETTLE_MS));
+const launchFresh = async () => {
+  fresh = await launchDevtools();
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+};
 
 // Each way: time to first page (connect + new page + goto); cleanup is untimed. `prep` runs
-// untimed before it. The grid's CDP ways are spread out, so the worker's spare browser is
-// ready for each, as it is for clients that do not arrive back to back.
+// untimed before it. Every CDP way's browser has had the same 3 s (at least) since its launch
+// began: a fresh one launched for it, or the worker's spare (launched when the last CDP client
+// left), as it is for clients that do not arrive back to back.
 const ways = {
   'Playwright, through the grid': { run: () => playwrightFirstPage(gridPw) },
-  'puppeteer-core, through the grid (/cdp)': { run: () => puppeteerFirstPage(gridCdp, true) },
+  'puppeteer-core, through the grid (/cdp)': { prep: settle, run: () => puppeteerFirstPage(gridCdp, true) },
   'Playwright, straight to a browser server': { run: () => playwrightFirstPage(straightPw) },
-  'puppeteer-core, straight to a Chromium launched for it': { prep: async () => (fresh = await launchDevtools()), run: () => puppeteerFirstPage(fresh.ws, true) },
-  'connectOverCDP, through the grid (/cdp)': { run: () => overCdpFirstPage(gridCdp, true) },
+  'puppeteer-core, straight to a Chromium launched for it': { prep: launchFresh, run: () => puppeteerFirstPage(fresh.ws, true) },
+  'connectOverCDP, through the grid (/cdp)': { prep: settle, run: () => overCdpFirstPage(gridCdp, true) },
   'reused local browser: newContext + newPage': { run: () => reusedFirstPage() },
-  'connectOverCDP, straight to a Chromium launched for it': { prep: async () => (fresh = await launchDevtools()), run: () => overCdpFirstPage(fresh.ws, false) },
+  'connectOverCDP, straight to a Chromium launched for it': { prep: launchFresh, run: () => overCdpFirstPage(fresh.ws, false) },
   'puppeteer-core, straight to a shared running Chromium (not isolated)': { run: () => puppeteerFirstPage(shared.ws, false) },
-  "puppeteer-core, straight to the worker's CDP port": { run: () => puppeteerFirstPage(workerCdp, true) },
+  "puppeteer-core, straight to the worker's CDP port": { prep: settle, run: () => puppeteerFirstPage(workerCdp, true) },
 };
 
 async function playwrightFirstPage(url) {
@@ -166,15 +176,20 @@ await redis.stop();
 page.close();
 
 const row = (name) => `| ${name} | ${m[name].median.toFixed(1)} ms | ${m[name].p90.toFixed(1)} ms |`;
-const ratio = (grid, straight) => !m[grid] || !m[straight] ? '' : `| ${grid} ÷ ${straight} | ${(m[grid].median / m[straight].median).toFixed(2)}× |`;
+/** Both the ratio of the medians and the median of the ratios within each cycle (robust to the machine's load drifting between cycles). */
+const ratio = (grid, straight) => {
+  if (!m[grid] || !m[straight]) return '';
+  const paired = median(timings[grid].map((g, i) => g / timings[straight][i]));
+  return `| ${grid} ÷ ${straight} | ${(m[grid].median / m[straight].median).toFixed(2)}× | ${paired.toFixed(2)}× |`;
+};
 const out = `# Time to first page, ${new Date().toISOString().slice(0, 10)} (one run; ${CYCLES} interleaved cycles after ${WARMUP} warm-up; connect + new page + goto a local page)
 
 | way | median | p90 |
 |---|---:|---:|
 ${Object.keys(ways).map(row).join('\n')}
 
-| ratio (medians; goal ≤ 1.05×) | |
-|---|---:|
+| ratio (goal ≤ 1.05×) | of the medians | median of per-cycle ratios |
+|---|---:|---:|
 ${ratio('Playwright, through the grid', 'Playwright, straight to a browser server')}
 ${ratio('puppeteer-core, through the grid (/cdp)', 'puppeteer-core, straight to a Chromium launched for it')}
 ${ratio('connectOverCDP, through the grid (/cdp)', 'connectOverCDP, straight to a Chromium launched for it')}
@@ -182,7 +197,7 @@ ${ratio('puppeteer-core, through the grid (/cdp)', "puppeteer-core, straight to 
 ${ratio('puppeteer-core, through the grid (/cdp)', 'puppeteer-core, straight to a shared running Chromium (not isolated)')}
 ${ratio('Playwright, through the grid', 'reused local browser: newContext + newPage')}
 
-Dial failures logged by the proxy during the run: ${resets}.
+Dial failures logged by the proxy during the run: ${resets}. Machine: ${cpus().length} cores, load average ${loadBefore} at the start and ${loadavg()[0].toFixed(1)} at the end (other work ran meanwhile).
 `;
 if (!only) writeFileSync(new URL('./results/browser-grid-first-page.md', import.meta.url), out);
 console.log(out);

@@ -185,6 +185,8 @@ export class CdpFront {
     upstream.on('error', () => client.destroy());
     upstream.on('close', () => client.destroy());
     client.on('close', () => upstream.destroy());
+    // CDP is many small request/answer messages: Nagle's delay would hold each small write
+    for (const socket of [client, upstream]) socket.setNoDelay(true);
     client.pipe(upstream);
     upstream.pipe(client);
   }

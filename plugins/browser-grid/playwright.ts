@@ -52,7 +52,8 @@ export function playwrightOf(version: string, cacheDir: string): Promise<Playwri
 
 async function find(version: string, cacheDir: string): Promise<Playwright> {
   const own = createRequire(import.meta.url);
-  const bundled = load(own, 'playwright-core', 'bundled');
+  // imported, not required: Deno maps the bare name through deno.json
+  const bundled: Playwright = { core: await import('playwright-core'), version: (own('playwright-core/package.json') as { version: string }).version, source: 'bundled' };
   if (!version || majorMinor(bundled.version) === version) return bundled;
   for (const from of [own, createRequire(join(process.cwd(), 'index.js'))]) {
     const alias = tryLoad(from, `playwright-core-${version}`, 'node_modules');

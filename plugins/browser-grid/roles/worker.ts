@@ -86,6 +86,11 @@ export function workerRole(ctx: Ctx): Role {
       const started = await Promise.allSettled(Array.from({ length: config.workers }, () => launch(browserType, playwright, false)));
       const ok = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
       if (!ok.length) throw (started[0] as PromiseRejectedResult).reason;
+      if (stopping) {
+        // the role stopped while they started: its drain did not see them
+        await Promise.all(ok.map((instance) => instance.drain('worker stopping')));
+        throw new Error('the worker is stopping');
+      }
       for (const instance of ok) loops.push(supervise(instance));
       logger.info('browser servers started on demand', { browserType, version: playwright.version, source: playwright.source, count: ok.length });
       clearInterval(renew);
