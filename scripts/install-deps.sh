@@ -10,7 +10,7 @@ case "$what" in
   *) echo "usage: $0 main|test" >&2; exit 2 ;;
 esac
 
-declare -A binary=([redis-server]=redis-server [redis-tools]=redis-cli [chromium]=chromium [chromium-driver]=chromedriver)
+declare -A binary=([redis-server]=redis-server [redis-tools]=redis-cli [chromium]=chromium [chromium-driver]=chromedriver [ffmpeg]=ffmpeg)
 missing=()
 for pkg in "${need[@]}"; do
   command -v "${binary[$pkg]}" >/dev/null 2>&1 || missing+=("$pkg")
