@@ -186,6 +186,17 @@ t.test('the grid page links the recording and plays it', async (t) => {
   t.equal(await page.evaluate(() => document.querySelector('video')?.error?.code ?? 0), 0, 'no media error');
 });
 
+t.test('a page that is already still when recording starts is recorded too (a screenshot is the first frame)', async (t) => {
+  const id = await session({ 'se:recordVideo': true });
+  await w3c(proxy, 'POST', `/session/${id}/url`, { url: `http://127.0.0.1:${pagePort}/plain` }, auth);
+  await until('ffmpeg running for the still page', () => processesNaming(id).length > 0, 20_000);
+  await w3c(proxy, 'DELETE', `/session/${id}`, undefined, auth);
+  const link = await until('the API to link the recording', async () => (await api(`/api/sessions/${id}`)).recording as string | undefined, 60_000, 200);
+  const video = await fetch(proxy + link);
+  t.equal(video.status, 200, 'its video is served');
+  t.ok((await video.arrayBuffer()).byteLength > 0, 'and is not empty');
+});
+
 t.test('a session without recording writes no storage key, no file and runs no ffmpeg', async (t) => {
   const pendingBefore = await backend.send(['LLEN', `${prefix}storage:rec1:metadata.pending`]);
   const id = await session({});

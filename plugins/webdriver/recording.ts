@@ -135,8 +135,18 @@ export class Recorder {
     if (!page) throw new Error('the browser has no page to record');
     const { sessionId } = (await this.call('Target.attachToTarget', { targetId: page.targetId, flatten: true })) as { sessionId: string };
     this.page = sessionId;
+    // a navigation to another site swaps the page's renderer, which ends its screencast: frameNavigated restarts it
+    await this.call('Page.enable', {}, sessionId);
+    await this.screencast(sessionId);
+  }
+
+  private async screencast(sessionId: string): Promise<void> {
     const { quality, maxWidth, maxHeight } = this.options.recording;
     await this.call('Page.startScreencast', { format: 'jpeg', quality, maxWidth, maxHeight, everyNthFrame: 1 }, sessionId);
+    // The screencast sends a frame only when the page repaints: a page that is already still would give
+    // none, and the session no video. A screenshot is its first frame until the screencast sends one.
+    const shot = (await this.call('Page.captureScreenshot', { format: 'jpeg', quality }, sessionId).catch(() => undefined)) as { data?: string } | undefined;
+    if (shot?.data && !this.encoder && this.page === sessionId) this.onFrame(Buffer.from(shot.data, 'base64'));
   }
 
   private onMessage(message: CdpMessage): void {
@@ -158,6 +168,8 @@ export class Recorder {
         this.lastAck = Date.now();
         if (!this.stopping && page === this.page) void this.call('Page.screencastFrameAck', { sessionId: frame.sessionId }, page).catch(() => {});
       }, wait);
+    } else if (message.method === 'Page.frameNavigated' && message.sessionId === this.page && !this.stopping && !(message.params as { frame?: { parentId?: string } }).frame?.parentId) {
+      void this.screencast(this.page).catch(() => {});
     } else if (message.method === 'Target.detachedFromTarget' && (message.params as { sessionId?: string }).sessionId === this.page && !this.stopping) {
       this.page = '';
       void this.attach().catch(() => {}); // the window closed: record the next one, if any
