@@ -11,7 +11,8 @@
 // Run: npx tsc -p . && node bench/webdriver-recording.mjs (ROUNDS=…, COMMANDS=… to change the counts)
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { request, Agent, createServer } from 'node:http';
+import { createServer } from 'node:http';
+import { call } from './w3c-call.mjs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { coord } from '../dist/test/support/cli.js';
@@ -20,7 +21,6 @@ import { newSessionBody } from '../dist/test/support/webdriver.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 8);
 const COMMANDS = Number(process.env.COMMANDS ?? 250);
-const agent = new Agent({ keepAlive: true });
 const RESULT = new URL('./results/webdriver-recording.md', import.meta.url);
 const folder = mkdtempSync(join(tmpdir(), 'coord-bench-rec-'));
 
@@ -46,19 +46,8 @@ const done = async () => {
 };
 process.once('SIGINT', () => void done().then(() => process.exit(130)));
 await grid.waitFor((l) => l.msg === 'ready', 90_000);
+const callGrid = (method, path, body) => call(port, method, path, body);
 
-function call(method, path, body) {
-  return new Promise((resolve, reject) => {
-    const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const req = request({ host: '127.0.0.1', port, method, path, agent, headers: { 'content-type': 'application/json', ...(data ? { 'content-length': data.length } : {}) } }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, body: JSON.parse(Buffer.concat(chunks).toString() || '{}') }));
-    });
-    req.on('error', reject);
-    req.end(data);
-  });
-}
 /** CPU ms of the grid process and of its children it has reaped (ffmpeg, chromedriver): utime, stime, cutime, cstime. */
 function gridCpuMs() {
   const f = readFileSync(`/proc/${grid.child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -72,21 +61,21 @@ const results = { off: fresh(), on: fresh() };
 async function oneSession(kind) {
   const caps = kind === 'on' ? { 'se:recordVideo': true } : {};
   const t0 = performance.now();
-  const created = await call('POST', '/session', newSessionBody(caps));
+  const created = await callGrid('POST', '/session', newSessionBody(caps));
   results[kind].create.push(performance.now() - t0);
   if (created.status !== 200) throw new Error(`session not created: ${JSON.stringify(created.body)}`);
   const id = created.body.value.sessionId;
   const started = performance.now();
   for (const [path, into] of [['/animated', 'title'], ['/still', 'still']]) {
-    await call('POST', `/session/${id}/url`, { url: `http://127.0.0.1:${pagePort}${path}` });
+    await callGrid('POST', `/session/${id}/url`, { url: `http://127.0.0.1:${pagePort}${path}` });
     for (let i = 0; i < COMMANDS; i++) {
       const s = performance.now();
-      await call('GET', `/session/${id}/title`);
+      await callGrid('GET', `/session/${id}/title`);
       results[kind][into].push(performance.now() - s);
     }
   }
   results[kind].seconds += (performance.now() - started) / 1000;
-  await call('DELETE', `/session/${id}`);
+  await callGrid('DELETE', `/session/${id}`);
 }
 
 // warm-up: the first sessions start drivers and page caches for both kinds

@@ -11,7 +11,8 @@
 // Run: npx tsc -p . && node bench/webdriver.mjs (SESSIONS=…, COMMANDS=… to change the counts)
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { request, Agent } from 'node:http';
+import { request } from 'node:http';
+import { agent, call } from './w3c-call.mjs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { coord } from '../dist/test/support/cli.js';
@@ -21,7 +22,6 @@ import { processesCpuUs } from './proc-cpu.mjs';
 
 const SESSIONS = Number(process.env.SESSIONS ?? 20);
 const COMMANDS = Number(process.env.COMMANDS ?? 1000);
-const agent = new Agent({ keepAlive: true });
 const RESULT = new URL('./results/webdriver.md', import.meta.url);
 
 // whatever happens, nothing this bench started outlives it
@@ -42,19 +42,6 @@ function start(args) {
   return proc;
 }
 
-/** One W3C request with a keep-alive connection, as client libraries do. */
-function call(port, method, path, body) {
-  return new Promise((resolve, reject) => {
-    const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const req = request({ host: '127.0.0.1', port, method, path, agent, headers: { 'content-type': 'application/json', ...(data ? { 'content-length': data.length } : {}) } }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, body: JSON.parse(Buffer.concat(chunks).toString() || '{}') }));
-    });
-    req.on('error', reject);
-    req.end(data);
-  });
-}
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
