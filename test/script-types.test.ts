@@ -32,6 +32,11 @@ t.test('a declaration per script: key slots typed by their contract key, ARGV by
   t.match(template, "from 'coordkit'", "a plugin of its own takes the types from the package, as its contract.ts does");
 });
 
+/** Where the package's types are, as package.json tells an installed plugin. */
+function packageTypes(): string {
+  return (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { types: string }).types;
+}
+
 /** A plugin made by `coord new plugin`, type-checked against coord's sources: tsc's exit code and output. */
 function scaffold(t: Tap.Test): { dir: string; tsc(): { status: number | null; output: string } } {
   const dir = mkdtempSync(join(tmpdir(), 'coord-script-types-'));
@@ -45,7 +50,7 @@ function scaffold(t: Tap.Test): { dir: string; tsc(): { status: number | null; o
     compilerOptions: {
       ...own.compilerOptions,
       typeRoots: [join(root, 'node_modules/@types')],
-      paths: { coordkit: [join(root, 'dist/core/index.d.ts')] },
+      paths: { coordkit: [join(root, packageTypes())] },
     },
     include: ['*.ts', 'roles/*.ts'],
   };

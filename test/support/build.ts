@@ -6,7 +6,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { root } from './cli.ts';
 
-const SOURCES = ['core', 'cli', 'adapters', 'plugins', 'conformance'];
+const SOURCES = ['core', 'cli', 'adapters', 'plugins', 'conformance', 'entries'];
 
 function newestSource(dir: string): number {
   let newest = 0;
