@@ -4,8 +4,8 @@
 //  1. session creation (POST /session until the answer) through the grid vs
 //     straight to a running chromedriver — goal ≤ 1.1×;
 //  2. one cheap command (GET …/title) through the grid vs straight, and
-//     through a bare Node.js proxy in the same rounds — goal: the grid adds no
-//     more at p50 than the bare proxy does;
+//     through bare Node.js proxies in the same rounds, as many hops as the
+//     layout has — goal: the grid adds no more at p50 than they do;
 // and the CPU the grid's processes spend per session and per command, which
 // a loaded machine does not distort the way it distorts latency.
 // Run: npx tsc -p . && node bench/webdriver.mjs (SESSIONS=…, COMMANDS=… to change the counts)
@@ -46,10 +46,23 @@ function start(args) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
-/** The port of the chromedriver clients talk to straight, and of a bare Node.js proxy in front of it (both started by main). */
+/** The port of the chromedriver clients talk to straight (started by main). */
 let driverPort = 0;
-let refPort = 0;
-let refPid = 0;
+/**
+ * The reference intermediaries: a bare Node.js proxy in front of chromedriver (one hop, as the
+ * standalone grid and a proxy sharing the orchestrator's process have), and a second bare proxy
+ * in front of that one (two hops, as the split grid has: client → proxy → node → chromedriver).
+ */
+const refs = { one: { port: 0, pids: [] }, two: { port: 0, pids: [] } };
+
+/** Starts bench/webdriver-reference-proxy.mjs in front of `target`: its port and pid. */
+async function referenceProxy(target) {
+  const port = await freePort();
+  const ref = spawn(process.execPath, [new URL('./webdriver-reference-proxy.mjs', import.meta.url).pathname, String(target), String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  cleanups.push(() => ref.kill('SIGTERM'));
+  await new Promise((r) => ref.stdout.once('data', r));
+  return { port, pid: ref.pid };
+}
 
 /** Times one POST /session; with `apiPort`, also the grid's own share: the total less chromedriver's own session creation (DALIVE → LSINIT in the session log). */
 async function createAndQuit(port, apiPort, own) {
@@ -77,7 +90,7 @@ async function timeTitle(port, id, into) {
 const cpuMs = (pids) => processesCpuUs(pids) / 1000;
 
 /** Both measures against one grid, interleaved with the same against the running chromedriver. */
-async function measure(gridPort, apiPort, pids) {
+async function measure(gridPort, apiPort, pids, ref) {
   await createAndQuit(driverPort);
   await createAndQuit(gridPort);
   const create = { direct: [], grid: [], own: [], cpu: 0 };
@@ -97,7 +110,7 @@ async function measure(gridPort, apiPort, pids) {
     await call(port, 'POST', `/session/${id}/url`, { url: 'data:text/html,<title>bench</title>' });
   }
   const title = { direct: [], grid: [], ref: [] };
-  for (let i = 0; i < 50; i++) await timeTitle(driverPort, direct, []), await timeTitle(gridPort, viaGrid, []), await timeTitle(refPort, viaRef, []);
+  for (let i = 0; i < 50; i++) await timeTitle(driverPort, direct, []), await timeTitle(gridPort, viaGrid, []), await timeTitle(ref.port, viaRef, []);
   let cpuGrid = 0;
   let cpuRef = 0;
   for (let i = 0; i < COMMANDS; i++) {
@@ -105,9 +118,9 @@ async function measure(gridPort, apiPort, pids) {
     let before = cpuMs(pids);
     await timeTitle(gridPort, viaGrid, title.grid);
     cpuGrid += cpuMs(pids) - before;
-    before = cpuMs([refPid]);
-    await timeTitle(refPort, viaRef, title.ref);
-    cpuRef += cpuMs([refPid]) - before;
+    before = cpuMs(ref.pids);
+    await timeTitle(ref.port, viaRef, title.ref);
+    cpuRef += cpuMs(ref.pids) - before;
   }
   await call(driverPort, 'DELETE', `/session/${direct}`);
   await call(gridPort, 'DELETE', `/session/${viaGrid}`);
@@ -122,11 +135,11 @@ async function measure(gridPort, apiPort, pids) {
 }
 
 /** Starts processes (each a `coord run` argument list), measures them (the grid's CPU: every process but a lone API), stops them. */
-async function gridOf(argLists, gridPort, apiPort) {
+async function gridOf(argLists, gridPort, apiPort, ref) {
   const procs = argLists.map(start);
   await Promise.all(procs.map((p) => p.waitFor((l) => l.msg === 'ready', 90_000)));
   const gridPids = procs.filter((p, i) => argLists[i].join(' ').indexOf('--role api') === -1).map((p) => p.child.pid);
-  const r = await measure(gridPort, apiPort, gridPids);
+  const r = await measure(gridPort, apiPort, gridPids, ref);
   for (const p of procs) p.kill('SIGTERM');
   await Promise.all(procs.map((p) => p.exited));
   return r;
@@ -145,12 +158,11 @@ async function main() {
     await new Promise((r) => setTimeout(r, 50));
   }
 
-  // the reference: a bare Node.js proxy in front of the same chromedriver, measured in every layout beside the grid
-  refPort = await freePort();
-  const ref = spawn(process.execPath, [new URL('./webdriver-reference-proxy.mjs', import.meta.url).pathname, String(driverPort), String(refPort)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  cleanups.push(() => ref.kill('SIGTERM'));
-  await new Promise((r) => ref.stdout.once('data', r));
-  refPid = ref.pid;
+  // the references: bare Node.js proxies in front of the same chromedriver, measured in every layout beside the grid
+  const first = await referenceProxy(driverPort);
+  const second = await referenceProxy(first.port);
+  refs.one = { port: first.port, pids: [first.pid] };
+  refs.two = { port: second.port, pids: [first.pid, second.pid] };
 
   // 1. standalone: `coord run --plugin webdriver`, every role in one process, embedded backend
   const standalonePort = await freePort();
@@ -177,13 +189,13 @@ async function main() {
   console.error('split…');
   const gridPort = await freePort();
   const apiPort = await freePort();
-  const split = await gridOf(splitArgs('{bench-wd}:', gridPort, apiPort, false), gridPort, apiPort);
+  const split = await gridOf(splitArgs('{bench-wd}:', gridPort, apiPort, false), gridPort, apiPort, refs.two);
 
   // 3. split, the proxy in the orchestrator's process: commands reach the node in-process
   console.error('split, proxy with the orchestrator…');
   const colocatedPort = await freePort();
   const colocatedApi = await freePort();
-  const colocated = await gridOf(splitArgs('{bench-wd2}:', colocatedPort, colocatedApi, true), colocatedPort, colocatedApi);
+  const colocated = await gridOf(splitArgs('{bench-wd2}:', colocatedPort, colocatedApi, true), colocatedPort, colocatedApi, refs.one);
 
   writeReport({ one, split, colocated });
 }
@@ -192,23 +204,23 @@ async function main() {
 function writeReport({ one, split, colocated }) {
   const load = loadavg()[0].toFixed(1);
   const met = (ok) => (ok ? 'met' : 'missed');
-  const row = (name, r) => [
+  const row = (name, r, refName) => [
     `| ${name}: session creation (POST /session), median of ${SESSIONS} | ${r.cd.toFixed(0)} ms | ${r.cg.toFixed(0)} ms | ${(r.cg / r.cd).toFixed(2)}× | ≤ 1.1×: ${met(r.cg / r.cd <= 1.1)} |`,
     `| ${name}: … of which the grid's own work (total − chromedriver's DALIVE → LSINIT) | | ${r.own.toFixed(0)} ms | | |`,
     `| ${name}: CPU the grid's processes spend per session (create + quit) | | ${r.cpuSession.toFixed(0)} ms | | |`,
-    `| ${name}: getTitle p50 of ${COMMANDS} | ${r.td.toFixed(3)} ms | ${r.tg.toFixed(3)} ms | +${(r.tg - r.td).toFixed(3)} ms | ≤ the bare proxy's +${(r.tr - r.td).toFixed(3)} ms: ${met(r.tg <= r.tr)} |`,
+    `| ${name}: getTitle p50 of ${COMMANDS} | ${r.td.toFixed(3)} ms | ${r.tg.toFixed(3)} ms | +${(r.tg - r.td).toFixed(3)} ms | ≤ ${refName}'s +${(r.tr - r.td).toFixed(3)} ms: ${met(r.tg <= r.tr)} |`,
     `| ${name}: getTitle p90 | ${r.td90.toFixed(3)} ms | ${r.tg90.toFixed(3)} ms | +${(r.tg90 - r.td90).toFixed(3)} ms | |`,
     `| ${name}: CPU the grid's processes spend per getTitle | | ${r.cpu.toFixed(3)} ms | | |`,
-    `| ${name}, reference: a bare Node.js HTTP proxy, getTitle p50 | ${r.td.toFixed(3)} ms | ${r.tr.toFixed(3)} ms | +${(r.tr - r.td).toFixed(3)} ms | |`,
-    `| ${name}, reference: CPU the bare proxy spends per getTitle | | ${r.cpuRef.toFixed(3)} ms | | |`,
+    `| ${name}, reference: ${refName}, getTitle p50 | ${r.td.toFixed(3)} ms | ${r.tr.toFixed(3)} ms | +${(r.tr - r.td).toFixed(3)} ms | |`,
+    `| ${name}, reference: CPU ${refName} spends per getTitle | | ${r.cpuRef.toFixed(3)} ms | | |`,
   ].join('\n');
   const out = `# WebDriver grid overhead, ${new Date().toISOString().slice(0, 10)} (one run on this machine, 1-min load average ${load} on ${cpus().length} cores)
 
 | measure | straight to chromedriver | through the grid | ratio / added | goal |
 |---|---:|---:|---:|---|
-${row('standalone', one)}
-${row('split', split)}
-${row('split, proxy with the orchestrator', colocated)}
+${row('standalone', one, 'the bare proxy')}
+${row('split', split, 'two chained bare proxies')}
+${row('split, proxy with the orchestrator', colocated, 'the bare proxy')}
 
 - standalone: \`coord run --plugin webdriver\` (every role in one process, embedded backend);
   split: proxy, manager and orchestrator as separate \`coord run --role …\` processes on real Redis;
@@ -222,6 +234,9 @@ ${row('split, proxy with the orchestrator', colocated)}
 - The reference is a bare Node.js HTTP proxy (bench/webdriver-reference-proxy.mjs: node:http
   server and client, keep-alive, no routing) in front of the straight chromedriver, with a
   session of its own, measured in the same rounds as the grid: what a plain intermediary costs.
+  Split has two intermediaries by design (the proxy, then the session's node in the orchestrator's
+  process, as Selenium Grid's router and node are), so its reference is two bare proxies chained
+  the same way; the other two layouts are one hop, against one bare proxy.
 - CPU rows: user + system time of the grid's processes (not chromedriver's or Chromium's) and
   of the reference proxy, from /proc, in 10 ms ticks summed over the run.
 - Measures are interleaved (straight, grid, reference, straight…) so drift on the machine

@@ -3,12 +3,15 @@
 // started), 1 for what went wrong while working. COORD_DEBUG=1 adds the stack.
 import { ConfigError } from '../core/config.ts';
 import { PluginError, UsageError } from '../core/plugin.ts';
+import { StartError } from '../core/runtime.ts';
 import { UrlError } from '../core/url.ts';
 
 // Core owns it, so that plugin commands can throw it without importing the CLI.
 export { UsageError };
 
 export function exitCodeOf(error: unknown): number {
+  // a role that would not start because of its config (e.g. a binary it names is missing) is the user's to fix
+  if (error instanceof StartError) return exitCodeOf(error.cause) === 2 ? 2 : 1;
   if (error instanceof UsageError || error instanceof ConfigError || error instanceof UrlError || error instanceof PluginError) return 2;
   if (error instanceof Error && error.name === 'CACError') return 2; // cac's own: unknown option, missing value, extra args
   return 1;

@@ -261,7 +261,7 @@ export async function startProcess(options: StartOptions): Promise<ProcessHandle
     } catch (err) {
       roleLogger.error('role failed to start', { error: message(err) });
       await stop(`role ${role} of plugin ${plugin.name} failed to start`);
-      throw new StartError(`role ${role} of plugin ${plugin.name} failed to start: ${message(err)}`);
+      throw new StartError(`role ${role} of plugin ${plugin.name} failed to start: ${message(err)}`, { cause: err });
     }
   }
 

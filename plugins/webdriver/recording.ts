@@ -10,6 +10,7 @@ import { accessSync, constants } from 'node:fs';
 import { rename, stat, unlink } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import WebSocket from 'ws';
+import { ConfigError } from '../../core/config.ts';
 import type { WebDriverConfig } from './config.ts';
 import { partFile, recordingFile } from './storage-files.ts';
 import type { Capabilities } from './w3c.ts';
@@ -44,7 +45,7 @@ export function checkEncoder(config: Pick<WebDriverConfig, 'recording'>): string
   const found = findEncoder(config.recording.ffmpeg);
   if (!found && config.recording.enabled) {
     const where = config.recording.ffmpeg.includes('/') ? `at ${config.recording.ffmpeg}` : `named "${config.recording.ffmpeg}" on PATH`;
-    throw new Error(`webdriver.recording.enabled is true but there is no ffmpeg ${where}: install it (apt-get install ffmpeg) or set webdriver.recording.ffmpeg to its path`);
+    throw new ConfigError([`webdriver.recording.enabled is true but there is no ffmpeg ${where}: install it (apt-get install ffmpeg) or set webdriver.recording.ffmpeg to its path`]);
   }
   return found;
 }
