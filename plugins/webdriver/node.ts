@@ -340,7 +340,7 @@ export class SessionNode {
     this.lastSeen = Date.now();
     const rest = url.slice(prefix.length);
     if (isSeCommand(rest)) {
-      const answer = serveSeCommand(method, rest, body, this.folder, this.downloads);
+      const answer = await serveSeCommand(method, rest, body, this.folder, this.downloads);
       return { status: answer.status, contentType: JSON_TYPE, body: answer.body };
     }
     const closing = endsSession(method, rest);

@@ -20,14 +20,14 @@ export interface SeAnswer {
 }
 
 /** Answers se/file or se/files for a session: `downloads` is its downloads folder when the session enabled them. */
-export function serveSeCommand(method: string, rest: string, body: Buffer, folder: SessionFolder, downloads: string | undefined): SeAnswer {
+export async function serveSeCommand(method: string, rest: string, body: Buffer, folder: SessionFolder, downloads: string | undefined): Promise<SeAnswer> {
   try {
     const path = rest.split('?')[0];
     if (path === '/se/file') {
       if (method !== 'POST') throw new W3CError('unknown method', `${method} se/file: use POST`);
       return ok(unpackUpload(body, folder.sub('uploads')));
     }
-    return ok(serveDownloads(method, body, downloads));
+    return ok(await serveDownloads(method, body, downloads));
   } catch (error) {
     const e = error instanceof W3CError ? error : new W3CError('unknown error', `${rest}: ${(error as Error).message}`);
     return { status: e.status, body: Buffer.from(errorBody(e.error, e.message)) };

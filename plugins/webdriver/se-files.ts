@@ -7,9 +7,9 @@
 //   DELETE /session/{id}/se/files                 → {"value": null}
 // (the shapes selenium-webdriver's getDownloadableFiles, downloadFile and
 // deleteDownloadableFiles and Selenium Grid 4 use).
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { zipSync } from 'fflate';
+import { Zip, ZipDeflate } from 'fflate';
 import { parseJson } from './http.ts';
 import { W3CError, type Capabilities } from './w3c.ts';
 
@@ -36,7 +36,7 @@ export function withDownloadFolder(caps: Capabilities, dir: string): Capabilitie
 }
 
 /** The value of one se/files command's answer, on the session's downloads folder (`dir` undefined: downloads are not enabled). */
-export function serveDownloads(method: string, body: Buffer, dir: string | undefined): unknown {
+export async function serveDownloads(method: string, body: Buffer, dir: string | undefined): Promise<unknown> {
   if (!dir) throw new W3CError('unknown error', `se/files: downloads are not enabled for this session: ask for the capability "${DOWNLOADS_ENABLED}": true`);
   if (method === 'GET') return { names: downloadedNames(dir) };
   if (method === 'DELETE') {
@@ -47,10 +47,31 @@ export function serveDownloads(method: string, body: Buffer, dir: string | undef
     const name = (parseJson(body) as { name?: unknown } | null)?.name;
     if (typeof name !== 'string' || !name) throw new W3CError('invalid argument', 'se/files: the body must be {"name": "<a downloaded file\'s name>"}');
     if (!downloadedNames(dir).includes(name)) throw new W3CError('invalid argument', `se/files: no downloaded file is named "${name.slice(0, 200)}" (GET se/files lists them)`);
-    const zip = zipSync({ [name]: readFileSync(join(dir, name)) });
-    return { filename: name, contents: Buffer.from(zip).toString('base64') };
+    return { filename: name, contents: (await zipFile(dir, name)).toString('base64') };
   }
   throw new W3CError('unknown method', `${method} se/files: use GET, POST or DELETE`);
+}
+
+/**
+ * A zip holding one file, deflated a chunk at a time as it is read: a large
+ * download does not hold the event loop (the orchestrator's other sessions
+ * keep being served) the way zipping it in one call would.
+ */
+async function zipFile(dir: string, name: string): Promise<Buffer> {
+  const parts: Uint8Array[] = [];
+  const zip = new Zip((error, chunk) => {
+    if (!error) parts.push(chunk);
+  });
+  const entry = new ZipDeflate(name, { level: 6 });
+  zip.add(entry);
+  let last: Buffer | undefined;
+  for await (const chunk of createReadStream(join(dir, name), { highWaterMark: 1 << 20 })) {
+    if (last) entry.push(last);
+    last = chunk as Buffer;
+  }
+  entry.push(last ?? new Uint8Array(0), true);
+  zip.end();
+  return Buffer.concat(parts);
 }
 
 /** Complete files in the downloads folder. */
