@@ -138,6 +138,22 @@ t.test('coord fields: the grid URL, the sessions that ended with their state and
   t.same(times, [...times].sort().reverse(), 'newest first');
 });
 
+t.test('Session.recording: the link of each stored recording (its own token in it), null for a session not recorded', async (t) => {
+  const ids = ((await post({ query: '{ sessionsInfo { ended(limit: 3) { id } } }' })).json.data as { sessionsInfo: { ended: { id: string }[] } }).sessionsInfo.ended.map((s) => s.id);
+  const { backend, config } = grid.handle;
+  const storageKey = (id: string) => `${config.redis.keyPrefix}session:${id}:storage`;
+  await backend.send(['SET', storageKey(ids[0]!), 'store-a']);
+  await backend.send(['SET', storageKey(ids[2]!), 'store-b']);
+  t.teardown(() => backend.send(['DEL', storageKey(ids[0]!), storageKey(ids[2]!)]));
+  const answer = await post({ query: '{ sessionsInfo { ended(limit: 3) { id recording } } }' });
+  const ended = (answer.json.data as { sessionsInfo: { ended: { id: string; recording: string | null }[] } }).sessionsInfo.ended;
+  t.same(ended.map((s) => s.id), ids, 'the same sessions');
+  t.match(ended[0]!.recording, new RegExp(`^/storage/store-a/${ids[0]}\\.mp4\\?token=[A-Za-z0-9_-]+$`), 'a link to the storage that holds it, with a token');
+  t.equal(ended[1]!.recording, null, 'not recorded: null');
+  t.match(ended[2]!.recording, new RegExp(`^/storage/store-b/${ids[2]}\\.mp4\\?token=`));
+  t.not(ended[0]!.recording!.split('token=')[1], ended[2]!.recording!.split('token=')[1], 'each recording its own token');
+});
+
 t.test('the token guards /graphql as every other route', async (t) => {
   for (const [what, headers] of [['no token', {}], ['a wrong Bearer token', { authorization: 'Bearer nope' }], ['a wrong Basic password', { authorization: `Basic ${Buffer.from('keda:nope').toString('base64')}` }]] as const) {
     const answer = await post({ query: KEDA_QUERY }, headers);

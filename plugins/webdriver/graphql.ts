@@ -105,7 +105,7 @@ function slotOf(slot: GridSlot) {
   return { id: slot.id, stereotype: json(slot.stereotype), lastStarted: slot.session?.status.queuedAt ?? '1970-01-01T00:00:00Z', sessionId: slot.session?.id ?? null };
 }
 
-function sessionOf(ctx: Reader, s: SessionView, now: number, node?: GridNode, slot?: GridSlot) {
+function sessionOf(recordingOf: RecordingOf, s: SessionView, now: number, node?: GridNode, slot?: GridSlot) {
   const start = sessionStart(s);
   const ended = s.status.terminatedAt ? Date.parse(s.status.terminatedAt) : now;
   const orchestrator = node?.id ?? s.orchestrator ?? '';
@@ -126,11 +126,41 @@ function sessionOf(ctx: Reader, s: SessionView, now: number, node?: GridNode, sl
     aliveSeconds: s.timings.alive,
     lastCode: s.lastCode,
     // resolved only when a query asks for it (KEDA's does not)
-    recording: async () => {
-      const storage = await ctx.backend.send(['GET', ctx.keys.sessionStorage({ sessionId: s.id })]);
-      return typeof storage === 'string' ? recordingLink(ctx.config.proxy.token, storage, s.id) : null;
-    },
+    recording: () => recordingOf(s.id),
   };
+}
+
+type RecordingOf = (sessionId: string) => Promise<string | null>;
+
+/**
+ * The recording links a query asks for, read in one pipeline per batch: graphql-js
+ * resolves a list's fields in one synchronous pass, so every session of a list
+ * (and of the lists beside it) lands in the same batch instead of a GET each.
+ */
+function recordingLoader(ctx: Reader): RecordingOf {
+  let batch: { sessionId: string; resolve(link: string | null): void; reject(error: unknown): void }[] = [];
+  const flush = async (wanted: typeof batch) => {
+    try {
+      const storages = await ctx.backend.pipeline(wanted.map((w) => ['GET', ctx.keys.sessionStorage({ sessionId: w.sessionId })]));
+      wanted.forEach((w, i) => {
+        const storage = storages[i];
+        w.resolve(typeof storage === 'string' ? recordingLink(ctx.config.proxy.token, storage, w.sessionId) : null);
+      });
+    } catch (error) {
+      for (const w of wanted) w.reject(error);
+    }
+  };
+  return (sessionId) =>
+    new Promise((resolve, reject) => {
+      if (!batch.length) {
+        queueMicrotask(() => {
+          const wanted = batch;
+          batch = [];
+          void flush(wanted);
+        });
+      }
+      batch.push({ sessionId, resolve, reject });
+    });
 }
 
 /** One capability set of a queued request, as Selenium Grid lists it: alwaysMatch merged with the first firstMatch entry. */
@@ -144,6 +174,7 @@ function requestedSet(s: SessionView): string {
 
 function rootOf(ctx: Reader, grid: GridModel, gridUri: string, timeoutMs: number) {
   const now = ctx.clock.now();
+  const recordingOf = recordingLoader(ctx);
   const up = grid.nodes.filter((n) => n.up);
   const nodes = grid.nodes.map((node) => {
     const held = node.slots.filter((slot) => slot.session);
@@ -159,7 +190,7 @@ function rootOf(ctx: Reader, grid: GridModel, gridUri: string, timeoutMs: number
       maxSession: node.slots.length,
       sessionTimeout: String(timeoutMs),
       slotCount: node.slots.length,
-      sessions: held.map((slot) => sessionOf(ctx, slot.session!, now, node, slot)),
+      sessions: held.map((slot) => sessionOf(recordingOf, slot.session!, now, node, slot)),
       sessionCount: held.length,
       stereotypes: JSON.stringify([...counts.values()]),
       version: GRID_VERSION,
@@ -182,8 +213,8 @@ function rootOf(ctx: Reader, grid: GridModel, gridUri: string, timeoutMs: number
     sessionsInfo: {
       sessionQueueRequests: grid.queue.map(requestedSet),
       sessions: running,
-      queue: grid.queue.map((s) => sessionOf(ctx, s, now)),
-      ended: async ({ limit }: { limit: number }) => (await readEnded(ctx, Math.max(0, Math.min(limit, 200)))).map((s) => sessionOf(ctx, s, now)),
+      queue: grid.queue.map((s) => sessionOf(recordingOf, s, now)),
+      ended: async ({ limit }: { limit: number }) => (await readEnded(ctx, Math.max(0, Math.min(limit, 200)))).map((s) => sessionOf(recordingOf, s, now)),
     },
     session: async ({ id }: { id: string }) => {
       // an id goes into key names: only what a session id can be
@@ -191,7 +222,7 @@ function rootOf(ctx: Reader, grid: GridModel, gridUri: string, timeoutMs: number
       const [view] = await readSessions(ctx, [id]);
       if (!view) throw new Error(`no session ${id}`);
       const node = grid.nodes.find((n) => n.slots.some((slot) => slot.session?.id === id));
-      return sessionOf(ctx, view, now, node, node?.slots.find((slot) => slot.session?.id === id));
+      return sessionOf(recordingOf, view, now, node, node?.slots.find((slot) => slot.session?.id === id));
     },
   };
 }
