@@ -146,9 +146,9 @@ async function reusedFirstPage() {
   return ms;
 }
 
-// ONLY=cdp (a substring of the ways' names) runs some of them, to look into one; results are written only for a full run
-const only = process.env.ONLY?.toLowerCase();
-if (only) for (const name of Object.keys(ways)) if (!name.toLowerCase().includes(only)) delete ways[name];
+// ONLY=cdp or ONLY=playwright,reused (substrings of the ways' names) runs some of them, to look into one
+const only = process.env.ONLY?.toLowerCase().split(',').filter(Boolean);
+if (only) for (const name of Object.keys(ways)) if (!only.some((part) => name.toLowerCase().includes(part))) delete ways[name];
 const GAP_MS = 1000;
 const timings = Object.fromEntries(Object.keys(ways).map((k) => [k, []]));
 for (let i = 0; i < WARMUP + CYCLES; i++) {

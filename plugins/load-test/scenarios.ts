@@ -21,9 +21,9 @@ async function heartbeat(ctx: Ctx, workerId: string): Promise<void> {
 async function startTest(ctx: Ctx, workers: string[]): Promise<number> {
   // A scenario may follow another on the same keyspace (the cluster-slot check runs them so): begin from IDLE.
   await ctx.backend.send(['SET', ctx.keys.testState(), 'IDLE']);
-  const reply = (await ctx.scripts.run('transitionState', { keys: { state: {}, epoch: {} }, args: { from: 'IDLE', to: 'PREPARING', bump: '1', expectEpoch: '' } })) as string[];
+  // as the orchestrator begins one: IDLE → PREPARING, the epoch and its lease in one step
+  const reply = (await ctx.scripts.run('beginTest', { keys: { state: {}, epoch: {}, lease: {}, generation: {} }, args: { owner: 'o1', leaseSeconds: 10, newGeneration: 'g1' } })) as string[];
   const epoch = Number(reply[1]);
-  await ctx.backend.send(['SET', ctx.keys.orchestrator(), 'o1', 'EX', 10]);
   await ctx.backend.send(['HSET', ctx.keys.resources(), 'accounts', 3]);
   for (let i = 1; i <= 3; i++) await ctx.backend.send(['SET', ctx.keys.resource({ name: 'accounts', resourceId: i }), JSON.stringify({ login: `user${i}` })]);
   await ctx.scripts.run('broadcast', {
@@ -43,7 +43,7 @@ export const scenarios: ConformanceScenario<LoadTestConfig, LoadTestKeys>[] = [
   {
     name: 'a test runs: workers beat, users are assigned and run, a resource is held, metrics are written',
     expects: ['testState', 'testEpoch', 'workers', 'users', 'resources', 'workerStatus', 'workerUsers', 'workerActiveUsers', 'user',
-      'resourceAvailable', 'resourceLoaded', 'resource', 'metric', 'timeline', 'workerCommands', 'workerAck', 'metrics', 'cursor', 'orchestrator'],
+      'resourceAvailable', 'resourceLoaded', 'resource', 'metric', 'timeline', 'workerCommands', 'workerAck', 'metrics', 'cursor', 'orchestrator', 'generation'],
     async run(ctx) {
       await heartbeat(ctx, 'w1');
       await heartbeat(ctx, 'w2');
@@ -80,6 +80,9 @@ export const scenarios: ConformanceScenario<LoadTestConfig, LoadTestKeys>[] = [
         keys: { users: {}, cursor: {}, state: {}, epoch: {} },
         args: { expectEpoch: epoch, now: now(ctx), commandId: 'c3', cap: 1000, count: 0, ids: JSON.stringify(orphans), target: 3, workers: ['w1'] },
       });
+      // the test ends as the orchestrator ends one: RUNNING → STOPPING, then STOPPING → IDLE with the lease given back
+      await ctx.scripts.run('transitionState', { keys: { state: {}, epoch: {} }, args: { from: 'RUNNING', to: 'STOPPING', bump: '0', expectEpoch: epoch } });
+      await ctx.scripts.run('endTest', { keys: { state: {}, epoch: {}, lease: {} }, args: { from: 'STOPPING', expectEpoch: epoch, owner: 'o1' } });
     },
   },
 ];
