@@ -1,19 +1,28 @@
 #!/usr/bin/env bash
 # Installs the system packages coord needs, or names them when it cannot.
 #   main: chromium (the browser grid's workers)
-#   test: redis-server, redis-tools, chromium, chromium-driver, ffmpeg (tests use real ones; ffmpeg encodes and checks screen recordings)
+#   test: redis-server, redis-tools, chromium, chromium-driver, ffmpeg, python3-selenium (tests use real ones; ffmpeg encodes and
+#         checks screen recordings; python3-selenium is the Python Selenium client the webdriver tests drive the grid with)
 set -euo pipefail
 what="${1:-test}"
 case "$what" in
   main) need=(chromium) ;;
-  test) need=(redis-server redis-tools chromium chromium-driver ffmpeg) ;;
+  test) need=(redis-server redis-tools chromium chromium-driver ffmpeg python3-selenium) ;;
   *) echo "usage: $0 main|test" >&2; exit 2 ;;
 esac
 
 declare -A binary=([redis-server]=redis-server [redis-tools]=redis-cli [chromium]=chromium [chromium-driver]=chromedriver [ffmpeg]=ffmpeg)
+# Whether a package is there: its binary on PATH, or for a Python library, Debian's python3 importing it
+# (/usr/bin/python3 explicitly: a pyenv or venv python3 earlier on PATH does not see Debian's packages).
+present() {
+  case "$1" in
+    python3-selenium) /usr/bin/python3 -c 'import selenium' >/dev/null 2>&1 ;;
+    *) command -v "${binary[$1]}" >/dev/null 2>&1 ;;
+  esac
+}
 missing=()
 for pkg in "${need[@]}"; do
-  command -v "${binary[$pkg]}" >/dev/null 2>&1 || missing+=("$pkg")
+  present "$pkg" || missing+=("$pkg")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
