@@ -10,6 +10,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Page } from 'playwright-core';
+import { launchOptions } from './support/chromium.ts';
 import { root } from './support/cli.ts';
 import { startLoad, startTarget } from './support/load.ts';
 import { until } from './support/until.ts';
@@ -19,10 +20,7 @@ mkdirSync(shots, { recursive: true });
 const target = await startTarget();
 const load = await startLoad({ options: { api: true, port: 0, token: 'page-token', metricsInterval: 0.5 } });
 const url = load.logs.find((l) => l.msg === 'load test API and page')!.fields.url as string;
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-});
+const browser = await chromium.launch(launchOptions);
 t.teardown(async () => {
   await browser.close();
   await load.handle.stop('test over');

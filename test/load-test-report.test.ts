@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { buildIfStale } from './support/build.ts';
+import { launchOptions } from './support/chromium.ts';
 import { coord, root } from './support/cli.ts';
 import { startTarget } from './support/load.ts';
 import { until } from './support/until.ts';
@@ -17,10 +18,7 @@ buildIfStale();
 const shots = join(root, 'test/.probe');
 mkdirSync(shots, { recursive: true });
 const dir = mkdtempSync(join(tmpdir(), 'coord-load-report-'));
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-});
+const browser = await chromium.launch(launchOptions);
 t.teardown(async () => {
   await browser.close();
   rmSync(dir, { recursive: true, force: true });
