@@ -5,6 +5,7 @@ import { fork } from 'node:child_process';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
 import plugin from '../../plugins/load-test/index.ts';
 import type { OrchestratorRole } from '../../plugins/load-test/roles/orchestrator.ts';
 import type { TestController } from '../../plugins/load-test/test-control.ts';
@@ -138,4 +139,16 @@ export async function api(port: number, method: string, path: string, body?: unk
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: res.status, body: await res.json().catch(() => undefined) };
+}
+
+/** Opens a saved HTML report from its file in a 1280×1200 page (closed at teardown); `outside` collects every request it makes for anything but a file. */
+export async function openSavedReport(t: { teardown(fn: () => unknown): void }, browser: Browser, file: string): Promise<{ page: Page; outside: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 1200 } });
+  t.teardown(() => page.close());
+  const outside: string[] = [];
+  page.on('request', (r) => {
+    if (!r.url().startsWith('file:')) outside.push(r.url());
+  });
+  await page.goto(pathToFileURL(file).href);
+  return { page, outside };
 }
