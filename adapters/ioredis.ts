@@ -24,7 +24,7 @@ import { pipelineBySend } from './support/concurrent-pipeline.ts';
 import { ConnectionState } from './support/connection-state.ts';
 import { errorText } from './support/error-text.ts';
 import { evalWithFallback } from './support/eval-script.ts';
-import { firstPing } from './support/first-ping.ts';
+import { readyOnce } from './support/first-ping.ts';
 import { MessageHandlers } from './support/message-handlers.ts';
 import { PendingCalls } from './support/pending-calls.ts';
 import { toReply } from './support/reply.ts';
@@ -63,7 +63,7 @@ class IoredisBackend implements Backend {
   readonly #main: Connection;
   /** Closers of the subscriber and blocking connections still open. */
   readonly #connections = new Set<() => Promise<void>>();
-  #ready: Promise<void> | undefined;
+  readonly #firstPing: () => Promise<void>;
   #closing: Promise<void> | undefined;
 
   constructor(options: BackendOptions) {
@@ -91,6 +91,11 @@ class IoredisBackend implements Backend {
     this.#main = this.#open(options.clientName);
     this.#main.client.on('ready', () => this.#state.set('ready'));
     this.#main.client.on('close', () => this.#state.lost());
+    this.#firstPing = readyOnce(() => this.#main.pending.run(this.#client.call('PING')), {
+      display: this.displayUrl,
+      state: this.#state,
+      secret: this.#parsed.password,
+    });
   }
 
   get #client(): Client {
@@ -99,15 +104,7 @@ class IoredisBackend implements Backend {
 
   ready(): Promise<void> {
     if (this.#closing) return Promise.reject(this.#closedError());
-    this.#ready ??= firstPing(() => this.#main.pending.run(this.#client.call('PING')), {
-      display: this.displayUrl,
-      state: this.#state,
-      secret: this.#parsed.password,
-    }).catch((error: unknown) => {
-      this.#ready = undefined; // a later ready() tries again
-      throw error;
-    });
-    return this.#ready;
+    return this.#firstPing();
   }
 
   send(command: Command): Promise<Reply> {

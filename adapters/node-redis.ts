@@ -34,7 +34,7 @@ import { backendError, type ErrorKinds } from './support/backend-error.ts';
 import { pipelineBySend } from './support/concurrent-pipeline.ts';
 import { ConnectionState } from './support/connection-state.ts';
 import { evalWithFallback } from './support/eval-script.ts';
-import { firstPing } from './support/first-ping.ts';
+import { readyOnce } from './support/first-ping.ts';
 import { MessageHandlers } from './support/message-handlers.ts';
 import { toReply } from './support/reply.ts';
 import { logLabel, parseServerUrl, type ServerUrl } from './support/server-url.ts';
@@ -68,7 +68,7 @@ class NodeRedisBackend implements Backend {
   readonly #main: NodeRedisConnection;
   /** Closers of the subscriber and blocking connections still open. */
   readonly #connections = new Set<() => Promise<void>>();
-  #ready: Promise<void> | undefined;
+  readonly #firstPing: () => Promise<void>;
   #closing: Promise<void> | undefined;
 
   constructor(options: BackendOptions) {
@@ -83,19 +83,16 @@ class NodeRedisBackend implements Backend {
       ready: () => this.#state.set('ready'),
       lost: () => this.#state.lost(),
     });
+    this.#firstPing = readyOnce(() => this.#main.ready().then((client) => sendOn(client, ['PING'])), {
+      display: this.displayUrl,
+      state: this.#state,
+      secret: this.#parsed.password,
+    });
   }
 
   ready(): Promise<void> {
     if (this.#closing) return Promise.reject(this.#closedError());
-    this.#ready ??= firstPing(() => this.#main.ready().then((client) => sendOn(client, ['PING'])), {
-      display: this.displayUrl,
-      state: this.#state,
-      secret: this.#parsed.password,
-    }).catch((error: unknown) => {
-      this.#ready = undefined; // a later ready() tries again
-      throw error;
-    });
-    return this.#ready;
+    return this.#firstPing();
   }
 
   send(command: Command): Promise<Reply> {

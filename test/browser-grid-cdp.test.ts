@@ -9,41 +9,28 @@ import { tmpdir } from 'node:os';
 import t from 'tap';
 import puppeteer from 'puppeteer-core';
 import { chromium } from 'playwright-core';
-import { createBackend } from '../adapters/index.ts';
-import { coord, root, type CoordProcess } from './support/cli.ts';
-import { startPageServer } from './support/grid.ts';
-import { freePort, startRedis } from './support/redis.ts';
+import { root } from './support/cli.ts';
+import { freePort } from './support/redis.ts';
+import { ready, startPageRig } from './support/rig.ts';
 import { until } from './support/until.ts';
 
 // the grid's own temp folder, so the profile check sees only its browsers
 const temp = mkdtempSync(join(tmpdir(), 'coord-cdp-test-'));
 const profiles = () => readdirSync(temp).filter((name) => name.startsWith('coord-cdp-'));
-const redis = await startRedis();
-const page = await startPageServer();
-const backend = await createBackend({ url: redis.url });
-const processes: CoordProcess[] = [];
-t.teardown(async () => {
-  for (const p of processes) p.kill('SIGKILL');
-  await backend.close();
-  await page.close();
-  await redis.stop();
-  rmSync(temp, { recursive: true, force: true });
-});
+const rig = await startPageRig(t, 'browser-grid');
+const { backend, page } = rig;
+rig.atEnd(() => rmSync(temp, { recursive: true, force: true }));
 
 const prefix = '{cdp}:';
 const token = 'cdp-secret';
 // generous heartbeat slack: a loaded machine must not make the worker look stale
 const sets = ['heartbeatInterval=1', 'redisKeyTtl=20', 'staleThreshold=15', 'reaperRunInterval=30', 'shutdownCommandTtl=5', 'drainTimeout=5',
   'maxConcurrentSessions=2', 'queueTimeout=3', `token=${token}`];
-function run(role: string, extra: string[]): CoordProcess {
-  const p = coord(['run', '--plugin', 'browser-grid', '--role', role, '--redis', redis.url, '--prefix', prefix, ...[...sets, ...extra].flatMap((s) => ['--set', `browser-grid.${s}`])], { TMPDIR: temp });
-  processes.push(p);
-  return p;
-}
+const run = (role: string, extra: string[]) => rig.run(role, { prefix, sets: [...sets, ...extra], env: { TMPDIR: temp } });
 const port = await freePort();
 const worker = run('worker', ['workers=1']);
 const proxy = run('proxy', [`port=${port}`]);
-await Promise.all([worker, proxy].map((p) => p.waitFor((l) => l.msg === 'ready', 90_000)));
+await ready(worker, proxy);
 const cdpUrl = `ws://127.0.0.1:${port}/cdp?token=${token}`;
 const active = async () => {
   const flat = (await backend.send(['HGETALL', `${prefix}cluster:active_connections`])) as string[];

@@ -5,31 +5,17 @@ import { randomBytes } from 'node:crypto';
 import { connect as tcpConnect } from 'node:net';
 import t from 'tap';
 import type { Browser } from 'playwright-core';
-import { createBackend } from '../adapters/index.ts';
-import { coord, type CoordProcess } from './support/cli.ts';
-import { connect, startPageServer, titleOf } from './support/grid.ts';
-import { freePort, startRedis } from './support/redis.ts';
+import { connect, titleOf } from './support/grid.ts';
+import { freePort } from './support/redis.ts';
+import { ready, startPageRig } from './support/rig.ts';
 import { until } from './support/until.ts';
 
-const redis = await startRedis();
-const page = await startPageServer();
-const backend = await createBackend({ url: redis.url });
-const processes: CoordProcess[] = [];
-t.teardown(async () => {
-  for (const p of processes) p.kill('SIGKILL');
-  await backend.close();
-  await page.close();
-  await redis.stop();
-});
+const rig = await startPageRig(t, 'browser-grid');
+const { redis, backend, page } = rig;
 
 const fast = ['heartbeatInterval=1', 'redisKeyTtl=4', 'staleThreshold=3', 'reaperRunInterval=4', 'shutdownCommandTtl=5'];
 
-function run(prefix: string, role: string, sets: string[]): CoordProcess {
-  const p = coord(['run', '--plugin', 'browser-grid', '--role', role, '--redis', redis.url, '--prefix', prefix, ...[...fast, ...sets].flatMap((s) => ['--set', `browser-grid.${s}`])]);
-  processes.push(p);
-  return p;
-}
-const ready = (p: CoordProcess) => p.waitFor((l) => l.msg === 'ready', 90_000);
+const run = (prefix: string, role: string, sets: string[]) => rig.run(role, { prefix, sets: [...fast, ...sets] });
 const counters = async (key: string) => {
   const flat = (await backend.send(['HGETALL', key])) as string[];
   return Object.fromEntries(flat.flatMap((v, i) => (i % 2 ? [] : [[v, Number(flat[i + 1])]]))) as Record<string, number>;
@@ -42,7 +28,7 @@ t.test('Redis restarted empty under 6 held sessions: no over-admission, and a SI
   const port = await freePort();
   const worker = run('{re}:', 'worker', ['workers=2', 'maxConcurrentSessions=5', 'drainTimeout=60']);
   const proxy = run('{re}:', 'proxy', [`port=${port}`, 'maxConcurrentSessions=5', 'queueTimeout=3']);
-  await Promise.all([worker, proxy].map(ready));
+  await ready(worker, proxy);
   const held = await Promise.all(Array.from({ length: 6 }, () => connect(port)));
   t.equal(sum(await counters('{re}:cluster:active_connections')), 6);
 
@@ -74,7 +60,7 @@ t.test('Redis down 20 s: connects get 503 within 5 s each, /status says so at on
   const port = await freePort();
   const worker = run('{rd}:', 'worker', ['workers=1', 'drainTimeout=5']);
   const proxy = run('{rd}:', 'proxy', [`port=${port}`]);
-  await Promise.all([worker, proxy].map(ready));
+  await ready(worker, proxy);
   const first = await connect(port);
   t.match(await titleOf(first, page.url), /coord/);
   await first.close();
@@ -134,7 +120,7 @@ t.test('churned connects force no recycle; a browser type with no worker is answ
   const port = await freePort();
   const worker = run('{ch}:', 'worker', ['workers=1', 'maxLifetimeSessions=5', 'maxConcurrentSessions=10']);
   const proxy = run('{ch}:', 'proxy', [`port=${port}`, 'maxLifetimeSessions=5', 'maxConcurrentSessions=10']);
-  await Promise.all([worker, proxy].map(ready));
+  await ready(worker, proxy);
   const heads: string[] = [];
   for (let round = 0; round < 20; round++) {
     heads.push(...(await Promise.all(Array.from({ length: 10 }, (_v, i) => churn(port, i % 2 === 0)))));
@@ -163,7 +149,7 @@ t.test('a recycling browser server is replaced when its drain begins, not when i
   const opts = ['maxLifetimeSessions=2', 'maxConcurrentSessions=5'];
   const worker = run('{rc}:', 'worker', ['workers=1', 'drainTimeout=60', ...opts]);
   const proxy = run('{rc}:', 'proxy', [`port=${port}`, 'queueTimeout=20', ...opts]);
-  await Promise.all([worker, proxy].map(ready));
+  await ready(worker, proxy);
   const a = await connect(port);
   const b = await connect(port); // the second session reaches the lifetime limit
   t.match(await titleOf(b, page.url), /coord/);

@@ -1,31 +1,18 @@
 // The browser grid as separate coord processes on real Redis, and the faults
 // operators meet: a worker or a proxy killed -9, Redis restarted, bad timing config.
 import t from 'tap';
-import { createBackend } from '../adapters/index.ts';
-import { coord, coordSync, type CoordProcess } from './support/cli.ts';
-import { connect, startPageServer, titleOf } from './support/grid.ts';
-import { freePort, startRedis } from './support/redis.ts';
+import { coordSync, type CoordProcess } from './support/cli.ts';
+import { connect, titleOf } from './support/grid.ts';
+import { freePort } from './support/redis.ts';
+import { ready, startPageRig } from './support/rig.ts';
 import { until } from './support/until.ts';
 
-const redis = await startRedis();
-const page = await startPageServer();
-const backend = await createBackend({ url: redis.url });
-const processes: CoordProcess[] = [];
-t.teardown(async () => {
-  for (const p of processes) p.kill('SIGKILL');
-  await backend.close();
-  await page.close();
-  await redis.stop();
-});
+const rig = await startPageRig(t, 'browser-grid');
+const { redis, backend, page } = rig;
 
 const fast = ['heartbeatInterval=1', 'redisKeyTtl=4', 'staleThreshold=3', 'reaperRunInterval=4', 'shutdownCommandTtl=5', 'drainTimeout=5'];
 
-function run(prefix: string, role: string, sets: string[], env: Record<string, string> = {}): CoordProcess {
-  const p = coord(['run', '--plugin', 'browser-grid', '--role', role, '--redis', redis.url, '--prefix', prefix, ...[...fast, ...sets].flatMap((s) => ['--set', `browser-grid.${s}`])], env);
-  processes.push(p);
-  return p;
-}
-const ready = (p: CoordProcess) => p.waitFor((l) => l.msg === 'ready', 90_000);
+const run = (prefix: string, role: string, sets: string[], env: Record<string, string> = {}) => rig.run(role, { prefix, sets: [...fast, ...sets], env });
 const hgetall = async (key: string) => {
   const flat = (await backend.send(['HGETALL', key])) as string[];
   return Object.fromEntries(flat.flatMap((v, i) => (i % 2 ? [] : [[v, flat[i + 1]]])));
@@ -36,7 +23,7 @@ t.test('one proxy and two worker processes: 20 parallel clients, the 5th of 4 sl
   const env = { MAX_CONCURRENT_SESSIONS: '2' };
   const workers = [run('{mp}:', 'worker', ['workers=1'], env), run('{mp}:', 'worker', ['workers=1'], env)];
   const proxy = run('{mp}:', 'proxy', [`port=${port}`, 'queueSize=20', 'queueTimeout=60'], env);
-  await Promise.all([...workers, proxy].map(ready));
+  await ready(...workers, proxy);
 
   const titles = await Promise.all(
     Array.from({ length: 20 }, async (_v, i) => {
@@ -80,7 +67,7 @@ t.test('a worker killed -9 is never selected again and is reaped', async (t) => 
   const a = run('{kw}:', 'worker', ['workers=1']);
   const b = run('{kw}:', 'worker', ['workers=1']);
   const proxy = run('{kw}:', 'proxy', [`port=${port}`]);
-  await Promise.all([a, b, proxy].map(ready));
+  await ready(a, b, proxy);
   const idOf = async (p: CoordProcess) => String((await p.waitFor((l) => l.msg === 'browser server registered')).workerId);
   const deadId = await idOf(a);
   a.kill('SIGKILL');
@@ -105,7 +92,7 @@ t.test('a proxy killed -9 leaks no capacity: its sessions are given back by the 
   const worker = run('{kp}:', 'worker', ['workers=1', 'maxConcurrentSessions=3']);
   const doomed = run('{kp}:', 'proxy', [`port=${port1}`, 'reaperInProxy=false']);
   const survivor = run('{kp}:', 'proxy', [`port=${port2}`]);
-  await Promise.all([worker, doomed, survivor].map(ready));
+  await ready(worker, doomed, survivor);
   const clients = await Promise.all([1, 2].map(() => connect(port1)));
   const active = async () => Object.values(await hgetall('{kp}:cluster:active_connections')).reduce((n, v) => n + Number(v), 0);
   t.equal(await active(), 2);
@@ -126,7 +113,7 @@ t.test('Redis restarted: workers re-register within one heartbeat and clients ar
   const port = await freePort();
   const worker = run('{rr}:', 'worker', ['workers=1']);
   const proxy = run('{rr}:', 'proxy', [`port=${port}`]);
-  await Promise.all([worker, proxy].map(ready));
+  await ready(worker, proxy);
   const runId = async () => /run_id:(\w+)/.exec(String(await backend.send(['INFO', 'server'])))?.[1];
   const before = await runId();
   await redis.restart();

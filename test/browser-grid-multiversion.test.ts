@@ -3,18 +3,16 @@
 // 1.62 (found in the cache folder, no network), and versionsOnDemand lets a
 // client of 1.64 make the worker install playwright-core 1.64 from the npm
 // registry and start servers of it while the client waits.
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { chromium } from 'playwright-core';
-import { createBackend } from '../adapters/index.ts';
-import { coord, root, type CoordProcess } from './support/cli.ts';
-import { startPageServer } from './support/grid.ts';
+import { root } from './support/cli.ts';
+import { clientsInBatches, rawUpgrade } from './support/grid.ts';
 import { playwrightCore } from './support/playwright-versions.ts';
-import { freePort, startRedis } from './support/redis.ts';
+import { freePort } from './support/redis.ts';
+import { ready, startPageRig } from './support/rig.ts';
 
 const mm = (v: string) => v.split('.').slice(0, 2).join('.');
 const bundled = mm((await import('playwright-core/package.json', { with: { type: 'json' } })).default.version);
@@ -25,46 +23,23 @@ const onDemand = playwrightCore('1.64'); // the client; the worker installs its 
 const cache = mkdtempSync(join(tmpdir(), 'coord-pw-cache-'));
 symlinkSync(join(root, 'test/.probe/pw-1.62'), join(cache, 'pw-1.62'));
 
-const redis = await startRedis();
-const page = await startPageServer();
-const backend = await createBackend({ url: redis.url });
-const processes: CoordProcess[] = [];
-t.teardown(async () => {
-  for (const p of processes) p.kill('SIGKILL');
-  await backend.close();
-  await page.close();
-  await redis.stop();
-  rmSync(cache, { recursive: true, force: true });
-});
+const rig = await startPageRig(t, 'browser-grid');
+const { backend, page } = rig;
+rig.atEnd(() => rmSync(cache, { recursive: true, force: true }));
 
 const prefix = '{mv}:';
 const sets = ['heartbeatInterval=1', 'redisKeyTtl=20', 'staleThreshold=15', 'reaperRunInterval=30', 'shutdownCommandTtl=5', 'drainTimeout=5', 'queueTimeout=90', 'cdp=false'];
-function run(role: string, extra: string[]): CoordProcess {
-  const p = coord(['run', '--plugin', 'browser-grid', '--role', role, '--redis', redis.url, '--prefix', prefix, ...[...sets, ...extra].flatMap((s) => ['--set', `browser-grid.${s}`])]);
-  processes.push(p);
-  return p;
-}
+const run = (role: string, extra: string[]) => rig.run(role, { prefix, sets: [...sets, ...extra] });
 
 /** A raw upgrade announcing a Playwright version; resolves to the whole answer. */
-function upgrade(port: number, version: string): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = tcpConnect({ host: '127.0.0.1', port }, () => {
-      socket.write([`GET /?browser=chromium HTTP/1.1`, `Host: 127.0.0.1:${port}`, `User-Agent: Playwright/${version} (x64; debian 12) node/20.0`, 'Upgrade: websocket',
-        'Connection: Upgrade', `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}`, 'Sec-WebSocket-Version: 13', '', ''].join('\r\n'));
-    });
-    let text = '';
-    socket.on('data', (c) => (text += c.toString()));
-    socket.on('error', () => {});
-    socket.on('close', () => resolve(text));
-  });
-}
+const upgrade = (port: number, version: string) => rawUpgrade(port, `Playwright/${version} (x64; debian 12) node/20.0`);
 const bodyOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: { code: number; message: string } };
 
 const port = await freePort();
 // the worker allows 1.63–1.64 on demand (and versions npm does not have, to see a failed start); the proxy any 1.x
 const worker = run('worker', ['workers=1', `playwrightVersions=${bundled},1.62`, `playwrightCache=${cache}`, 'versionsOnDemand=>=1.63 <1.65 || 1.99']);
 const proxy = run('proxy', [`port=${port}`, 'versionsOnDemand=1.x']);
-await Promise.all([worker, proxy].map((p) => p.waitFor((l) => l.msg === 'ready', 90_000)));
+await ready(worker, proxy);
 const refOf = async (version: string) => {
   const line = await worker.waitFor((l) => l.msg === 'browser server registered' && mm(String(l.version)) === version, 60_000);
   return `chromium:${String(line.workerId)}`;
@@ -77,23 +52,7 @@ t.test('one worker process with playwrightVersions of two versions registers bot
   const served = (await backend.send(['HKEYS', `${prefix}index:versions:chromium`])) as string[];
   t.same(served.sort(), ['1.62', bundled].sort(), 'the grid serves both versions');
   const clients = [older.playwright.chromium, chromium];
-  const failures: string[] = [];
-  for (let batch = 0; batch < 2; batch++) {
-    await Promise.all(
-      Array.from({ length: 8 }, async (_v, i) => {
-        const n = batch * 8 + i;
-        try {
-          const b = await clients[n % 2]!.connect(`ws://127.0.0.1:${port}/?browser=chromium`, { timeout: 60_000 });
-          const p = await b.newPage();
-          await p.goto(`${page.url}/v${n}`);
-          if ((await p.title()) !== `coord /v${n}`) failures.push(`client ${n}: wrong title`);
-          await b.close();
-        } catch (error) {
-          failures.push(`client ${n}: ${(error as Error).message.split('\n')[0]}`);
-        }
-      }),
-    );
-  }
+  const failures = await clientsInBatches(port, clients, 2, page.url, 'v');
   t.same(failures, [], '16 clients, 0 failures');
   t.equal(await lifetime(refOld), 8, 'the 1.62 server ran the 8 clients of 1.62');
   t.equal(await lifetime(refNew), 8, `the ${bundled} server ran the 8 clients of ${bundled}`);

@@ -5,34 +5,20 @@
 // coord's own worker records carry the `endpoint` field pd's proxy dials.
 import t from 'tap';
 import { chromium } from 'playwright-core';
-import { createBackend } from '../adapters/index.ts';
-import { coord, type CoordProcess } from './support/cli.ts';
-import { startPageServer, titleOf } from './support/grid.ts';
+import { titleOf } from './support/grid.ts';
 import { startPdWorker, type PdWorker } from './support/pd-worker.ts';
-import { freePort, startRedis } from './support/redis.ts';
+import { freePort } from './support/redis.ts';
+import { ready, startPageRig } from './support/rig.ts';
 import { until } from './support/until.ts';
 
-const redis = await startRedis();
-const page = await startPageServer();
-const backend = await createBackend({ url: redis.url });
-const processes: CoordProcess[] = [];
+const rig = await startPageRig(t, 'browser-grid');
+const { backend, page } = rig;
 const pds: PdWorker[] = [];
-t.teardown(async () => {
-  for (const p of processes) p.kill('SIGKILL');
-  await Promise.all(pds.map((w) => w.kill().catch(() => {})));
-  await backend.close();
-  await page.close();
-  await redis.stop();
-});
+rig.atEnd(() => Promise.all(pds.map((w) => w.kill().catch(() => {}))));
 
 const prefix = '{pd}:';
 const sets = ['heartbeatInterval=1', 'redisKeyTtl=4', 'staleThreshold=3', 'reaperRunInterval=60', 'shutdownCommandTtl=5', 'drainTimeout=5'];
-function run(role: string, extra: string[]): CoordProcess {
-  const p = coord(['run', '--plugin', 'browser-grid', '--role', role, '--redis', redis.url, '--prefix', prefix, ...[...sets, ...extra].flatMap((s) => ['--set', `browser-grid.${s}`])]);
-  processes.push(p);
-  return p;
-}
-const ready = (p: CoordProcess) => p.waitFor((l) => l.msg === 'ready', 90_000);
+const run = (role: string, extra: string[]) => rig.run(role, { prefix, sets: [...sets, ...extra] });
 const playwright = await import('playwright-core');
 /** Where a worker ref still appears: counter fields and index entries. */
 async function leftovers(ref: string): Promise<string[]> {

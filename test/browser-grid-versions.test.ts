@@ -3,63 +3,33 @@
 // older minor installed from npm. Each client must reach a server of its own
 // major.minor; a version nobody serves is told so at once; a worker that
 // refuses a session (428) is skipped.
-import { randomBytes } from 'node:crypto';
-import { connect as tcpConnect } from 'node:net';
 import t from 'tap';
 import { chromium } from 'playwright-core';
-import { createBackend } from '../adapters/index.ts';
-import { coord, type CoordProcess } from './support/cli.ts';
-import { startPageServer } from './support/grid.ts';
+import { clientsInBatches, rawUpgrade } from './support/grid.ts';
 import { startPdWorker, type PdWorker } from './support/pd-worker.ts';
 import { playwrightCore } from './support/playwright-versions.ts';
-import { freePort, startRedis } from './support/redis.ts';
+import { freePort } from './support/redis.ts';
+import { ready, startPageRig } from './support/rig.ts';
 import { until } from './support/until.ts';
 
 const older = playwrightCore('1.62');
 const bundled = (await import('playwright-core/package.json', { with: { type: 'json' } })).default.version;
 const mm = (v: string) => v.split('.').slice(0, 2).join('.');
 
-const redis = await startRedis();
-const page = await startPageServer();
-const backend = await createBackend({ url: redis.url });
-const processes: CoordProcess[] = [];
+const rig = await startPageRig(t, 'browser-grid');
+const { backend, page } = rig;
 const pds: PdWorker[] = [];
-t.teardown(async () => {
-  for (const p of processes) p.kill('SIGKILL');
-  await Promise.all(pds.map((w) => w.stop().catch(() => {})));
-  await backend.close();
-  await page.close();
-  await redis.stop();
-});
+rig.atEnd(() => Promise.all(pds.map((w) => w.stop().catch(() => {}))));
 
 const prefix = '{ver}:';
 const sets = ['heartbeatInterval=1', 'redisKeyTtl=4', 'staleThreshold=3', 'reaperRunInterval=4', 'shutdownCommandTtl=5', 'drainTimeout=5', 'queueTimeout=30'];
-function run(role: string, extra: string[]): CoordProcess {
-  const p = coord(['run', '--plugin', 'browser-grid', '--role', role, '--redis', redis.url, '--prefix', prefix, ...[...sets, ...extra].flatMap((s) => ['--set', `browser-grid.${s}`])]);
-  processes.push(p);
-  return p;
-}
-const ready = (p: CoordProcess) => p.waitFor((l) => l.msg === 'ready', 90_000);
+const run = (role: string, extra: string[]) => rig.run(role, { prefix, sets: [...sets, ...extra] });
 const lifetime = async (ref: string) => Number(await backend.send(['HGET', `${prefix}cluster:lifetime_connections`, ref]));
-
-/** A raw upgrade with a given User-Agent; resolves to the answer (head and body). */
-function upgrade(port: number, userAgent: string): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = tcpConnect({ host: '127.0.0.1', port }, () => {
-      socket.write([`GET /?browser=chromium HTTP/1.1`, `Host: 127.0.0.1:${port}`, `User-Agent: ${userAgent}`, 'Upgrade: websocket', 'Connection: Upgrade',
-        `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}`, 'Sec-WebSocket-Version: 13', '', ''].join('\r\n'));
-    });
-    let text = '';
-    socket.on('data', (c) => (text += c.toString()));
-    socket.on('error', () => {});
-    socket.on('close', () => resolve(text));
-  });
-}
 
 const port = await freePort();
 const worker = run('worker', ['workers=1']);
 const proxy = run('proxy', [`port=${port}`]);
-await Promise.all([worker, proxy].map(ready));
+await ready(worker, proxy);
 const coordRef = `chromium:${String((await worker.waitFor((l) => l.msg === 'browser server registered')).workerId)}`;
 const pd = await startPdWorker({ backend, prefix, playwright: older.playwright });
 pds.push(pd);
@@ -68,23 +38,7 @@ t.test(`clients of ${mm(older.version)} and ${mm(bundled)}, alternating, 8 at a 
   t.not(mm(older.version), mm(bundled), 'two different minors');
   await until('the playwright-distributed worker adopted with the version its server reported', async () => (await backend.send(['HGET', pd.key, 'version'])) === mm(older.version), 15_000);
   const versions = [older.playwright.chromium, chromium];
-  const failures: string[] = [];
-  for (let batch = 0; batch < 5; batch++) {
-    await Promise.all(
-      Array.from({ length: 8 }, async (_v, i) => {
-        const n = batch * 8 + i;
-        try {
-          const b = await versions[n % 2]!.connect(`ws://127.0.0.1:${port}/?browser=chromium`, { timeout: 60_000 });
-          const p = await b.newPage();
-          await p.goto(`${page.url}/c${n}`);
-          if ((await p.title()) !== `coord /c${n}`) failures.push(`client ${n}: wrong title`);
-          await b.close();
-        } catch (error) {
-          failures.push(`client ${n}: ${(error as Error).message.split('\n')[0]}`);
-        }
-      }),
-    );
-  }
+  const failures = await clientsInBatches(port, versions, 5, page.url, 'c');
   t.same(failures, [], '40 clients, 0 failures');
   t.equal(await lifetime(pd.ref), 20, `the ${mm(older.version)} server ran the 20 ${mm(older.version)} clients`);
   t.equal(await lifetime(coordRef), 20, `coord's ${mm(bundled)} server ran the 20 ${mm(bundled)} clients`);
@@ -92,7 +46,7 @@ t.test(`clients of ${mm(older.version)} and ${mm(bundled)}, alternating, 8 at a 
 
 t.test('a client of a version no worker speaks is told so at once, with the versions served', async (t) => {
   const started = Date.now();
-  const answer = await upgrade(port, 'Playwright/1.50.0 (x64; debian 12) node/20.0');
+  const answer = await rawUpgrade(port, 'Playwright/1.50.0 (x64; debian 12) node/20.0');
   const took = Date.now() - started;
   t.match(answer, /^HTTP\/1\.1 428 /, '428');
   const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));

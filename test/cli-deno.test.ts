@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { parse as parseYaml } from 'yaml';
-import { coord, root } from './support/cli.ts';
+import { coord, oneLineError, root } from './support/cli.ts';
 import { freePort } from './support/redis.ts';
 
 const deno = join(root, 'node_modules/deno/deno');
@@ -19,15 +19,6 @@ const dir = mkdtempSync(join(tmpdir(), 'coord-cli-deno-'));
 function cli(...args: string[]) {
   const r = spawnSync(deno, ['run', '-A', 'cli/main.ts', ...args], { cwd: root, env, encoding: 'utf8', timeout: 120_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function oneLineError(t: Tap.Test, r: ReturnType<typeof cli>, code: number, message: string | RegExp): void {
-  t.equal(r.status, code, `exit ${code}`);
-  t.equal(r.stdout, '', 'nothing on stdout');
-  const lines = r.stderr.split('\n').filter(Boolean);
-  t.equal(lines.length, 1, `one line on stderr: ${r.stderr}`);
-  t.match(lines[0], message);
-  t.notMatch(r.stderr, /\n\s+at /, 'no stack trace');
 }
 
 t.test('--help and --version', async (t) => {

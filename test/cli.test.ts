@@ -8,7 +8,7 @@ import t from 'tap';
 import { parse as parseYaml } from 'yaml';
 import { createBackend } from '../adapters/index.ts';
 import { buildIfStale } from './support/build.ts';
-import { coord, coordSync, type LogLine } from './support/cli.ts';
+import { coord, coordSync, oneLineError, type LogLine } from './support/cli.ts';
 import { freePort, startRedis } from './support/redis.ts';
 
 const echo = './test/fixtures/plugins/echo/index.js';
@@ -21,16 +21,6 @@ t.before(() => buildIfStale());
 /** Runs the CLI to completion. */
 function cli(...args: string[]) {
   return coordSync(args, env);
-}
-
-/** Asserts the documented error shape: nothing on stdout, exactly one `coord: …` line on stderr, no stack. */
-function oneLineError(t: Tap.Test, r: ReturnType<typeof cli>, code: number, message: string | RegExp): void {
-  t.equal(r.status, code, `exit ${code}`);
-  t.equal(r.stdout, '', 'nothing on stdout');
-  const lines = r.stderr.split('\n').filter(Boolean);
-  t.equal(lines.length, 1, `one line on stderr: ${r.stderr}`);
-  t.match(lines[0], message);
-  t.notMatch(r.stderr, /\n\s+at /, 'no stack trace');
 }
 
 t.test('--help and --version, for coord and for each command', async (t) => {

@@ -8,48 +8,19 @@ import t from 'tap';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createBackend } from '../adapters/index.ts';
 import { keyBuilders } from '../core/contract.ts';
 import { contract } from '../plugins/load-test/contract.ts';
 import { buildIfStale } from './support/build.ts';
-import { coord, coordSync, root, type CoordProcess } from './support/cli.ts';
-import { api, startTarget } from './support/load.ts';
+import { coordSync, root, type CoordProcess } from './support/cli.ts';
+import { api, startLoadDeployment } from './support/load.ts';
 import { until } from './support/until.ts';
-import { freePort, startRedis } from './support/redis.ts';
 
 buildIfStale();
-const redis = await startRedis();
-const target = await startTarget({ own: true });
 const prefix = '{lt}:';
+const timing = ['heartbeatInterval=0.3', 'deadAfter=1.5', 'metricsInterval=0.5', 'gracefulStop=2'];
+const { redis, backend, target, port, orchestrator, workers } = await startLoadDeployment(t, prefix, timing);
+const [workerA, workerB] = workers as [CoordProcess, CoordProcess];
 const keys = keyBuilders(contract, prefix);
-const backend = await createBackend({ url: redis.url });
-const port = await freePort();
-const timing = ['--set', 'load-test.heartbeatInterval=0.3', '--set', 'load-test.deadAfter=1.5', '--set', 'load-test.metricsInterval=0.5', '--set', 'load-test.gracefulStop=2'];
-const common = ['--redis', redis.url, '--prefix', prefix, ...timing];
-const processes: CoordProcess[] = [];
-t.teardown(async () => {
-  for (const p of processes) p.kill('SIGKILL');
-  await backend.close();
-  await target.close();
-  await redis.stop();
-});
-
-function startCoord(args: string[]): CoordProcess {
-  const p = coord(['run', '--plugin', 'load-test', ...args, ...common]);
-  processes.push(p);
-  return p;
-}
-
-const startWorker = async (id: string) => {
-  const p = startCoord(['--role', 'worker', '--set', `load-test.workerId=${id}`]);
-  await p.waitFor((l) => l.msg === 'worker registered');
-  return p;
-};
-
-const orchestrator = startCoord(['--role', 'orchestrator', '--set', `load-test.port=${port}`]);
-const workerA = await startWorker('wA');
-const workerB = await startWorker('wB');
-await orchestrator.waitFor((l) => l.msg === 'load test API and page');
 
 const members = async (key: string) => ((await backend.send(['SMEMBERS', key])) as string[]).map(Number).sort((a, b) => a - b);
 const split = async () => [(await members(keys.workerActiveUsers({ workerId: 'wA' }))).length, (await members(keys.workerActiveUsers({ workerId: 'wB' }))).length];
@@ -130,6 +101,7 @@ t.test('1000 resources, 50 users, 2 workers: no resource is ever held by two use
 t.test('coord load run --redis, or a config file that names the Redis, runs a test on the workers registered there', async (t) => {
   const file = join(mkdtempSync(join(tmpdir(), 'coord-load-')), 'deploy.yaml');
   writeFileSync(file, `redis:\n  url: ${redis.url}\n  keyPrefix: '${prefix}'\n`);
+  const common = ['--redis', redis.url, '--prefix', prefix, ...timing.flatMap((s) => ['--set', `load-test.${s}`])];
   for (const [how, deployment] of [['--redis', common], ['--config', ['--config', file]]] as const) {
     const before = (await target.stats()).total;
     const r = coordSync(['load', 'run', '--scenario', fixture('paced.mjs'), '--users', '4', '--spawn-rate', '100', '--duration', '1500ms',

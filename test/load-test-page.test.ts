@@ -8,10 +8,10 @@
 import t from 'tap';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { chromium, type Page } from 'playwright-core';
+import { launchOptions } from './support/chromium.ts';
 import { root } from './support/cli.ts';
-import { startLoad, startTarget } from './support/load.ts';
+import { openSavedReport, startLoad, startTarget } from './support/load.ts';
 import { until } from './support/until.ts';
 
 const shots = join(root, 'test/.probe');
@@ -19,10 +19,7 @@ mkdirSync(shots, { recursive: true });
 const target = await startTarget();
 const load = await startLoad({ options: { api: true, port: 0, token: 'page-token', metricsInterval: 0.5 } });
 const url = load.logs.find((l) => l.msg === 'load test API and page')!.fields.url as string;
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-});
+const browser = await chromium.launch(launchOptions);
 t.teardown(async () => {
   await browser.close();
   await load.handle.stop('test over');
@@ -144,13 +141,7 @@ t.test('start, watch, hover, change users, stop — the summary, thresholds and 
   t.match(html, `${served} requests`, 'the report has the test’s numbers');
 
   // The downloaded report, opened offline: the same charts with legends, the failed threshold marked.
-  const report = await browser.newPage({ viewport: { width: 1280, height: 1200 } });
-  t.teardown(() => report.close());
-  const outside: string[] = [];
-  report.on('request', (r) => {
-    if (!r.url().startsWith('file:')) outside.push(r.url());
-  });
-  await report.goto(pathToFileURL(file).href);
+  const { page: report, outside } = await openSavedReport(t, browser, file);
   await report.getByTestId('chart-latency').locator('canvas').waitFor();
   t.same(await report.getByTestId('chart-latency').locator('.u-legend .u-label').allTextContents(), ['time', 'p50', 'p95', 'p99'], 'the report’s latency chart has its legend');
   t.equal(await report.locator('[data-chart]').count(), 4, 'the report has the four charts');

@@ -11,14 +11,15 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
-import { createBackend } from '../adapters/index.ts';
 import { keyBuilders } from '../core/contract.ts';
 import { contract } from '../plugins/load-test/contract.ts';
 import { checkScenario } from '../plugins/load-test/scenario.ts';
 import { buildIfStale } from './support/build.ts';
-import { coord, coordSync, root, type CoordProcess } from './support/cli.ts';
+import { launchOptions } from './support/chromium.ts';
+import { coordSync, root } from './support/cli.ts';
 import { api } from './support/load.ts';
-import { freePort, startRedis } from './support/redis.ts';
+import { freePort } from './support/redis.ts';
+import { startRig } from './support/rig.ts';
 import { until } from './support/until.ts';
 
 t.test('a bad probe is one error naming its field', async (t) => {
@@ -39,31 +40,18 @@ t.test('a bad probe is one error naming its field', async (t) => {
 });
 
 buildIfStale();
-const redis = await startRedis();
+const { backend, run } = await startRig(t, 'load-test');
 const prefix = '{pr}:';
 const keys = keyBuilders(contract, prefix);
-const backend = await createBackend({ url: redis.url });
 const port = await freePort();
-const common = ['--redis', redis.url, '--prefix', prefix, '--set', 'load-test.heartbeatInterval=0.3', '--set', 'load-test.metricsInterval=0.5', '--set', 'load-test.gracefulStop=1'];
-const processes: CoordProcess[] = [];
-t.teardown(async () => {
-  for (const p of processes) p.kill('SIGKILL');
-  await backend.close();
-  await redis.stop();
-});
-
-function startCoord(args: string[]): CoordProcess {
-  const p = coord(['run', '--plugin', 'load-test', ...args, ...common]);
-  processes.push(p);
-  return p;
-}
-const startWorker = async (id: string, flags: string[]) => {
-  const p = startCoord(['--role', 'worker', '--set', `load-test.workerId=${id}`, ...flags]);
+const timing = ['heartbeatInterval=0.3', 'metricsInterval=0.5', 'gracefulStop=1'];
+const startWorker = async (id: string, args: string[]) => {
+  const p = run('worker', { prefix, sets: [...timing, `workerId=${id}`], args });
   await p.waitFor((l) => l.msg === 'worker registered');
   return p;
 };
 
-const orchestrator = startCoord(['--role', 'orchestrator', '--set', `load-test.port=${port}`]);
+const orchestrator = run('orchestrator', { prefix, sets: [...timing, `port=${port}`] });
 const workers = { wA: await startWorker('wA', ['--run-probes']), wB: await startWorker('wB', ['--run-probes']), wC: await startWorker('wC', []) };
 await orchestrator.waitFor((l) => l.msg === 'load test API and page');
 
@@ -133,10 +121,7 @@ t.test('two workers with --run-probes write their probes; the one without writes
 });
 
 t.test('the page charts the probes on its Probes tab', async (t) => {
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  const browser = await chromium.launch(launchOptions);
   t.teardown(() => browser.close());
   const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
   await page.goto(`http://127.0.0.1:${port}/`);

@@ -8,42 +8,17 @@ import t from 'tap';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createBackend } from '../adapters/index.ts';
 import { keyBuilders } from '../core/contract.ts';
 import { contract } from '../plugins/load-test/contract.ts';
 import { buildIfStale } from './support/build.ts';
-import { coord, coordSync, root, type CoordProcess } from './support/cli.ts';
-import { api, startLoad, startTarget } from './support/load.ts';
+import { coordSync, root } from './support/cli.ts';
+import { api, startLoad, startLoadDeployment } from './support/load.ts';
 import { until } from './support/until.ts';
-import { freePort, startRedis } from './support/redis.ts';
 
 buildIfStale();
-const redis = await startRedis();
-const target = await startTarget({ own: true });
 const prefix = '{lr}:';
+const { redis, backend, target, port, orchestrator, workers } = await startLoadDeployment(t, prefix, ['heartbeatInterval=0.3', 'deadAfter=1.5', 'metricsInterval=0.5', 'gracefulStop=1']);
 const keys = keyBuilders(contract, prefix);
-const backend = await createBackend({ url: redis.url });
-const port = await freePort();
-const timing = ['--set', 'load-test.heartbeatInterval=0.3', '--set', 'load-test.deadAfter=1.5', '--set', 'load-test.metricsInterval=0.5', '--set', 'load-test.gracefulStop=1'];
-const common = ['--redis', redis.url, '--prefix', prefix, ...timing];
-const processes: CoordProcess[] = [];
-t.teardown(async () => {
-  for (const p of processes) p.kill('SIGKILL');
-  await backend.close();
-  await target.close();
-  await redis.stop();
-});
-
-function startCoord(args: string[]): CoordProcess {
-  const p = coord(['run', '--plugin', 'load-test', ...args, ...common]);
-  processes.push(p);
-  return p;
-}
-
-const orchestrator = startCoord(['--role', 'orchestrator', '--set', `load-test.port=${port}`]);
-const workers = ['wA', 'wB'].map((id) => startCoord(['--role', 'worker', '--set', `load-test.workerId=${id}`]));
-for (const w of workers) await w.waitFor((l) => l.msg === 'worker registered');
-await orchestrator.waitFor((l) => l.msg === 'load test API and page');
 
 const paced = resolve(root, 'test/fixtures/load-test/paced.mjs');
 const state = async () => ((await api(port, 'GET', '/api/status')).body as { state: string }).state;

@@ -6,21 +6,18 @@ import t from 'tap';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { buildIfStale } from './support/build.ts';
+import { launchOptions } from './support/chromium.ts';
 import { coord, root } from './support/cli.ts';
-import { startTarget } from './support/load.ts';
+import { openSavedReport, startTarget } from './support/load.ts';
 import { until } from './support/until.ts';
 
 buildIfStale();
 const shots = join(root, 'test/.probe');
 mkdirSync(shots, { recursive: true });
 const dir = mkdtempSync(join(tmpdir(), 'coord-load-report-'));
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-});
+const browser = await chromium.launch(launchOptions);
 t.teardown(async () => {
   await browser.close();
   rmSync(dir, { recursive: true, force: true });
@@ -40,13 +37,7 @@ t.test('coord load run --report: charts with legends, failures, failed threshold
 
   const html = readFileSync(file, 'utf8');
   t.notMatch(html, /<script[^>]+src=|<link[^>]+href=/, 'no external script or stylesheet: uPlot is inlined');
-  const page = await browser.newPage({ viewport: { width: 1280, height: 1200 } });
-  t.teardown(() => page.close());
-  const outside: string[] = [];
-  page.on('request', (r) => {
-    if (!r.url().startsWith('file:')) outside.push(r.url());
-  });
-  await page.goto(pathToFileURL(file).href);
+  const { page, outside } = await openSavedReport(t, browser, file);
   await page.getByTestId('chart-errors').locator('canvas').waitFor();
   const legends = await page.locator('[data-chart]').evaluateAll((charts) => charts.map((c) => [...c.querySelectorAll('.u-legend .u-label')].map((l) => l.textContent)));
   t.same(legends, [['time', 'requests'], ['time', 'failures'], ['time', 'p50', 'p95', 'p99'], ['time', 'users']], 'four charts, each with its legend');

@@ -17,17 +17,13 @@ import { touchSlave } from '../plugins/obniz/store.ts';
 import { SdkManager, SdkSlave, type SdkWorkerRecord } from './support/obniz-sdk.ts';
 import { deviceFile, devices, fixtures, manualClock, obnizCtx, recordEvents, startManager, startSlave } from './support/obniz.ts';
 import { until } from './support/until.ts';
-import { startRedis } from './support/redis.ts';
+import { startRig } from './support/rig.ts';
 import { root } from './support/cli.ts';
 
-const redis = await startRedis();
-const backend: Backend = await createBackend({ url: redis.url });
+const { redis, backend, atEnd } = await startRig(t, 'obniz');
+/** The SDK's own connection. */
 const sdk: Backend = await createBackend({ url: redis.url });
-t.teardown(async () => {
-  await backend.close();
-  await sdk.close();
-  await redis.stop();
-});
+atEnd(() => sdk.close());
 
 /**
  * coord roles beside SDK processes: the SDK's TTL and death rule (SDK slaves beat only every 10 s), quicker beats and

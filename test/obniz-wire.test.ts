@@ -10,18 +10,14 @@ import type { Backend, PubSubMessage } from '../core/backend.ts';
 import { deviceFile, devices, recordEvents, startManager, startSlave } from './support/obniz.ts';
 import { until } from './support/until.ts';
 import { SdkManager, SdkSlave } from './support/obniz-sdk.ts';
-import { startRedis } from './support/redis.ts';
+import { startRig } from './support/rig.ts';
 
-const redis = await startRedis();
+const { redis, backend, atEnd } = await startRig(t, 'obniz');
 /** The SDK's own timings: heartbeat every 10 s with EX 20, dead after 30 s. */
 const sdkTimings = { heartbeatInterval: 10, heartbeatTtl: 20, deadAfter: 30, healthCheckInterval: 10 };
-const backend: Backend = await createBackend({ url: redis.url });
+/** The SDK's own connection. */
 const sdk: Backend = await createBackend({ url: redis.url });
-t.teardown(async () => {
-  await backend.close();
-  await sdk.close();
-  await redis.stop();
-});
+atEnd(() => sdk.close());
 
 /** Everything published on app* as an SDK manager sees it. */
 async function listen(): Promise<{ messages: PubSubMessage[]; close(): Promise<void> }> {

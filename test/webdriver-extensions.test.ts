@@ -9,7 +9,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { unzipSync, zipSync } from 'fflate';
@@ -20,16 +19,16 @@ import t from 'tap';
 import { sessionToken } from '../plugins/webdriver/auth.ts';
 import { foldersRoot } from '../plugins/webdriver/session-folder.ts';
 import { buildIfStale } from './support/build.ts';
-import { coord, type CoordProcess } from './support/cli.ts';
-import { freePort, startRedis } from './support/redis.ts';
+import { freePort } from './support/redis.ts';
+import { ready, startRig } from './support/rig.ts';
 import { until } from './support/until.ts';
 import WebSocket from 'ws';
-import { chromeOptions, newSessionBody, startWebdriver, w3c } from './support/webdriver.ts';
+import { chromeOptions, newSessionBody, startWebdriver, w3c, wsUpgrade } from './support/webdriver.ts';
 
 buildIfStale();
 const TOKEN = 'extensions-token-7';
 const bearer = { authorization: `Bearer ${TOKEN}` };
-const redis = await startRedis();
+const rig = await startRig(t, 'webdriver');
 const dir = mkdtempSync(join(tmpdir(), 'coord-wd-ext-'));
 /** The split grid's temporary directory (TMPDIR), so other grids on this machine do not touch its session folders. */
 const gridTmp = join(dir, 'tmp');
@@ -64,23 +63,16 @@ for (const folder of [leftover, alive]) {
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
 const P = '{wx}:';
-const processes: CoordProcess[] = [];
-function role(name: string, sets: string[] = []): CoordProcess {
-  const p = coord(['run', '--plugin', 'webdriver', '--role', name, '--redis', redis.url, '--prefix', P, ...sets.flatMap((s) => ['--set', `webdriver.${s}`])], { TMPDIR: gridTmp });
-  processes.push(p);
-  return p;
-}
+const role = (name: string, sets: string[] = []) => rig.run(name, { prefix: P, sets, env: { TMPDIR: gridTmp } });
 const proxy = role('proxy', [`proxy.port=${port}`, `proxy.token=${TOKEN}`]);
 const manager = role('manager');
 const orchestrator = role('orchestrator', ['orchestrator.slots=2', 'orchestrator.id=orch-x']);
-t.teardown(async () => {
-  for (const p of processes) p.kill('SIGKILL');
+rig.atEnd(() => {
   pages.closeAllConnections();
   pages.close();
-  await redis.stop();
   rmSync(dir, { recursive: true, force: true });
 });
-await Promise.all([proxy, manager, orchestrator].map((p) => p.waitFor((l) => l.msg === 'ready', 60_000)));
+await ready(proxy, manager, orchestrator);
 
 /** A selenium-webdriver session through the grid (the token as Basic auth's password, as http://user:TOKEN@host sends it). */
 async function seleniumSession(downloads = false): Promise<webdriver.WebDriver> {
@@ -92,20 +84,8 @@ async function seleniumSession(downloads = false): Promise<webdriver.WebDriver> 
 /** A session's folders under `root` (whatever process owns them). */
 const foldersOf = (sessionId: string, root = gridFolders) => (existsSync(root) ? readdirSync(root).filter((name) => name.endsWith(`-${sessionId}`)) : []);
 
-/** A WebSocket upgrade by hand: the answer's status. */
-function upgrade(target: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    let text = '';
-    socket.on('data', (d) => {
-      text += d.toString();
-      if (/^HTTP\/1\.1 101/.test(text) && text.includes('\r\n\r\n')) socket.destroy();
-    });
-    socket.on('close', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), text: text.slice(text.indexOf('\r\n\r\n') + 4) }));
-    socket.on('error', reject);
-    socket.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
-  });
-}
+/** A WebSocket upgrade by hand to the proxy. */
+const upgrade = (target: string) => wsUpgrade(port, target);
 
 t.test('an orchestrator starting removes the session folders of processes that died', async (t) => {
   await until('the leftover folder is gone', () => !existsSync(leftover), 10_000);

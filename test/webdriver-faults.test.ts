@@ -10,38 +10,24 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { createBackend } from '../adapters/index.ts';
 import { buildIfStale } from './support/build.ts';
-import { coord, type CoordProcess } from './support/cli.ts';
-import { freePort, startRedis } from './support/redis.ts';
-import { newSessionBody, startPage, w3c, type W3CAnswer } from './support/webdriver.ts';
+import { freePort } from './support/redis.ts';
+import { ready, startPageRig } from './support/rig.ts';
+import { newSessionBody, w3c, type W3CAnswer } from './support/webdriver.ts';
 import { until } from './support/until.ts';
 
 buildIfStale();
-const redis = await startRedis();
-const backend = await createBackend({ url: redis.url });
-const page = await startPage();
+const rig = await startPageRig(t, 'webdriver');
+const { backend, page } = rig;
 const dir = mkdtempSync(join(tmpdir(), 'coord-wd-faults-'));
 /** A chromedriver that takes 4 s to start: a window in which sessions sit in pending. */
 const slowDriver = join(dir, 'slow-chromedriver');
 writeFileSync(slowDriver, '#!/bin/sh\nsleep 4\nexec /usr/bin/chromedriver "$@"\n');
 chmodSync(slowDriver, 0o755);
-const processes: CoordProcess[] = [];
-t.teardown(async () => {
-  for (const p of processes) p.kill('SIGKILL');
-  await backend.close();
-  await page.close();
-  await redis.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+rig.atEnd(() => rmSync(dir, { recursive: true, force: true }));
 
 const fast = ['heartbeat.interval=1', 'heartbeat.nodeTtl=3', 'heartbeat.managerTtl=3', 'timeouts.slotReclaimInterval=5', 'gc.interval=1'];
-function role(prefix: string, name: string, sets: string[] = []): CoordProcess {
-  const p = coord(['run', '--plugin', 'webdriver', '--role', name, '--redis', redis.url, '--prefix', prefix, ...[...fast, ...sets].flatMap((s) => ['--set', `webdriver.${s}`])]);
-  processes.push(p);
-  return p;
-}
-const ready = (...ps: CoordProcess[]) => Promise.all(ps.map((p) => p.waitFor((l) => l.msg === 'ready', 60_000)));
+const role = (prefix: string, name: string, sets: string[] = []) => rig.run(name, { prefix, sets: [...fast, ...sets] });
 const log = async (prefix: string, id: string) => ((await backend.send(['XRANGE', `${prefix}session:${id}:log`, '-', '+'])) as [string, string[]][]).map(([, f]) => ({ code: f[f.indexOf('code') + 1]!, meta: f[f.indexOf('meta') + 1]! }));
 const list = (key: string) => backend.send(['LRANGE', key, 0, -1]) as Promise<string[]>;
 const alivePid = (pid: number) => {

@@ -3,39 +3,26 @@
 // while 2 wait, then those run; a client whose queue timeout passes gets
 // `session not created` and QTIMEOUT is in its log.
 import t from 'tap';
-import { createBackend } from '../adapters/index.ts';
 import { buildIfStale } from './support/build.ts';
-import { coord, type CoordProcess } from './support/cli.ts';
-import { freePort, startRedis } from './support/redis.ts';
-import { newSessionBody, startPage, w3c, type W3CAnswer } from './support/webdriver.ts';
+import { freePort } from './support/redis.ts';
+import { ready, startPageRig } from './support/rig.ts';
+import { newSessionBody, w3c, type W3CAnswer } from './support/webdriver.ts';
 import { until } from './support/until.ts';
 
 buildIfStale();
-const redis = await startRedis();
-const backend = await createBackend({ url: redis.url });
-const page = await startPage();
-const processes: CoordProcess[] = [];
-t.teardown(async () => {
-  for (const p of processes) p.kill('SIGKILL');
-  await backend.close();
-  await page.close();
-  await redis.stop();
-});
+const rig = await startPageRig(t, 'webdriver');
+const { redis, backend, page } = rig;
 
 const P = '{wq}:';
 const fast = ['heartbeat.interval=1', 'heartbeat.nodeTtl=5', 'heartbeat.managerTtl=5', 'timeouts.slotReclaimInterval=5'];
-function role(name: string, sets: string[] = []): CoordProcess {
-  const p = coord(['run', '--plugin', 'webdriver', '--role', name, '--redis', redis.url, '--prefix', P, ...[...fast, ...sets].flatMap((s) => ['--set', `webdriver.${s}`])]);
-  processes.push(p);
-  return p;
-}
+const role = (name: string, sets: string[] = []) => rig.run(name, { prefix: P, sets: [...fast, ...sets] });
 
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
 const proxy = role('proxy', [`proxy.port=${port}`]);
 const manager = role('manager');
 const orchestrator = role('orchestrator', ['orchestrator.slots=2', 'orchestrator.id=orch-q']);
-await Promise.all([proxy, manager, orchestrator].map((p) => p.waitFor((l) => l.msg === 'ready', 60_000)));
+await ready(proxy, manager, orchestrator);
 
 const states = async () => {
   const ids = (await backend.send(['SMEMBERS', `${P}sessions.active`])) as string[];

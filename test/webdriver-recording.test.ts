@@ -16,6 +16,7 @@ import t from 'tap';
 import { chromium } from 'playwright-core';
 import { createBackend } from '../adapters/index.ts';
 import { buildIfStale } from './support/build.ts';
+import { launchOptions } from './support/chromium.ts';
 import { coord, type CoordProcess } from './support/cli.ts';
 import { freePort, startRedis } from './support/redis.ts';
 import { until } from './support/until.ts';
@@ -169,7 +170,7 @@ t.test('a recorded 5-second session: served through the proxy with Range, the ri
 
 t.test('the grid page links the recording and plays it', async (t) => {
   t.ok(recorded, 'the recorded session of the first test');
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+  const browser = await chromium.launch(launchOptions);
   t.teardown(() => browser.close());
   const page = await browser.newPage();
   await page.goto(`${proxy}/ui?token=${TOKEN}`);

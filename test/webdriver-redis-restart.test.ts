@@ -7,24 +7,16 @@
 import t, { type Test } from 'tap';
 import webdriver from 'selenium-webdriver';
 import chrome from 'selenium-webdriver/chrome.js';
-import { createBackend } from '../adapters/index.ts';
 import { buildIfStale } from './support/build.ts';
-import { coord, coordSync, type CoordProcess } from './support/cli.ts';
-import { freePort, startRedis } from './support/redis.ts';
+import { coordSync } from './support/cli.ts';
+import { freePort } from './support/redis.ts';
+import { ready, startPageRig } from './support/rig.ts';
 import { until } from './support/until.ts';
-import { chromeOptions, newSessionBody, startPage, startWebdriver, w3c } from './support/webdriver.ts';
+import { chromeOptions, newSessionBody, startWebdriver, w3c } from './support/webdriver.ts';
 
 buildIfStale();
-const redis = await startRedis();
-const backend = await createBackend({ url: redis.url });
-const site = await startPage();
-const processes: CoordProcess[] = [];
-t.teardown(async () => {
-  for (const p of processes) p.kill('SIGKILL');
-  await backend.close();
-  await site.close();
-  await redis.stop();
-});
+const rig = await startPageRig(t, 'webdriver');
+const { redis, backend, page: site } = rig;
 
 const fast = { heartbeat: { interval: 1, nodeTtl: 4, managerTtl: 4 }, timeouts: { slotReclaimInterval: 2 } };
 
@@ -118,13 +110,9 @@ t.test('every role in one process (inline nodes)', async (t) => {
 t.test('split over processes, with node processes', async (t) => {
   const port = await freePort();
   const sets = ['heartbeat.interval=1', 'heartbeat.nodeTtl=4', 'heartbeat.managerTtl=4', 'timeouts.slotReclaimInterval=2'];
-  const role = (name: string, extra: string[] = []) => {
-    const p = coord(['run', '--plugin', 'webdriver', '--role', name, '--redis', redis.url, '--prefix', '{split}:', ...[...sets, ...extra].flatMap((s) => ['--set', `webdriver.${s}`])]);
-    processes.push(p);
-    return p;
-  };
+  const role = (name: string, extra: string[] = []) => rig.run(name, { prefix: '{split}:', sets: [...sets, ...extra] });
   const ps = [role('proxy', [`proxy.port=${port}`]), role('manager'), role('orchestrator', ['orchestrator.slots=2', 'orchestrator.id=orch-split', 'orchestrator.nodeMode=process'])];
-  await Promise.all(ps.map((p) => p.waitFor((l) => l.msg === 'ready', 60_000)));
+  await ready(...ps);
   await survives(t, port, '{split}:', 'orch-split');
   for (const p of ps) p.kill('SIGTERM');
   await Promise.all(ps.map((p) => p.exited));

@@ -4,27 +4,18 @@
 // refusal is 401 and says nothing else: no session id, not even whether a
 // session exists. A real WebdriverIO 9 client with the token works, BiDi
 // included, and an outsider cannot attach to its BiDi socket.
-import { connect } from 'node:net';
 import t, { type Test } from 'tap';
 import { remote } from 'webdriverio';
 import WebSocket from 'ws';
-import { createBackend } from '../adapters/index.ts';
 import { sessionToken } from '../plugins/webdriver/auth.ts';
 import { freePort } from './support/redis.ts';
 import { until } from './support/until.ts';
-import { chromeOptions, newSessionBody, startPage, startWebdriver, w3c, type W3CAnswer } from './support/webdriver.ts';
+import { chromeOptions, newSessionBody, startEmbeddedGrid, w3c, wsUpgrade, type W3CAnswer } from './support/webdriver.ts';
 
 const TOKEN = 'sekret-token-1';
 const port = await freePort();
 const apiPort = await freePort();
-const grid = await startWebdriver({ redis: 'embedded://security', options: { proxy: { port, token: TOKEN }, api: { port: apiPort }, orchestrator: { slots: 3 } } });
-const backend = await createBackend({ url: 'embedded://security' });
-const page = await startPage();
-t.teardown(async () => {
-  await grid.handle.stop('test done');
-  await backend.close();
-  await page.close();
-});
+const { backend, page } = await startEmbeddedGrid(t, { redis: 'embedded://security', options: { proxy: { port, token: TOKEN }, api: { port: apiPort }, orchestrator: { slots: 3 } } });
 const base = `http://127.0.0.1:${port}`;
 const api = `http://127.0.0.1:${apiPort}`;
 const bearer = { authorization: `Bearer ${TOKEN}` };
@@ -42,21 +33,8 @@ async function http(url: string, method = 'GET', headers: Record<string, string>
   return { status: res.status, text: await res.text() };
 }
 
-/** A WebSocket upgrade by hand: the status line and body the server answers. */
-function upgrade(target: string, headers: Record<string, string> = {}, at = port): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(at, '127.0.0.1');
-    let text = '';
-    socket.on('data', (d) => {
-      text += d.toString();
-      if (/^HTTP\/1\.1 101/.test(text) && text.includes('\r\n\r\n')) socket.destroy();
-    });
-    socket.on('close', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), text: text.slice(text.indexOf('\r\n\r\n') + 4) }));
-    socket.on('error', reject);
-    const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-    socket.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${at}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n${extra}\r\n`);
-  });
-}
+/** A WebSocket upgrade by hand (to the proxy unless `at` names another port). */
+const upgrade = (target: string, headers: Record<string, string> = {}, at = port) => wsUpgrade(at, target, headers);
 
 const created = await w3c(base, 'POST', '/session', newSessionBody({ webSocketUrl: true }), bearer);
 const id = created.body.value!.sessionId!;

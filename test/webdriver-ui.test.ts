@@ -10,6 +10,7 @@ import t from 'tap';
 import { chromium, type Page } from 'playwright-core';
 import webdriver from 'selenium-webdriver';
 import chrome from 'selenium-webdriver/chrome.js';
+import { launchOptions } from './support/chromium.ts';
 import { root } from './support/cli.ts';
 import { freePort } from './support/redis.ts';
 import { chromeOptions, newSessionBody, startPage, startWebdriver, w3c } from './support/webdriver.ts';
@@ -20,10 +21,7 @@ const TOKEN = 'ui-token-1';
 const port = await freePort();
 const grid = await startWebdriver({ redis: 'embedded://ui', options: { proxy: { port, token: TOKEN }, api: { port: 0 }, orchestrator: { slots: 2, id: 'orch-ui' } } });
 const site = await startPage();
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-});
+const browser = await chromium.launch(launchOptions);
 t.teardown(async () => {
   await browser.close();
   await grid.handle.stop('test done');

@@ -4,11 +4,10 @@
 // request, unknown paths and methods, a missing token. Also W3C matching itself.
 import { connect } from 'node:net';
 import t, { type Test } from 'tap';
-import { createBackend } from '../adapters/index.ts';
 import { readLog } from '../plugins/webdriver/session-log.ts';
 import { capabilitySets, firstMatch, matches, W3CError } from '../plugins/webdriver/w3c.ts';
 import { freePort } from './support/redis.ts';
-import { newSessionBody, startPage, startWebdriver, w3c, type W3CAnswer } from './support/webdriver.ts';
+import { newSessionBody, startEmbeddedGrid, w3c, type W3CAnswer } from './support/webdriver.ts';
 
 t.test('W3C capability processing and matching', async (t) => {
   const offer = { platformName: 'linux', browsers: ['chrome::156.0.8078.108'] };
@@ -33,14 +32,7 @@ t.test('W3C capability processing and matching', async (t) => {
 });
 
 const port = await freePort();
-const grid = await startWebdriver({ options: { proxy: { port, token: 'sekret', bodyTimeout: 1, bodyLimit: 65536 }, api: { port: 0 }, orchestrator: { slots: 1 }, timeouts: { queue: 2, sessionTermination: 2 } } });
-const backend = await createBackend({ url: 'embedded://' });
-const page = await startPage();
-t.teardown(async () => {
-  await grid.handle.stop('test done');
-  await backend.close();
-  await page.close();
-});
+const { backend, page } = await startEmbeddedGrid(t, { options: { proxy: { port, token: 'sekret', bodyTimeout: 1, bodyLimit: 65536 }, api: { port: 0 }, orchestrator: { slots: 1 }, timeouts: { queue: 2, sessionTermination: 2 } } });
 const base = `http://127.0.0.1:${port}`;
 const auth = { authorization: 'Bearer sekret' };
 const call = (method: string, path: string, body?: unknown) => w3c(base, method, path, body, auth);

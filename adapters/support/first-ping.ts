@@ -1,5 +1,6 @@
 // ready(): the first PING, bounded by READY_TIMEOUT_MS, failing as one line
 // that says where and why — the line the CLI prints for an unreachable URL.
+// readyOnce() keeps it for the adapters' ready().
 import { ConnectionError } from '../../core/backend.ts';
 import type { ConnectionState } from './connection-state.ts';
 import { errorText } from './error-text.ts';
@@ -30,4 +31,14 @@ export function firstPing(
         fail(error instanceof ConnectionError ? (where.state.lastError ?? 'the backend was closed') : errorText(error, where.secret)),
     );
   });
+}
+
+/** ready() of a Redis adapter: one firstPing for every caller; a success is kept, a failure forgotten so a later call tries again. */
+export function readyOnce(ping: () => Promise<unknown>, where: { display: string; state: ConnectionState; secret?: string }): () => Promise<void> {
+  let ready: Promise<void> | undefined;
+  return () =>
+    (ready ??= firstPing(ping, where).catch((error: unknown) => {
+      ready = undefined;
+      throw error;
+    }));
 }

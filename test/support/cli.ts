@@ -3,6 +3,7 @@
 // watches their JSON log lines.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
+import type { Test } from 'tap';
 import { findUp } from '../../core/paths.ts';
 
 /** The repository root, from the sources or from dist/. */
@@ -90,4 +91,14 @@ export function coord(args: string[], env: Record<string, string> = {}, runtime:
 export function coordSync(args: string[], env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [main, ...args], { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Asserts the documented error shape: exit `code`, nothing on stdout, exactly one line on stderr matching `message`, no stack trace. */
+export function oneLineError(t: Test, r: { status: number | null; stdout: string; stderr: string }, code: number, message: string | RegExp): void {
+  t.equal(r.status, code, `exit ${code}`);
+  t.equal(r.stdout, '', 'nothing on stdout');
+  const lines = r.stderr.split('\n').filter(Boolean);
+  t.equal(lines.length, 1, `one line on stderr: ${r.stderr}`);
+  t.match(lines[0], message);
+  t.notMatch(r.stderr, /\n\s+at /, 'no stack trace');
 }

@@ -1,45 +1,21 @@
 // Helpers for browser-grid tests: start grid roles in this process, a page
-// to open, and a Playwright client that connects through the proxy.
-import { createServer, type Server } from 'node:http';
-import { chromium, type Browser } from 'playwright-core';
-import { connectBackend } from '../../adapters/index.ts';
-import { loadConfig } from '../../core/config.ts';
-import { memoryLogger } from '../../core/logger.ts';
-import { startProcess, type ProcessHandle } from '../../core/runtime.ts';
+// to open, and Playwright clients that connect through the proxy.
+import { randomBytes } from 'node:crypto';
+import { connect as tcpConnect } from 'node:net';
+import { chromium, type Browser, type BrowserType } from 'playwright-core';
 import plugin from '../../plugins/browser-grid/index.ts';
-import { freePort } from './redis.ts';
+import { startPage } from './page.ts';
+import { startRoles, type RolesOptions, type RolesProcess } from './roles.ts';
 
-export interface GridProcess {
-  handle: ProcessHandle;
-  logs: ReturnType<typeof memoryLogger>['lines'];
-}
+export type GridProcess = RolesProcess;
 
 /** Starts browser-grid roles as one coord process would (`coord run --plugin browser-grid --role …`). */
-export async function startGrid(opts: { redis?: string; prefix?: string; roles?: string[]; options?: Record<string, unknown> }): Promise<GridProcess> {
-  const config = loadConfig({
-    plugins: [plugin],
-    env: {},
-    flags: [
-      ...(opts.redis ? [{ path: 'redis.url', value: opts.redis }] : []),
-      ...(opts.prefix ? [{ path: 'redis.keyPrefix', value: opts.prefix }] : []),
-      { path: 'roles', value: opts.roles ?? [] },
-      ...Object.entries(opts.options ?? {}).map(([k, v]) => ({ path: `browser-grid.${k}`, value: v })),
-    ],
-  });
-  const logger = memoryLogger();
-  const handle = await startProcess({ plugins: [plugin], config, logger, backend: connectBackend });
-  return { handle, logs: logger.lines };
+export function startGrid(opts: RolesOptions): Promise<GridProcess> {
+  return startRoles(plugin, opts);
 }
 
 /** A page whose title the tests read, on a free loopback port. */
-export async function startPageServer(): Promise<{ url: string; server: Server; close(): Promise<void> }> {
-  const port = await freePort();
-  const server = createServer((req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html' }).end(`<title>coord ${req.url}</title><h1>hello</h1>`);
-  });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${port}`, server, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}
+export const startPageServer = startPage;
 
 export function connect(proxyPort: number, query = '?browser=chromium', timeout = 60_000): Promise<Browser> {
   return chromium.connect(`ws://127.0.0.1:${proxyPort}/${query}`, { timeout });
@@ -52,4 +28,40 @@ export async function titleOf(browser: Browser, url: string): Promise<string> {
   const title = await page.title();
   await page.close();
   return title;
+}
+
+/** Clients in batches of 8 through the proxy, the nth connecting with `clients[n % clients.length]` and opening `<pageUrl>/<tag><n>`; a line for each one that failed. */
+export async function clientsInBatches(port: number, clients: BrowserType[], batches: number, pageUrl: string, tag: string): Promise<string[]> {
+  const failures: string[] = [];
+  for (let batch = 0; batch < batches; batch++) {
+    await Promise.all(
+      Array.from({ length: 8 }, async (_v, i) => {
+        const n = batch * 8 + i;
+        try {
+          const b = await clients[n % clients.length]!.connect(`ws://127.0.0.1:${port}/?browser=chromium`, { timeout: 60_000 });
+          const p = await b.newPage();
+          await p.goto(`${pageUrl}/${tag}${n}`);
+          if ((await p.title()) !== `coord /${tag}${n}`) failures.push(`client ${n}: wrong title`);
+          await b.close();
+        } catch (error) {
+          failures.push(`client ${n}: ${(error as Error).message.split('\n')[0]}`);
+        }
+      }),
+    );
+  }
+  return failures;
+}
+
+/** A raw WebSocket upgrade to the proxy with a given User-Agent; resolves to the whole answer (head and body) once the proxy closes it. */
+export function rawUpgrade(port: number, userAgent: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = tcpConnect({ host: '127.0.0.1', port }, () => {
+      socket.write([`GET /?browser=chromium HTTP/1.1`, `Host: 127.0.0.1:${port}`, `User-Agent: ${userAgent}`, 'Upgrade: websocket', 'Connection: Upgrade',
+        `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}`, 'Sec-WebSocket-Version: 13', '', ''].join('\r\n'));
+    });
+    let text = '';
+    socket.on('data', (c) => (text += c.toString()));
+    socket.on('error', () => {});
+    socket.on('close', () => resolve(text));
+  });
 }

@@ -5,16 +5,14 @@ import { fork } from 'node:child_process';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { connectBackend } from '../../adapters/index.ts';
-import { loadConfig } from '../../core/config.ts';
-import { memoryLogger } from '../../core/logger.ts';
-import { startProcess, type ProcessHandle } from '../../core/runtime.ts';
-import type { Backend } from '../../core/backend.ts';
+import type { Browser, Page } from 'playwright-core';
 import plugin from '../../plugins/load-test/index.ts';
 import type { OrchestratorRole } from '../../plugins/load-test/roles/orchestrator.ts';
 import type { TestController } from '../../plugins/load-test/test-control.ts';
-import { root } from './cli.ts';
+import { root, type CoordProcess } from './cli.ts';
 import { freePort } from './redis.ts';
+import { startRig, type Rig } from './rig.ts';
+import { startRoles, type RolesOptions, type RolesProcess } from './roles.ts';
 
 export interface TargetStats {
   /** Requests served, by "METHOD /route". */
@@ -86,28 +84,45 @@ export async function startTarget(opts: { own?: boolean } = {}): Promise<Target>
   };
 }
 
-export interface LoadProcess {
-  handle: ProcessHandle;
-  controller?: TestController;
-  logs: ReturnType<typeof memoryLogger>['lines'];
+export interface LoadDeployment extends Rig {
+  target: Target;
+  /** The orchestrator's API port. */
+  port: number;
+  orchestrator: CoordProcess;
+  /** wA and wB. */
+  workers: CoordProcess[];
 }
 
-/** Starts load-test roles in this process (no roles given: orchestrator and worker, standalone). */
-export async function startLoad(opts: { redis?: string; prefix?: string; roles?: string[]; options?: Record<string, unknown>; backend?: Backend } = {}): Promise<LoadProcess> {
-  const config = loadConfig({
-    plugins: [plugin],
-    env: {},
-    flags: [
-      ...(opts.redis ? [{ path: 'redis.url', value: opts.redis }] : []),
-      ...(opts.prefix ? [{ path: 'redis.keyPrefix', value: opts.prefix }] : []),
-      { path: 'roles', value: opts.roles ?? [] },
-      { path: 'load-test.api', value: false },
-      ...Object.entries(opts.options ?? {}).map(([k, v]) => ({ path: `load-test.${k}`, value: v })),
-    ],
-  });
-  const logger = memoryLogger();
-  const handle = await startProcess({ plugins: [plugin], config, logger, backend: opts.backend ?? connectBackend });
-  return { handle, controller: handle.role<OrchestratorRole>(plugin.name, 'orchestrator')?.controller, logs: logger.lines };
+/**
+ * load-test as processes of the built CLI on real Redis (support/rig.ts), under
+ * `prefix` and each given `sets` (`--set load-test.<set>`): an orchestrator
+ * with its API on a free port and workers wA and wB, against the target server
+ * in its own process. Resolves once wA, then wB, registered and the API is up.
+ */
+export async function startLoadDeployment(t: { teardown(fn: () => unknown): void }, prefix: string, sets: readonly string[]): Promise<LoadDeployment> {
+  const rig = await startRig(t, 'load-test');
+  const target = await startTarget({ own: true });
+  rig.atEnd(() => target.close());
+  const port = await freePort();
+  const run = (role: string, set: string) => rig.run(role, { prefix, sets: [...sets, set] });
+  const orchestrator = run('orchestrator', `port=${port}`);
+  const workers: CoordProcess[] = [];
+  for (const id of ['wA', 'wB']) {
+    workers.push(run('worker', `workerId=${id}`));
+    await workers.at(-1)!.waitFor((l) => l.msg === 'worker registered');
+  }
+  await orchestrator.waitFor((l) => l.msg === 'load test API and page');
+  return { ...rig, target, port, orchestrator, workers };
+}
+
+export interface LoadProcess extends RolesProcess {
+  controller?: TestController;
+}
+
+/** Starts load-test roles in this process (no roles given: orchestrator and worker, standalone); its API is off unless options turn it on. */
+export async function startLoad(opts: RolesOptions = {}): Promise<LoadProcess> {
+  const { handle, logs } = await startRoles(plugin, { ...opts, options: { api: false, ...opts.options } });
+  return { handle, controller: handle.role<OrchestratorRole>(plugin.name, 'orchestrator')?.controller, logs };
 }
 
 /** Exact percentile of raw values (nearest rank), to compare with the HDR's. */
@@ -124,4 +139,16 @@ export async function api(port: number, method: string, path: string, body?: unk
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: res.status, body: await res.json().catch(() => undefined) };
+}
+
+/** Opens a saved HTML report from its file in a 1280×1200 page (closed at teardown); `outside` collects every request it makes for anything but a file. */
+export async function openSavedReport(t: { teardown(fn: () => unknown): void }, browser: Browser, file: string): Promise<{ page: Page; outside: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 1200 } });
+  t.teardown(() => page.close());
+  const outside: string[] = [];
+  page.on('request', (r) => {
+    if (!r.url().startsWith('file:')) outside.push(r.url());
+  });
+  await page.goto(pathToFileURL(file).href);
+  return { page, outside };
 }

@@ -6,9 +6,9 @@
 // hash. Its browser server is a real one, of whatever playwright-core it is given.
 import { randomUUID } from 'node:crypto';
 import type { Backend } from '../../core/backend.ts';
+import { chromiumFlags } from '../../plugins/browser-grid/browser.ts';
+import { chromiumBinary } from './chromium.ts';
 import type { PlaywrightCore } from './playwright-versions.ts';
-
-const FLAGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'];
 
 export interface PdWorker {
   id: string;
@@ -38,8 +38,8 @@ export async function startPdWorker(opts: {
     headless: true,
     host: '127.0.0.1',
     port: 0,
-    executablePath: '/usr/bin/chromium',
-    args: FLAGS,
+    executablePath: chromiumBinary,
+    args: [...chromiumFlags],
     chromiumSandbox: false,
     handleSIGINT: false,
     handleSIGTERM: false,

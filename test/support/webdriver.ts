@@ -1,64 +1,47 @@
 // Helpers for webdriver tests: start grid roles in this process (as one
 // `coord run --plugin webdriver [--role …]` would), a page whose title the
-// clients read, and raw W3C requests.
-import { createServer, type Server } from 'node:http';
-import { connectBackend } from '../../adapters/index.ts';
-import { loadConfig } from '../../core/config.ts';
-import { memoryLogger } from '../../core/logger.ts';
-import { startProcess, type ProcessHandle } from '../../core/runtime.ts';
+// clients read, and raw W3C requests and WebSocket upgrades.
+import { connect } from 'node:net';
+import { createBackend } from '../../adapters/index.ts';
+import type { Backend } from '../../core/backend.ts';
 import plugin from '../../plugins/webdriver/index.ts';
-import { freePort } from './redis.ts';
+import { chromiumArgs, chromiumBinary } from './chromium.ts';
+import { startPage, type PageServer } from './page.ts';
+import { startRoles, type RolesOptions, type RolesProcess } from './roles.ts';
 
-export interface WebdriverProcess {
-  handle: ProcessHandle;
-  logs: ReturnType<typeof memoryLogger>['lines'];
+export { startPage };
+
+export type WebdriverProcess = RolesProcess;
+
+/** Starts webdriver roles; nested options name deeper --set paths: { proxy: { port: 1 } } → webdriver.proxy.port. */
+export function startWebdriver(opts: RolesOptions): Promise<WebdriverProcess> {
+  return startRoles(plugin, opts);
 }
 
-/** Flattens nested options into --set paths: { proxy: { port: 1 } } → webdriver.proxy.port. */
-function flags(options: Record<string, unknown>, at = 'webdriver'): { path: string; value: unknown }[] {
-  return Object.entries(options).flatMap(([k, v]) =>
-    typeof v === 'object' && v !== null && !Array.isArray(v) ? flags(v as Record<string, unknown>, `${at}.${k}`) : [{ path: `${at}.${k}`, value: v }],
-  );
-}
-
-export async function startWebdriver(opts: { redis?: string; prefix?: string; roles?: string[]; options?: Record<string, unknown> }): Promise<WebdriverProcess> {
-  const config = loadConfig({
-    plugins: [plugin],
-    env: {},
-    flags: [
-      ...(opts.redis ? [{ path: 'redis.url', value: opts.redis }] : []),
-      ...(opts.prefix ? [{ path: 'redis.keyPrefix', value: opts.prefix }] : []),
-      { path: 'roles', value: opts.roles ?? [] },
-      ...flags(opts.options ?? {}),
-    ],
+/**
+ * Every role in this process on the embedded backend (`redis`, default the
+ * unnamed dataset), a client on the same dataset, and the page; the grid,
+ * the client and the page are closed at teardown, in that order.
+ */
+export async function startEmbeddedGrid(
+  t: { teardown(fn: () => unknown): void },
+  opts: { redis?: string; options: Record<string, unknown> },
+): Promise<{ grid: WebdriverProcess; backend: Backend; page: PageServer }> {
+  const grid = await startWebdriver(opts);
+  const backend = await createBackend({ url: opts.redis ?? 'embedded://' });
+  const page = await startPage();
+  t.teardown(async () => {
+    await grid.handle.stop('test done');
+    await backend.close();
+    await page.close();
   });
-  const logger = memoryLogger();
-  const handle = await startProcess({ plugins: [plugin], config, logger, backend: connectBackend });
-  return { handle, logs: logger.lines };
-}
-
-/** A page whose title is "coord <path>", on a free loopback port. */
-export async function startPage(): Promise<{ url: string; server: Server; close(): Promise<void> }> {
-  const port = await freePort();
-  const server = createServer((req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>coord ${req.url}</title><h1>hello</h1>`);
-  });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${port}`,
-    server,
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return { grid, backend, page };
 }
 
 /** The capabilities every test client asks for: headless Chromium. */
 export const chromeOptions = {
-  binary: '/usr/bin/chromium',
-  args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  binary: chromiumBinary,
+  args: ['--headless=new', ...chromiumArgs],
 };
 
 export interface W3CAnswer {
@@ -80,4 +63,20 @@ export async function w3c(base: string, method: string, path: string, body?: unk
 /** A New Session body for headless Chromium. */
 export function newSessionBody(extra: Record<string, unknown> = {}): unknown {
   return { capabilities: { alwaysMatch: { browserName: 'chrome', 'goog:chromeOptions': chromeOptions, ...extra }, firstMatch: [{}] } };
+}
+
+/** A WebSocket upgrade by hand to 127.0.0.1:`port`: the status the server answers and the body after its head (a 101 is closed at once). */
+export function wsUpgrade(port: number, target: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.on('data', (d) => {
+      text += d.toString();
+      if (/^HTTP\/1\.1 101/.test(text) && text.includes('\r\n\r\n')) socket.destroy();
+    });
+    socket.on('close', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), text: text.slice(text.indexOf('\r\n\r\n') + 4) }));
+    socket.on('error', reject);
+    const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    socket.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n${extra}\r\n`);
+  });
 }
