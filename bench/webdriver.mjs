@@ -168,7 +168,7 @@ async function main() {
   const standalonePort = await freePort();
   const standaloneApi = await freePort();
   console.error('standalone…');
-  const one = await gridOf([['run', '--plugin', 'webdriver', '--set', `webdriver.proxy.port=${standalonePort}`, '--set', `webdriver.api.port=${standaloneApi}`]], standalonePort, standaloneApi);
+  const one = await gridOf([['run', '--plugin', 'webdriver', '--set', `webdriver.proxy.port=${standalonePort}`, '--set', `webdriver.api.port=${standaloneApi}`]], standalonePort, standaloneApi, refs.one);
 
   // 2. split: proxy, manager and orchestrator as separate processes on real Redis
   const redis = await startRedis();
