@@ -208,11 +208,11 @@ function writeReport({ one, split, colocated }) {
     `| ${name}: session creation (POST /session), median of ${SESSIONS} | ${r.cd.toFixed(0)} ms | ${r.cg.toFixed(0)} ms | ${(r.cg / r.cd).toFixed(2)}× | ≤ 1.1×: ${met(r.cg / r.cd <= 1.1)} |`,
     `| ${name}: … of which the grid's own work (total − chromedriver's DALIVE → LSINIT) | | ${r.own.toFixed(0)} ms | | |`,
     `| ${name}: CPU the grid's processes spend per session (create + quit) | | ${r.cpuSession.toFixed(0)} ms | | |`,
-    `| ${name}: getTitle p50 of ${COMMANDS} | ${r.td.toFixed(3)} ms | ${r.tg.toFixed(3)} ms | +${(r.tg - r.td).toFixed(3)} ms | ≤ ${refName}'s +${(r.tr - r.td).toFixed(3)} ms: ${met(r.tg <= r.tr)} |`,
+    `| ${name}: getTitle p50 of ${COMMANDS} | ${r.td.toFixed(3)} ms | ${r.tg.toFixed(3)} ms | +${(r.tg - r.td).toFixed(3)} ms | ≤ the reference's +${(r.tr - r.td).toFixed(3)} ms: ${met(r.tg <= r.tr)} |`,
     `| ${name}: getTitle p90 | ${r.td90.toFixed(3)} ms | ${r.tg90.toFixed(3)} ms | +${(r.tg90 - r.td90).toFixed(3)} ms | |`,
     `| ${name}: CPU the grid's processes spend per getTitle | | ${r.cpu.toFixed(3)} ms | | |`,
     `| ${name}, reference: ${refName}, getTitle p50 | ${r.td.toFixed(3)} ms | ${r.tr.toFixed(3)} ms | +${(r.tr - r.td).toFixed(3)} ms | |`,
-    `| ${name}, reference: CPU ${refName} spends per getTitle | | ${r.cpuRef.toFixed(3)} ms | | |`,
+    `| ${name}, reference: CPU spent per getTitle by ${refName} | | ${r.cpuRef.toFixed(3)} ms | | |`,
   ].join('\n');
   const out = `# WebDriver grid overhead, ${new Date().toISOString().slice(0, 10)} (one run on this machine, 1-min load average ${load} on ${cpus().length} cores)
 
