@@ -1,4 +1,4 @@
--- The seed's selector as seed 000 describes it, for comparison only: it reads
+-- playwright-distributed's selector as its design describes it, for comparison only: it reads
 -- both counter hashes whole and every worker of the type on every call.
 -- KEYS[1] active connections hash, KEYS[2] lifetime connections hash
 -- ARGV[1] browser type, ARGV[2] max concurrent, ARGV[3] max lifetime,

@@ -1,8 +1,8 @@
 // obniz on one real redis-server: assign 10,000 devices over 50 slaves, then
 // rebalance after 10 more slaves join (goal: each under 2 s), move a dead
 // slave's devices, and a manager's whole first sync of a 10,000-device file.
-// For scale, the seed's way (one script call per device, KEYS to find the
-// slaves and lists), written here from the seed's description.
+// For scale, obniz-app-sdk's way (one script call per device, KEYS to find the
+// slaves and lists), written here from its description.
 // Run: npx tsc -p . && node bench/obniz.mjs
 import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -78,8 +78,8 @@ const afterSync = await spread(managerCtx, names(SLAVES));
 if (afterSync.total !== DEVICES) throw new Error('manager sync incomplete');
 rows.push(['manager start: read the 10,000-device file, diff, assign, synchronize', sync.ms, `${afterSync.min}–${afterSync.max} per slave`]);
 
-// 5. the seed's way, for scale: one call per device, KEYS for the slaves and lists
-const seedLua = `
+// 5. obniz-app-sdk's way, for scale: one call per device, KEYS for the slaves and lists
+const sdkLua = `
 local slaves = redis.call('KEYS', ARGV[1] .. 'slave:*:heartbeat')
 local lists = redis.call('KEYS', ARGV[1] .. 'workers:*')
 if #slaves == 0 then return {err='NO_ACCEPTABLE_WORKER'} end
@@ -94,16 +94,16 @@ for _, key in ipairs(slaves) do
 end
 redis.call('HSET', ARGV[1] .. 'workers:' .. best, ARGV[2], ARGV[3])
 return best`;
-const seed = { name: 'seed-assign', lua: seedLua, sha: createHash('sha1').update(seedLua).digest('hex') };
-const seedCtx = ctxFor('{bench-seed}:');
-for (const name of names(SLAVES)) await touchSlave(seedCtx, name);
-const seedRun = await time(async () => {
+const sdk = { name: 'sdk-assign', lua: sdkLua, sha: createHash('sha1').update(sdkLua).digest('hex') };
+const sdkCtx = ctxFor('{bench-sdk}:');
+for (const name of names(SLAVES)) await touchSlave(sdkCtx, name);
+const sdkRun = await time(async () => {
   for (const d of devices) {
-    await backend.evalScript(seed, [], ['{bench-seed}:', d.id, JSON.stringify({ install: d, instanceName: '', updatedMillisecond: Date.now() })]);
+    await backend.evalScript(sdk, [], ['{bench-sdk}:', d.id, JSON.stringify({ install: d, instanceName: '', updatedMillisecond: Date.now() })]);
   }
 });
-const afterSeed = await spread(seedCtx, names(SLAVES));
-rows.push(['for scale: the seed\'s way, one call per device with KEYS (sequential, as the SDK does)', seedRun.ms, `${afterSeed.min}–${afterSeed.max} per slave`]);
+const afterSdk = await spread(sdkCtx, names(SLAVES));
+rows.push(['for scale: obniz-app-sdk\'s way, one call per device with KEYS (sequential, as the SDK does)', sdkRun.ms, `${afterSdk.min}–${afterSdk.max} per slave`]);
 
 await backend.close();
 await redis.stop();

@@ -1,5 +1,5 @@
 // Selections per second at 10, 100, 1000 and 5000 registered workers: coord's
-// indexed selectWorker against the seed's way (reading both counter hashes
+// indexed selectWorker against playwright-distributed's way (reading both counter hashes
 // whole on every call), on one real redis-server, in one run.
 // Run: npx tsc -p . && node bench/selection.mjs
 import { createHash } from 'node:crypto';
@@ -50,18 +50,18 @@ for (const size of SIZES) {
     keys: { active: {}, lifetime: {}, workerIndex: { browserType: 'chromium' }, freeIndex: { browserType: 'chromium' }, queue: { browserType: 'chromium', version: '1.65' }, leases: { proxyId: 'bench' }, versions: { browserType: 'chromium' } },
     args: { nowMs: now, staleMs: 3_600_000, maxConcurrent: limits.maxConcurrentSessions, maxLifetime: limits.maxLifetimeSessions, connectionId: `c${i}`, ticket: '', exclude: '', version: '1.65', protocol: 'playwright' },
   }));
-  const seed = await rate(() => backend.evalScript(baseline, [ctx.keys.activeConnections(), ctx.keys.lifetimeConnections()],
+  const pd = await rate(() => backend.evalScript(baseline, [ctx.keys.activeConnections(), ctx.keys.lifetimeConnections()],
     ['chromium', limits.maxConcurrentSessions, limits.maxLifetimeSessions, now, 3_600_000, `{bench${size}}:worker:`]));
-  rows.push({ size, ours, seed });
-  console.error(`${size} workers: coord ${ours.toFixed(0)}/s, seed-style ${seed.toFixed(0)}/s`);
+  rows.push({ size, ours, pd });
+  console.error(`${size} workers: coord ${ours.toFixed(0)}/s, playwright-distributed's way ${pd.toFixed(0)}/s`);
 }
 await backend.close();
 await redis.stop();
 
 const table = [
-  '| workers | coord selectWorker (/s) | seed-style selector (/s) | ratio |',
+  '| workers | coord selectWorker (/s) | playwright-distributed\'s selector (/s) | ratio |',
   '|---:|---:|---:|---:|',
-  ...rows.map((r) => `| ${r.size} | ${r.ours.toFixed(0)} | ${r.seed.toFixed(0)} | ${(r.ours / r.seed).toFixed(1)}× |`),
+  ...rows.map((r) => `| ${r.size} | ${r.ours.toFixed(0)} | ${r.pd.toFixed(0)} | ${(r.ours / r.pd).toFixed(1)}× |`),
 ].join('\n');
 const out = `# Worker selection, one client, sequential EVALSHA on redis-server ${new Date().toISOString().slice(0, 10)}\n\n${table}\n`;
 writeFileSync(new URL('./results/selection.md', import.meta.url), out);

@@ -41,7 +41,7 @@ interface KeySpecBase {
    * The registry passes that head in ARGV (header tag `@head <entry>`).
    */
   derivable?: boolean;
-  /** Added by coord beyond the documented (seed) layout. Shown in the reference. */
+  /** Added by coord beyond the documented layout. Shown in the reference. */
   extension?: boolean;
 }
 
@@ -103,7 +103,7 @@ export interface ChannelSpec {
 export interface ContractSpec<K extends Record<string, KeySpec> = Record<string, KeySpec>, Ch extends Readonly<Record<string, ChannelSpec>> = Readonly<Record<string, ChannelSpec>>> {
   /** The plugin that owns the keyspace. */
   plugin: string;
-  /** Where the documented layout comes from (a seed file or a URL). */
+  /** Where the documented layout comes from (a document or a URL). */
   source?: string;
   keys: K;
   channels?: Ch;

@@ -143,7 +143,7 @@ t.test('a playwright-distributed worker record (endpoint, ms heartbeat) is adopt
   const b = await connect(port);
   t.match(await titleOf(b, `${page.url}/mixed`), /coord \/mixed/, 'served by the foreign worker');
   await b.close();
-  t.equal(await backend.send(['HGET', '{mixed}:cluster:lifetime_connections', 'chromium:pd-1']), '1', 'its counters are kept the seed\'s way');
+  t.equal(await backend.send(['HGET', '{mixed}:cluster:lifetime_connections', 'chromium:pd-1']), '1', 'its counters are kept playwright-distributed\'s way');
 });
 
 t.test('adoptForeignWorkers: false: a foreign worker record is left alone', async (t) => {

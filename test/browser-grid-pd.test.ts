@@ -75,7 +75,7 @@ t.test("coord's worker records carry both wsEndpoint and pd's endpoint; lastHear
   const [wsEndpoint, endpoint, beat] = (await backend.send(['HMGET', `${prefix}worker:chromium:${id}`, 'wsEndpoint', 'endpoint', 'lastHeartbeat'])) as string[];
   t.match(wsEndpoint, /^ws:\/\/127\.0\.0\.1:\d+\//);
   t.equal(endpoint, wsEndpoint);
-  t.ok(Math.abs(Number(beat) - Date.now() / 1000) < 10, 'seconds, as seed 000 documents');
+  t.ok(Math.abs(Number(beat) - Date.now() / 1000) < 10, 'seconds, as playwright-distributed documents');
   worker.kill('SIGTERM');
   t.equal(await worker.exited, 0);
 });

@@ -1,5 +1,5 @@
 // load-test's contract on every adapter: its scenarios leave a keyspace that
-// matches seed 001's layout plus coord's additions, on ioredis, node-redis and
+// matches vikhry's layout plus coord's additions, on ioredis, node-redis and
 // embedded, and on a Redis Cluster under a hash-tag prefix (every call in one slot).
 import t from 'tap';
 import plugin from '../plugins/load-test/index.ts';

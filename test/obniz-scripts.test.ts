@@ -1,5 +1,5 @@
 // The obniz scripts on real Redis (OBNIZ_BACKEND=embedded: on the embedded
-// backend, see obniz-scripts-embedded.test.ts): the seed's assignment and
+// backend, see obniz-scripts-embedded.test.ts): obniz-app-sdk's assignment and
 // relocation with every Lua error, doAllRelocate within 1, dead-slave
 // relocation, claims, the SDK's value formats.
 import t from 'tap';
@@ -86,7 +86,7 @@ t.test('assignDevices: least-loaded slave, the SDK value format, marked new, ALR
   t.ok(Math.max(...c) - Math.min(...c) <= 1, `still within 1: ${c}`);
 });
 
-t.test('relocateDevice: every seed error in the seed\'s order, then a move that keeps the install byte for byte', async (t) => {
+t.test('relocateDevice: every obniz-app-sdk error in obniz-app-sdk\'s order, then a move that keeps the install byte for byte', async (t) => {
   const ctx = ctxOf();
   await t.rejects(relocateDevice(ctx, 'x'), { code: 'NO_ACCEPTABLE_WORKER' }, 'no alive slave');
   await touchSlave(ctx, 's1');
@@ -170,7 +170,7 @@ t.test('relocateAll: every alive slave within 1 of every other, fewest moves, de
   t.equal(after.dead, before.dead, 'the dead slave\'s devices are the health check\'s business');
   t.equal(result.moved, (before.s1 as number) - (after.s1 as number), 'only the surplus moved');
 
-  // many shapes, including the ones where the seed's loop stops early
+  // many shapes, including the ones where obniz-app-sdk's loop stops early
   for (const shape of [[10, 0, 0, 0, 0], [7, 7, 0], [5, 1, 1, 1], [3, 3, 3, 0, 0, 0, 0], [0, 0, 1], [20, 19, 0, 1, 0, 13]]) {
     const c = ctxOf();
     const names = shape.map((_n, i) => `n${i}`);

@@ -82,7 +82,7 @@ for k, v in pairs(cjson.decode(ARGV[1])) do entry[k] = v end
 redis.call('HSET', 'workers:' .. owner, KEYS[1], cjson.encode(entry))
 return owner`;
 
-/** doAllRelocate: the seed's loop (at most ceil(n/2) rounds, largest to smallest, HSCAN picks who moves). */
+/** doAllRelocate: obniz-app-sdk's loop (at most ceil(n/2) rounds, largest to smallest, HSCAN picks who moves). */
 const ALL_RELOCATE = `
 local beats = redis.call('KEYS', 'slave:*:heartbeat')
 if #beats == 0 then return redis.error_reply('NO_WORKER') end
