@@ -132,7 +132,7 @@ t.test('bad input through the CLI: each is one line and a non-zero exit; a TypeS
   ];
   for (const run of runs) {
     const r = coordSync(['run', '--plugin', 'obniz', '--redis', redis.url, '--set', 'obniz.instanceName=bad', ...run.args]);
-    t.not(r.status, 0);
+    t.equal(r.status, 2, 'exit 2: the user\'s to fix, nothing started');
     const lines = r.stderr.trim().split('\n');
     t.equal(lines.length, 1, `one line: ${lines[0]}`);
     t.match(lines[0], run.error);

@@ -7,6 +7,7 @@
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { DeviceClass, DeviceConnection } from './device-class.ts';
+import { ModuleLoadError } from './load-module.ts';
 import { withTimeout } from './loop.ts';
 import type { DeviceInfo } from './values.ts';
 
@@ -190,7 +191,7 @@ export class WorkerHost {
 export function workerFactory(module: Record<string, unknown>, spec: string): WorkerFactory {
   const exported = module.default ?? module.Worker;
   if (typeof exported !== 'function') {
-    throw new Error(`cannot load worker ${spec}: it has no default export (export default class MyWorker { onStart() {…} })`);
+    throw new ModuleLoadError(`cannot load worker ${spec}: it has no default export (export default class MyWorker { onStart() {…} })`);
   }
   // A class or a plain function is called with new; an arrow function (no prototype) is called.
   // Deciding up front keeps the constructor's own error (say, an obniz-app-sdk Worker subclass

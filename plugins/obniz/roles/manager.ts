@@ -4,7 +4,7 @@
 // checks the slaves' heartbeats every healthCheckInterval and moves the
 // devices of dead ones; answers app.request / directRequest. Several managers
 // may run (and SDK managers beside them): every change is one atomic script.
-import type { Role } from '../../../core/plugin.ts';
+import { type Role, UsageError } from '../../../core/plugin.ts';
 import { instanceNameOf } from '../config.ts';
 import { DeviceListError } from '../devices.ts';
 import { discover } from '../discover.ts';
@@ -186,7 +186,8 @@ export class Manager {
       devices = await this.source.list();
       if (this.lastError.delete('list')) ctx.logger.info('device list readable again', { source: this.source.description });
     } catch (err) {
-      if (opts.throwBadList && (err instanceof DeviceListError || err instanceof ModuleLoadError)) throw err;
+      // at start, a list that cannot be read is the user's to fix: one line, exit 2, nothing assigned
+      if (opts.throwBadList && (err instanceof DeviceListError || err instanceof ModuleLoadError)) throw new UsageError((err as Error).message);
       this.logOnce('list', `${(err as Error).message}; keeping the current assignments`);
       return retry;
     }

@@ -7,10 +7,11 @@
 // no longer beat (before its heartbeat expires and the devices move), and on
 // a clean stop hands its devices over at once.
 import type { Command, Subscriber } from '../../../core/backend.ts';
-import type { Role } from '../../../core/plugin.ts';
+import { ConfigError } from '../../../core/config.ts';
+import { type Role, UsageError } from '../../../core/plugin.ts';
 import { instanceNameOf } from '../config.ts';
 import { loadDeviceClass, type DeviceClass } from '../device-class.ts';
-import { importUserModule } from '../load-module.ts';
+import { importUserModule, ModuleLoadError } from '../load-module.ts';
 import { eachLimited, Loop } from '../loop.ts';
 import { channelFor, channels, envelope, forSlave, parseEnvelope, type Envelope } from '../messages.ts';
 import { claimDevices, ObnizScriptError, readList, releaseDevices, relocateSlave, touchSlave } from '../store.ts';
@@ -62,9 +63,14 @@ export class Slave {
 
   async start(): Promise<void> {
     const { ctx } = this;
-    if (!ctx.config.worker) throw new Error('obniz.worker is not set: a slave needs a worker module (--set obniz.worker=./my-worker.js, or OBNIZ_WORKER)');
-    this.create = workerFactory(await importUserModule(ctx.config.worker, 'worker'), ctx.config.worker);
-    this.deviceClass = await loadDeviceClass(ctx.config, ctx.logger);
+    if (!ctx.config.worker) throw new ConfigError(['obniz.worker is not set: a slave needs a worker module (--set obniz.worker=./my-worker.js, or OBNIZ_WORKER)']);
+    try {
+      this.create = workerFactory(await importUserModule(ctx.config.worker, 'worker'), ctx.config.worker);
+      this.deviceClass = await loadDeviceClass(ctx.config, ctx.logger);
+    } catch (err) {
+      // a module of the user's that cannot be used: theirs to fix, like a plugin that will not load (exit 2)
+      throw err instanceof ModuleLoadError ? new UsageError(err.message) : err;
+    }
     await this.checkNameIsFree();
     await this.releaseStaleClaims();
 
