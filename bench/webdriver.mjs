@@ -11,7 +11,6 @@
 // Run: npx tsc -p . && node bench/webdriver.mjs (SESSIONS=…, COMMANDS=… to change the counts)
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { agent, call } from './w3c-call.mjs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';

@@ -74,7 +74,7 @@ const counters = async (ctx: Ctx, which: 'activeConnections' | 'lifetimeConnecti
 };
 const setCounter = (ctx: Ctx, which: 'activeConnections' | 'lifetimeConnections', ref: string, n: number) => backend.send(['HSET', ctx.keys[which](), ref, n]);
 
-t.test('registration writes playwright-distributed's fields, zero counters, a TTL and the indexes', async (t) => {
+t.test("registration writes playwright-distributed's fields, zero counters, a TTL and the indexes", async (t) => {
   const ctx = grid();
   t.same(await register(ctx, 'a'), [1, 1]);
   const key = ctx.keys.worker({ browserType: 'chromium', workerId: 'a' });
