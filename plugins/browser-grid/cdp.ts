@@ -10,12 +10,13 @@
 // kept ready, so the next client does not wait for a launch (a worker that
 // never sees a CDP client runs no extra browser).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { createServer, connect as tcpConnect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromiumFlags, systemChromium } from './browser.ts';
+import { killTree } from './process-tree.ts';
 
 const LAUNCH_TIMEOUT_MS = 30_000;
 /**
@@ -24,6 +25,8 @@ const LAUNCH_TIMEOUT_MS = 30_000;
  * page, the moment its latency is felt.
  */
 export const REFILL_DELAY_MS = 2000;
+/** How long after removing a profile it is looked for again (a dying helper may have written into it). */
+const RECHECK_MS = 300;
 
 interface Spare {
   process: ChildProcess;
@@ -42,16 +45,17 @@ interface Spare {
 const running = new Map<ChildProcess, string>();
 process.once('exit', () => {
   for (const [child, profile] of running) {
-    child.kill('SIGKILL');
+    if (child.pid) killTree(child.pid);
     try {
       rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     } catch {} // a helper process still writing: the temp folder keeps it
   }
 });
 
-/** Launches one headless Chromium with a DevTools port, in a fresh profile. */
-function launch(executablePath: string, extraArgs: readonly string[]): Promise<Spare> {
+/** Launches one headless Chromium with a DevTools port, in a fresh profile (added to `profiles`, its owner's list). */
+function launch(executablePath: string, extraArgs: readonly string[], profiles: Set<string>): Promise<Spare> {
   const profile = mkdtempSync(join(tmpdir(), 'coord-cdp-'));
+  profiles.add(profile);
   const runningAsRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const child = spawn(executablePath, [
     '--headless=new', '--remote-debugging-address=127.0.0.1', '--remote-debugging-port=0', '--remote-allow-origins=*',
@@ -62,19 +66,22 @@ function launch(executablePath: string, extraArgs: readonly string[]): Promise<S
   return new Promise((resolve, reject) => {
     let text = '';
     const fail = (why: string) => {
-      child.kill('SIGKILL');
-      void removeProfile(profile);
+      if (child.pid) killTree(child.pid);
+      void removeProfile(profile, profiles);
       reject(new Error(`cannot launch Chromium for a CDP session (${executablePath}): ${why}`));
     };
     const timer = setTimeout(() => fail(`no DevTools address within ${LAUNCH_TIMEOUT_MS} ms`), LAUNCH_TIMEOUT_MS);
-    child.once('error', (error) => (clearTimeout(timer), fail(error.message)));
-    child.once('exit', (code) => (clearTimeout(timer), fail(`exited with ${code}: ${text.trim().split('\n').at(-1)}`)));
+    const onError = (error: Error) => (clearTimeout(timer), fail(error.message));
+    const onExit = (code: number | null) => (clearTimeout(timer), fail(`exited with ${code}: ${text.trim().split('\n').at(-1)}`));
+    child.once('error', onError);
+    child.once('exit', onExit);
     child.stderr!.on('data', (chunk: Buffer) => {
       text += chunk.toString();
       const m = /DevTools listening on ws:\/\/([^/\s]+)(\/devtools\/browser\/[\w-]+)/.exec(text);
       if (!m) return;
       clearTimeout(timer);
-      child.removeAllListeners('exit');
+      child.off('exit', onExit); // only the launch's own: the `running` entry still goes when it exits
+      child.off('error', onError);
       child.stderr!.removeAllListeners('data');
       child.stderr!.resume();
       resolve({ process: child, address: m[1]!, path: m[2]!, profile });
@@ -87,18 +94,25 @@ function launch(executablePath: string, extraArgs: readonly string[]): Promise<S
  * browser process exits (rmdir then fails with ENOTEMPTY), so removal retries, and a
  * profile that cannot be removed is left in the temp folder rather than failing the worker.
  */
-function removeProfile(profile: string): Promise<void> {
-  return rm(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }).catch(() => {});
+async function removeProfile(profile: string, profiles: Set<string>): Promise<void> {
+  // A browser that exited on its own (the client closed it) leaves helpers that may still
+  // write for a moment, recreating the folder: it is looked at again after a pause.
+  for (let pass = 0; pass < 3; pass++) {
+    await rm(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }).catch(() => {});
+    await new Promise((resolve) => setTimeout(resolve, RECHECK_MS));
+    if (!existsSync(profile)) return void profiles.delete(profile);
+  }
 }
 
 /** Kills the browser and removes its profile; resolves when both are done. */
-async function dispose(spare: Spare): Promise<void> {
+async function dispose(spare: Spare, profiles: Set<string>): Promise<void> {
   if (spare.process.exitCode === null && spare.process.signalCode === null) {
     const exited = new Promise((resolve) => spare.process.once('exit', resolve));
-    spare.process.kill('SIGKILL');
+    // the helpers with it, or one (the network service) may write into the profile after its removal
+    killTree(spare.process.pid!);
     await exited;
   }
-  await removeProfile(spare.profile);
+  await removeProfile(spare.profile, profiles);
 }
 
 /** A worker's CDP front: a TCP port where each WebSocket upgrade gets a browser process of its own. */
@@ -109,6 +123,8 @@ export class CdpFront {
   private readonly live = new Set<Socket>();
   /** Browsers being killed and their profiles removed; close() waits for them. */
   private readonly retiring = new Set<Promise<void>>();
+  /** Profile folders this front made and has not yet seen removed; close() removes what is left. */
+  private readonly profiles = new Set<string>();
   private closed = false;
 
   constructor(
@@ -142,11 +158,11 @@ export class CdpFront {
     const spare = await ready?.catch(() => undefined);
     if (spare && spare.process.exitCode === null && spare.process.signalCode === null) return spare;
     if (spare) this.retire(spare);
-    return launch(executable, this.extraArgs);
+    return launch(executable, this.extraArgs, this.profiles);
   }
 
   private retire(browser: Spare): void {
-    const done = dispose(browser).finally(() => this.retiring.delete(done));
+    const done = dispose(browser, this.profiles).finally(() => this.retiring.delete(done));
     this.retiring.add(done);
   }
 
@@ -154,7 +170,7 @@ export class CdpFront {
     clearTimeout(this.refillTimer);
     this.refillTimer = undefined;
     if (this.closed || this.spare) return;
-    this.spare = launch(executable, this.extraArgs);
+    this.spare = launch(executable, this.extraArgs, this.profiles);
     this.spare.catch(() => {});
   }
 
@@ -199,6 +215,11 @@ export class CdpFront {
     const spare = await this.spare?.catch(() => undefined);
     if (spare) this.retire(spare);
     await Promise.all(this.retiring);
+    // What is still here: a browser launched for a client that left during the stop, or a
+    // folder a dying helper process wrote into after it was removed. Its browser dies first.
+    const stragglers = [...running].filter(([, profile]) => this.profiles.has(profile)).map(([child]) => child);
+    await Promise.all(stragglers.map((child) => new Promise((resolve) => (child.once('exit', resolve), killTree(child.pid!)))));
+    await Promise.all([...this.profiles].map((profile) => removeProfile(profile, this.profiles)));
   }
 }
 
