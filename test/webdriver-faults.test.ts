@@ -10,6 +10,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { descendants as pidsUnder } from '../plugins/browser-grid/process-tree.ts';
 import { buildIfStale } from './support/build.ts';
 import { freePort } from './support/redis.ts';
 import { ready, startPageRig } from './support/rig.ts';
@@ -39,28 +40,7 @@ const alivePid = (pid: number) => {
   }
 };
 /** Every process under `root` (children, grandchildren, …) with its command, from /proc. */
-function descendants(root: number): { pid: number; cmd: string }[] {
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const out: { pid: number; cmd: string }[] = [];
-  const walk = (pid: number) => {
-    for (const child of children.get(pid) ?? []) {
-      out.push({ pid: child, cmd: cmdline(child) });
-      walk(child);
-    }
-  };
-  walk(root);
-  return out;
-}
+const descendants = (root: number) => pidsUnder(root).map((pid) => ({ pid, cmd: cmdline(pid) }));
 const cmdline = (pid: number) => {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
