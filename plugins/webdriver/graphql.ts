@@ -10,7 +10,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Ctx } from './context.ts';
 import { readEnded, readGrid, type GridModel, type GridNode, type GridSlot } from './grid-model.ts';
 import { readSessions, type SessionView } from './sessions-view.ts';
-import { recordingLink } from './storage-proxy.ts';
+import { withRecordings } from './storage-proxy.ts';
 import { GRID_VERSION, orchestratorUri, sessionCapabilities, sessionStart, sessionTimeoutMs, sessionUri } from './status.ts';
 import { capabilitySets } from './w3c.ts';
 
@@ -141,11 +141,8 @@ function recordingLoader(ctx: Reader): RecordingOf {
   let batch: { sessionId: string; resolve(link: string | null): void; reject(error: unknown): void }[] = [];
   const flush = async (wanted: typeof batch) => {
     try {
-      const storages = await ctx.backend.pipeline(wanted.map((w) => ['GET', ctx.keys.sessionStorage({ sessionId: w.sessionId })]));
-      wanted.forEach((w, i) => {
-        const storage = storages[i];
-        w.resolve(typeof storage === 'string' ? recordingLink(ctx.config.proxy.token, storage, w.sessionId) : null);
-      });
+      const linked = await withRecordings(ctx, wanted.map((w) => ({ id: w.sessionId })));
+      wanted.forEach((w, i) => w.resolve(linked[i]!.recording ?? null));
     } catch (error) {
       for (const w of wanted) w.reject(error);
     }

@@ -59,8 +59,10 @@ export async function serveDownloads(method: string, body: Buffer, dir: string |
  */
 async function zipFile(dir: string, name: string): Promise<Buffer> {
   const parts: Uint8Array[] = [];
+  let failed: Error | null = null;
   const zip = new Zip((error, chunk) => {
-    if (!error) parts.push(chunk);
+    if (error) failed = error;
+    else parts.push(chunk);
   });
   const entry = new ZipDeflate(name, { level: 6 });
   zip.add(entry);
@@ -71,6 +73,7 @@ async function zipFile(dir: string, name: string): Promise<Buffer> {
   }
   entry.push(last ?? new Uint8Array(0), true);
   zip.end();
+  if (failed) throw failed; // never a truncated zip sent as if whole
   return Buffer.concat(parts);
 }
 
