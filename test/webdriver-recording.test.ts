@@ -89,9 +89,12 @@ async function session(caps: Record<string, unknown>): Promise<string> {
 }
 
 /** Opens the colour page, lets ffmpeg encode it for a while, and quits. */
-async function recordAWhile(id: string): Promise<void> {
+async function recordAWhile(id: string, node: CoordProcess): Promise<void> {
   await w3c(proxy, 'POST', `/session/${id}/url`, { url: `http://127.0.0.1:${pagePort}/colours` }, auth);
-  await until('ffmpeg running for the session', () => processesNaming(id).length > 0, 20_000);
+  await until('ffmpeg running for the session', () => processesNaming(id).length > 0, 20_000).catch((error) => {
+    const said = node.lines.filter((l) => JSON.stringify(l).includes(id)).map((l) => JSON.stringify(l));
+    throw new Error(`${(error as Error).message}; the node logged of the session:\n${said.join('\n')}`);
+  });
   await new Promise((resolve) => setTimeout(resolve, 1000));
   await w3c(proxy, 'DELETE', `/session/${id}`, undefined, auth);
 }
@@ -213,14 +216,14 @@ t.test('a session without recording writes no storage key, no file and runs no f
 
 t.test('kill -9 of the storage process loses no finished recording', async (t) => {
   const before = await session({ 'coord:options': { recordVideo: true } });
-  await recordAWhile(before);
+  await recordAWhile(before, grid);
   const link = await until('the first recording linked', async () => (await api(`/api/sessions/${before}`)).recording as string | undefined, 60_000, 200);
   t.equal((await fetch(proxy + link)).status, 200, 'served before the kill');
 
   storage.kill('SIGKILL');
   await storage.exited;
   const during = await session({ 'se:recordVideo': true });
-  await recordAWhile(during);
+  await recordAWhile(during, grid);
   const pending = await until('the node to announce its recording with no storage running', async () => ((await backend.send(['LRANGE', `${prefix}storage:rec1:metadata.pending`, 0, -1])) as string[]).find((i) => i.includes(during)), 60_000, 200);
   t.match(JSON.parse(pending), { sessionId: during, file: `${during}.mp4` }, 'the pending entry names the file');
   const down = await fetch(`${proxy}/storage/rec1/${during}.mp4`, { headers: auth });
@@ -246,7 +249,7 @@ t.test('a node in its own process (nodeMode=process) finishes and announces its 
   await orchestrator.waitFor((l) => l.msg === 'ready', 60_000);
   const id = await session({ platformName: 'recproc', 'se:recordVideo': true });
   t.equal((await api(`/api/sessions/${id}`)).orchestrator, 'rec-proc', 'served by the process-mode orchestrator');
-  await recordAWhile(id);
+  await recordAWhile(id, orchestrator);
   const link = await until('the recording linked', async () => (await api(`/api/sessions/${id}`)).recording as string | undefined, 60_000, 200);
   const res = await fetch(proxy + link);
   t.equal(res.status, 200);

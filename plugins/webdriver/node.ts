@@ -182,7 +182,12 @@ export class SessionNode {
       if (this.devtoolsPort && typeof actual.browserVersion === 'string') actual[CDP_VERSION] = actual.browserVersion;
       if (this.downloads) actual[DOWNLOADS_ENABLED] = true;
       this.chromePid = Number(actual['goog:processID']) || 0;
-      if (this.recordWanted) this.recording = startRecording(ctx, id, actual);
+      if (this.recordWanted) {
+        // the video starts before the client's first command (its first navigation included); a recorder
+        // slow to attach delays the session by RECORDER_WAIT_MS at most and catches up afterwards
+        this.recording = startRecording(ctx, id, actual);
+        await Promise.race([this.recording, new Promise((resolve) => setTimeout(resolve, RECORDER_WAIT_MS).unref())]);
+      }
       await Promise.all([
         ctx.backend.send(['HSET', ctx.keys.sessionCapabilities({ sessionId: id }), 'actual', JSON.stringify(actual)]),
         this.log('LSINIT', `driver session ${this.driverSessionId}`),
@@ -470,6 +475,9 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 /** The BiDi relay pings its client this often (a third of the idle timeout, within these bounds). */
 const BIDI_PING_MIN_MS = 500;
 const BIDI_PING_MAX_MS = 30_000;
+
+/** Longest a recorded session's creation waits for its recorder to attach. */
+const RECORDER_WAIT_MS = 5000;
 
 /** How long an ending node lets answers in flight (the client's DELETE above all) reach their clients before it closes its endpoint. */
 const ANSWER_GRACE_MS = 2000;

@@ -72,6 +72,14 @@ const CONNECT_TIMEOUT_MS = 10_000;
 const FINISH_TIMEOUT_MS = 60_000;
 /** Past this much unwritten input ffmpeg is not keeping up: repeated frames are skipped rather than buffered. */
 const MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
+/**
+ * With no frame for this long the screencast is started again if it ended, and a screenshot
+ * taken: a renderer swap racing the screencast's start (a client navigating as soon as its
+ * session exists) may end it unheard, and the video would stay dark or frozen.
+ */
+const SILENCE_MS = 2000;
+/** A DevTools call the recorder waits no longer for (a screenshot taken mid-navigation may never answer). */
+const CALL_TIMEOUT_MS = 5000;
 
 export class Recorder {
   private next = 1;
@@ -81,6 +89,11 @@ export class Recorder {
   private startedAt = 0;
   private written = 0;
   private lastAck = 0;
+  /** When the last frame came, or the screencast was last started. */
+  private heardAt = 0;
+  private frames = 0;
+  private recasting = false;
+  private casting: Promise<void> = Promise.resolve();
   private encoder?: ChildProcess;
   private encoderExit?: Promise<{ code: number | null; stderr: string }>;
   private ticker?: ReturnType<typeof setInterval>;
@@ -117,16 +130,29 @@ export class Recorder {
       throw error;
     }
     const { fps } = options.recording;
-    recorder.ticker = setInterval(() => recorder.writeDue(), 1000 / fps);
+    recorder.ticker = setInterval(() => recorder.tick(), 1000 / fps);
     return recorder;
   }
 
   private call(method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<any> {
     const id = this.next++;
     return new Promise((resolve, reject) => {
-      this.calls.set(id, { resolve, reject });
+      const timer = setTimeout(() => {
+        this.calls.delete(id);
+        reject(new Error(`${method}: no answer within ${CALL_TIMEOUT_MS} ms`));
+      }, CALL_TIMEOUT_MS);
+      const settle = <T>(f: (v: T) => void) => (v: T) => (clearTimeout(timer), f(v));
+      this.calls.set(id, { resolve: settle(resolve), reject: settle(reject) });
       this.socket.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }), (error) => error && reject(error));
     });
+  }
+
+  private tick(): void {
+    this.writeDue();
+    if (this.page && !this.recasting && !this.stopping && Date.now() - this.heardAt > SILENCE_MS) {
+      this.recasting = true;
+      void this.screencast(this.page).catch(() => {}).finally(() => (this.recasting = false));
+    }
   }
 
   /** Screencasts the session's page (the first page target; another once that one closes). */
@@ -136,18 +162,31 @@ export class Recorder {
     if (!page) throw new Error('the browser has no page to record');
     const { sessionId } = (await this.call('Target.attachToTarget', { targetId: page.targetId, flatten: true })) as { sessionId: string };
     this.page = sessionId;
-    // a navigation to another site swaps the page's renderer, which ends its screencast: frameNavigated restarts it
+    // a navigation to another site swaps the page's renderer, which may end its screencast: frameNavigated restarts it
     await this.call('Page.enable', {}, sessionId);
     await this.screencast(sessionId);
   }
 
-  private async screencast(sessionId: string): Promise<void> {
+  /** Starts the screencast if it is off, and takes a screenshot to stand in for a still page. One at a time. */
+  private screencast(sessionId: string): Promise<void> {
+    const started = this.casting.then(() => this.startScreencast(sessionId));
+    this.casting = started.catch(() => {});
+    return started;
+  }
+
+  private async startScreencast(sessionId: string): Promise<void> {
     const { quality, maxWidth, maxHeight } = this.options.recording;
-    await this.call('Page.startScreencast', { format: 'jpeg', quality, maxWidth, maxHeight, everyNthFrame: 1 }, sessionId);
+    this.heardAt = Date.now();
+    // Chromium refuses a start while its screencast is on: then it is on, as wanted (stopping it to
+    // start again loses the frames of the next second or two)
+    await this.call('Page.startScreencast', { format: 'jpeg', quality, maxWidth, maxHeight, everyNthFrame: 1 }, sessionId).catch((error: Error) => {
+      if (!/already active/i.test(error.message)) throw error;
+    });
     // The screencast sends a frame only when the page repaints: a page that is already still would give
-    // none, and the session no video. A screenshot is its first frame until the screencast sends one.
+    // none, and the session no video. A screenshot stands in until the screencast sends a frame.
+    const frames = this.frames;
     const shot = (await this.call('Page.captureScreenshot', { format: 'jpeg', quality }, sessionId).catch(() => undefined)) as { data?: string } | undefined;
-    if (shot?.data && !this.encoder && this.page === sessionId) this.onFrame(Buffer.from(shot.data, 'base64'));
+    if (shot?.data && this.page === sessionId && this.frames === frames) this.onFrame(Buffer.from(shot.data, 'base64'));
   }
 
   private onMessage(message: CdpMessage): void {
@@ -179,6 +218,8 @@ export class Recorder {
 
   private onFrame(jpeg: Buffer): void {
     if (this.stopping) return;
+    this.heardAt = Date.now();
+    this.frames++;
     if (!this.encoder) {
       const size = jpegSize(jpeg);
       if (!size) return;
