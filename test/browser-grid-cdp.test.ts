@@ -3,7 +3,7 @@
 // same token, admission and limits as Playwright sessions; each client has a
 // browser of its own (neither pages nor cookies are shared).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import t from 'tap';
@@ -98,6 +98,60 @@ t.test('a killed CDP client gives its session back', async (t) => {
   child.kill('SIGKILL');
   await until('given back after the kill', async () => (await active()) === 0, 10_000);
   t.pass('its session is given back');
+});
+
+/** The proxy's count of CDP sessions that took `path` (direct: to the browser itself; worker: through its CDP port). */
+async function cdpSessions(proxyPort: number, path: 'direct' | 'worker'): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${proxyPort}/metrics?token=${token}`)).text();
+  return Number(new RegExp(`^coord_grid_cdp_sessions_total\\{path="${path}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+}
+/** Chromium browser processes (not their helpers) the worker launched for CDP clients. */
+function cdpBrowsers(): number[] {
+  return readdirSync('/proc').filter((n) => /^\d+$/.test(n)).map(Number).filter((pid) => {
+    try {
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      return args.includes(`--remote-debugging-address=127.0.0.1`) && args.some((a) => a.startsWith(`--user-data-dir=${temp}/coord-cdp-`)) && !args.some((a) => a.startsWith('--type='));
+    } catch {
+      return false; // gone meanwhile
+    }
+  });
+}
+
+t.test('a worker on the proxy\'s host: the client is connected straight to its browser, and the worker relays otherwise (cdpDirect=false)', async (t) => {
+  t.ok((await cdpSessions(port, 'direct')) > 0, 'the sessions so far went straight to their browsers');
+  t.equal(await cdpSessions(port, 'worker'), 0, 'none through the worker');
+
+  const relayPort = await freePort();
+  const relaying = run('proxy', [`port=${relayPort}`, 'cdpDirect=false', 'reaperInProxy=false']);
+  await ready(relaying);
+  const b = await puppeteer.connect({ browserWSEndpoint: `ws://127.0.0.1:${relayPort}/cdp?token=${token}` });
+  const tab = await b.newPage();
+  await tab.goto(`${page.url}/relayed`);
+  t.equal(await tab.title(), 'coord /relayed', 'a page through the worker\'s CDP port');
+  t.equal(await cdpSessions(relayPort, 'worker'), 1, 'counted as relayed by the worker');
+  t.equal(await cdpSessions(relayPort, 'direct'), 0);
+  await b.close();
+  await until('session given back', async () => (await active()) === 0, 10_000);
+  relaying.kill('SIGTERM');
+  t.equal(await relaying.exited, 0);
+});
+
+t.test('a proxy killed -9 during a direct session: the worker kills the client\'s browser (its lease closed) and the client is disconnected', async (t) => {
+  const doomedPort = await freePort();
+  const doomed = run('proxy', [`port=${doomedPort}`, 'reaperInProxy=false']);
+  await ready(doomed);
+  const b = await puppeteer.connect({ browserWSEndpoint: `ws://127.0.0.1:${doomedPort}/cdp?token=${token}` });
+  await (await b.newPage()).goto(`${page.url}/leased`);
+  t.equal(await cdpSessions(doomedPort, 'direct'), 1, 'a direct session');
+  const before = cdpBrowsers();
+  const disconnected = new Promise<void>((resolve) => b.once('disconnected', () => resolve()));
+  doomed.kill('SIGKILL');
+  await doomed.exited;
+  await disconnected;
+  t.pass('the client was disconnected');
+  // before the kill: the client's browser and the warm spare (which stays; a new spare may join it)
+  await until('its browser killed', () => before.some((pid) => !cdpBrowsers().includes(pid)), 10_000);
+  t.pass(`of the browsers before the kill (${before.join(', ')}), one exited`);
 });
 
 t.test('the grid stops cleanly', async (t) => {

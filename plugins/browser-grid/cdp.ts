@@ -16,6 +16,7 @@ import { createServer, connect as tcpConnect, type Server, type Socket } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromiumFlags, systemChromium } from './browser.ts';
+import { LEASE_ANSWER, asksForLease } from './cdp-lease.ts';
 import { killTree } from './process-tree.ts';
 
 const LAUNCH_TIMEOUT_MS = 30_000;
@@ -193,6 +194,7 @@ export class CdpFront {
       return;
     }
     if (client.destroyed) return this.retire(browser);
+    if (asksForLease(head)) return this.lease(client, browser);
     const lines = head.toString('latin1').split('\r\n');
     lines[0] = lines[0]!.replace(/^GET \S+/, `GET ${browser.path}`);
     const request = lines.map((l) => (/^host:/i.test(l) ? `Host: ${browser!.address}` : l)).join('\r\n');
@@ -205,6 +207,18 @@ export class CdpFront {
     for (const socket of [client, upstream]) socket.setNoDelay(true);
     client.pipe(upstream);
     upstream.pipe(client);
+  }
+
+  /**
+   * A proxy on this host asked for the browser's address to connect its client straight to it
+   * (one relay instead of two). The connection stays open as the lease: its close retires the
+   * browser, as a relayed client's does, and the browser's exit closes it.
+   */
+  private lease(client: Socket, browser: Spare): void {
+    const address = `ws://${browser.address}${browser.path}`;
+    client.write(`HTTP/1.1 200 OK\r\n${LEASE_ANSWER}: ${address}\r\nContent-Length: 0\r\n\r\n`);
+    browser.process.once('exit', () => client.destroy());
+    client.resume(); // reading is how its close is heard
   }
 
   async close(): Promise<void> {

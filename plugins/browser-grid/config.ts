@@ -29,6 +29,7 @@ export interface BrowserGridConfig {
   adoptForeignWorkers: boolean;
   keepaliveInterval: number;
   cdp: boolean;
+  cdpDirect: boolean;
   playwrightVersions?: string[];
   playwrightCache?: string;
   versionsOnDemand?: string | string[];
@@ -78,6 +79,11 @@ export const configSchema = {
       type: 'boolean',
       default: true,
       description: 'Serve DevTools-protocol clients (Puppeteer, connectOverCDP) on ws://HOST:PORT/cdp: each Chromium worker runs a CDP port where every client gets a browser process of its own.',
+    },
+    cdpDirect: {
+      type: 'boolean',
+      default: true,
+      description: 'Connect a CDP client straight to its browser when the worker is on the proxy\'s host (a loopback endpoint): each message then crosses one relay instead of two. The worker still owns the browser (the proxy holds a lease on it). false: always relay through the worker\'s CDP port.',
     },
     playwrightVersions: {
       type: 'array',

@@ -24,7 +24,7 @@ export class DialError extends Error {
 }
 
 /** Opens a connection to a worker endpoint and replays the client's upgrade request on it. */
-export function dialUpgrade(endpoint: string, req: Pick<IncomingMessage, 'rawHeaders'>, timeoutMs: number): Promise<Dialed> {
+export function dialUpgrade(endpoint: string, req: Pick<IncomingMessage, 'rawHeaders'>, timeoutMs: number, extraHeaders: readonly string[] = []): Promise<Dialed> {
   const url = new URL(endpoint);
   const secure = url.protocol === 'wss:';
   const port = Number(url.port) || (secure ? 443 : 80);
@@ -47,6 +47,7 @@ export function dialUpgrade(endpoint: string, req: Pick<IncomingMessage, 'rawHea
       for (let i = 0; i < req.rawHeaders.length; i += 2) {
         if (!DROPPED.has(req.rawHeaders[i]!.toLowerCase())) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
       }
+      lines.push(...extraHeaders);
       socket.write(lines.join('\r\n') + '\r\n\r\n');
     });
     const onData = (chunk: Buffer) => {

@@ -15,6 +15,7 @@ import { onDemandAllows } from '../config.ts';
 import { awaitVersion } from '../ondemand.ts';
 import { browserTypes, clientVersion, parseRef, type BrowserType } from '../refs.ts';
 import { dialUpgrade, DialError, pipeBoth } from '../relay.ts';
+import { dialLeased, onThisHost } from '../cdp-lease.ts';
 import { gridStatus } from '../status.ts';
 import { enableNotifications, watchWorkers } from '../watch.ts';
 import { reaperLoop } from './reaper.ts';
@@ -242,7 +243,9 @@ export function proxyRole(ctx: Ctx): Role {
       metrics.selectSeconds.observe((clock.now() - started) / 1000);
       let dialed;
       try {
-        dialed = await dialUpgrade(admitted.endpoint, req, DIAL_TIMEOUT_MS);
+        // a CDP client of a worker on this host is connected straight to its browser: one relay, not two
+        const leasing = protocol === 'cdp' && config.cdpDirect && onThisHost(admitted.endpoint);
+        dialed = await (leasing ? dialLeased : dialUpgrade)(admitted.endpoint, req, DIAL_TIMEOUT_MS);
       } catch (error) {
         if (!(error instanceof DialError)) throw error;
         logger.warn('dial failed; trying another worker', { worker: admitted.ref, attempt, error: error.message });
@@ -270,6 +273,7 @@ export function proxyRole(ctx: Ctx): Role {
       }
       socket.write(dialed.response);
       metrics.connections.inc({ browser: browserType, result: 'relayed' });
+      if (protocol === 'cdp') metrics.cdpSessions.inc({ path: 'lease' in dialed ? 'direct' : 'worker' });
       metrics.relays.inc();
       live.set(connectionId, admitted.ref);
       // A session counts once the client speaks: one that hangs up before its first message
@@ -428,6 +432,7 @@ function proxyMetrics(waitingHere: () => number) {
   return {
     registry,
     connections: new Counter({ name: 'coord_grid_connections_total', help: 'Client connections by outcome', labelNames: ['browser', 'result'], registers: [registry] }),
+    cdpSessions: new Counter({ name: 'coord_grid_cdp_sessions_total', help: 'CDP sessions by path: direct (to the browser, leased from a worker on this host) or worker (relayed by its CDP port)', labelNames: ['path'], registers: [registry] }),
     relays: new Gauge({ name: 'coord_grid_relays_active', help: 'Sessions this proxy relays now', registers: [registry] }),
     waiting: new Gauge({
       name: 'coord_grid_queue_waiting',
