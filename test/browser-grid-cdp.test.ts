@@ -124,7 +124,8 @@ t.test('a worker on the proxy\'s host: the client is connected straight to its b
   const relayPort = await freePort();
   const relaying = run('proxy', [`port=${relayPort}`, 'cdpDirect=false', 'reaperInProxy=false']);
   await ready(relaying);
-  const b = await puppeteer.connect({ browserWSEndpoint: `ws://127.0.0.1:${relayPort}/cdp?token=${token}` });
+  // a client asking for a lease itself is not given one: the header is the proxy's
+  const b = await puppeteer.connect({ browserWSEndpoint: `ws://127.0.0.1:${relayPort}/cdp?token=${token}`, headers: { 'X-Coord-Cdp-Lease': '1' } });
   const tab = await b.newPage();
   await tab.goto(`${page.url}/relayed`);
   t.equal(await tab.title(), 'coord /relayed', 'a page through the worker\'s CDP port');

@@ -16,8 +16,11 @@ export interface Dialed {
   response: Buffer;
 }
 
-/** Headers not replayed: Host is the worker's, and the grid's own token stays at the grid. */
-const DROPPED = new Set(['host', 'authorization']);
+/**
+ * Headers not replayed: Host is the worker's, the grid's own token stays at the grid, and a
+ * CDP lease (cdp-lease.ts) is the proxy's to ask for, never a client's.
+ */
+const DROPPED = new Set(['host', 'authorization', 'x-coord-cdp-lease']);
 
 export class DialError extends Error {
   override readonly name = 'DialError';
