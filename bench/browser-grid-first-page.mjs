@@ -7,8 +7,9 @@
 //    the proxy (a browser process of the client's own, from the worker's warm
 //    spare) vs a Chromium with a DevTools port launched for the client with the
 //    same flags (its launch and 3 s to settle untimed, like the spare's); for reference also
-//    straight to the worker's CDP port, and to one shared running Chromium
-//    (what clients get without isolation);
+//    straight to the worker's CDP port, through a second proxy that relays
+//    through that port (cdpDirect=false, the way to a worker on another host),
+//    and to one shared running Chromium (what clients get without isolation);
 //  - for reference, a reused local browser's newContext + newPage + goto (what a
 //    test runner does between tests when it owns the browser).
 // Cycles are interleaved so drift on the machine affects every way alike.
@@ -41,7 +42,9 @@ const port = await freePort();
 const common = ['--redis', redis.url, '--prefix', prefix, '--set', 'browser-grid.maxConcurrentSessions=50', '--set', 'browser-grid.maxLifetimeSessions=100000'];
 const worker = coord(['run', '--plugin', 'browser-grid', '--role', 'worker', '--set', 'browser-grid.workers=1', ...common]);
 const proxy = coord(['run', '--plugin', 'browser-grid', '--role', 'proxy', '--set', `browser-grid.port=${port}`, ...common]);
-await Promise.all([worker, proxy].map((p) => p.waitFor((l) => l.msg === 'ready', 90_000)));
+const relayPort = await freePort();
+const relayProxy = coord(['run', '--plugin', 'browser-grid', '--role', 'proxy', '--set', `browser-grid.port=${relayPort}`, '--set', 'browser-grid.cdpDirect=false', '--set', 'browser-grid.reaperInProxy=false', ...common]);
+await Promise.all([worker, proxy, relayProxy].map((p) => p.waitFor((l) => l.msg === 'ready', 90_000)));
 const [workerKey] = await backend.send(['KEYS', `${prefix}worker:chromium:*`]);
 const [straightPw, workerCdp] = await backend.send(['HMGET', workerKey, 'wsEndpoint', 'cdpEndpoint']);
 const gridPw = `ws://127.0.0.1:${port}/?browser=chromium`;
@@ -100,6 +103,7 @@ const ways = {
   'connectOverCDP, straight to a Chromium launched for it': { prep: launchFresh, run: () => overCdpFirstPage(fresh.ws, false) },
   'puppeteer-core, straight to a shared running Chromium (not isolated)': { run: () => puppeteerFirstPage(shared.ws, false) },
   "puppeteer-core, straight to the worker's CDP port": { prep: settle, run: () => puppeteerFirstPage(workerCdp, true) },
+  "puppeteer-core, through the grid relayed by the worker's CDP port (cdpDirect=false)": { prep: settle, run: () => puppeteerFirstPage(`ws://127.0.0.1:${relayPort}/cdp`, true) },
 };
 
 async function playwrightFirstPage(url) {
@@ -164,13 +168,12 @@ for (let i = 0; i < WARMUP + CYCLES; i++) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const p90 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.9)];
 const m = Object.fromEntries(Object.entries(timings).map(([k, xs]) => [k, { median: median(xs), p90: p90(xs) }]));
-const resets = proxy.lines.filter((l) => /dial failed|ECONNRESET/.test(JSON.stringify(l))).length;
+const resets = [...proxy.lines, ...relayProxy.lines].filter((l) => /dial failed|ECONNRESET/.test(JSON.stringify(l))).length;
 
 await local.close();
 await shared.kill();
-proxy.kill('SIGTERM');
-worker.kill('SIGTERM');
-await Promise.all([proxy.exited, worker.exited]);
+for (const p of [proxy, relayProxy, worker]) p.kill('SIGTERM');
+await Promise.all([proxy.exited, relayProxy.exited, worker.exited]);
 await backend.close();
 await redis.stop();
 page.close();
@@ -194,6 +197,7 @@ ${ratio('Playwright, through the grid', 'Playwright, straight to a browser serve
 ${ratio('puppeteer-core, through the grid (/cdp)', 'puppeteer-core, straight to a Chromium launched for it')}
 ${ratio('connectOverCDP, through the grid (/cdp)', 'connectOverCDP, straight to a Chromium launched for it')}
 ${ratio('puppeteer-core, through the grid (/cdp)', "puppeteer-core, straight to the worker's CDP port")}
+${ratio("puppeteer-core, through the grid relayed by the worker's CDP port (cdpDirect=false)", 'puppeteer-core, straight to a Chromium launched for it')}
 ${ratio('puppeteer-core, through the grid (/cdp)', 'puppeteer-core, straight to a shared running Chromium (not isolated)')}
 ${ratio('Playwright, through the grid', 'reused local browser: newContext + newPage')}
 
