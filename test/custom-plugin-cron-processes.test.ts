@@ -117,7 +117,8 @@ t.test('a runner killed mid-run: its tick is recorded lost when the lease ends, 
       '    leaseGrace: 0',
       '    sweepInterval: 0.5',
       '    jobs:',
-      `      - { id: slow, every: 2, timeout: 1.8, command: '${step('start')}; sleep 1.5; ${step('end')}' }`,
+      // a run needs 1.5 s; its lease (the timeout) leaves 2 s more, so a slow start on a loaded machine loses no second tick
+      `      - { id: slow, every: 4, timeout: 3.5, command: '${step('start')}; sleep 1.5; ${step('end')}' }`,
       '',
     ].join('\n'),
   );
