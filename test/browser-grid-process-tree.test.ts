@@ -2,17 +2,8 @@
 // grandchildren included, is found in /proc and killed in one pass.
 import { spawn } from 'node:child_process';
 import t from 'tap';
-import { descendants, killTree } from '../plugins/browser-grid/process-tree.ts';
+import { descendants, isRunning as alive, killTree } from '../plugins/browser-grid/process-tree.ts';
 import { until } from './support/until.ts';
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 t.test('descendants finds children and grandchildren; killTree leaves none of them', async (t) => {
   // sh → (sh → sleep), sleep: two levels, as Chromium → zygote → renderer

@@ -10,7 +10,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { descendants as pidsUnder } from '../plugins/browser-grid/process-tree.ts';
+import { isRunning, descendants as pidsUnder } from '../plugins/browser-grid/process-tree.ts';
 import { buildIfStale } from './support/build.ts';
 import { freePort } from './support/redis.ts';
 import { ready, startPageRig } from './support/rig.ts';
@@ -31,14 +31,6 @@ const fast = ['heartbeat.interval=1', 'heartbeat.nodeTtl=3', 'heartbeat.managerT
 const role = (prefix: string, name: string, sets: string[] = []) => rig.run(name, { prefix, sets: [...fast, ...sets] });
 const log = async (prefix: string, id: string) => ((await backend.send(['XRANGE', `${prefix}session:${id}:log`, '-', '+'])) as [string, string[]][]).map(([, f]) => ({ code: f[f.indexOf('code') + 1]!, meta: f[f.indexOf('meta') + 1]! }));
 const list = (key: string) => backend.send(['LRANGE', key, 0, -1]) as Promise<string[]>;
-const alivePid = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 /** Every process under `root` (children, grandchildren, …) with its command, from /proc. */
 const descendants = (root: number) => pidsUnder(root).map((pid) => ({ pid, cmd: cmdline(pid) }));
 const cmdline = (pid: number) => {
@@ -98,7 +90,7 @@ t.test('a node process killed -9 mid-session: session terminated and slot reclai
   t.ok(took < 5000, `terminated and reclaimed ${took} ms after the kill (reclaim interval 5 s)`);
   t.equal(await backend.send(['HGET', `${P}metrics:slots:reclaimed.total`, 'dead']), '1', 'counted as reclaimed from a dead session');
   t.match((await log(P, id)).at(-1), { code: 'TERM' }, 'its log ends with TERM');
-  await until('its Chromium is gone too', async () => !alivePid(chromePid), 5000);
+  await until('its Chromium is gone too', async () => !isRunning(chromePid), 5000);
   t.pass(`Chromium (pid ${chromePid}) went with the node's process group`);
   const answer = await w3c(base, 'GET', `/session/${id}/title`);
   t.equal(answer.status, 404, 'the client now gets 404');

@@ -47,3 +47,13 @@ export function killTree(pid: number): void {
     } catch {} // already gone
   }
 }
+
+/** Is `pid` a living process (ours or someone else's)? */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'; // alive, someone else's
+  }
+}
