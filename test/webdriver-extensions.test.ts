@@ -23,7 +23,7 @@ import { freePort } from './support/redis.ts';
 import { ready, startRig } from './support/rig.ts';
 import { until } from './support/until.ts';
 import WebSocket from 'ws';
-import { chromeOptions, newSessionBody, startWebdriver, w3c, wsUpgrade } from './support/webdriver.ts';
+import { chromeOptions, gridId, newSessionBody, startWebdriver, w3c, wsUpgrade } from './support/webdriver.ts';
 
 buildIfStale();
 const TOKEN = 'extensions-token-7';
@@ -98,7 +98,7 @@ t.test('upload: remote.FileDetector sends the file through se/file; the page rea
   const text = `uploaded through the grid ${Date.now()}`;
   writeFileSync(local, text);
   const driver = await seleniumSession();
-  const sessionId = (await driver.getSession()).getId();
+  const sessionId = gridId((await driver.getSession()).getId());
   try {
     driver.setFileDetector(new remote.FileDetector());
     await driver.get(`${pageUrl}/upload`);
@@ -164,7 +164,7 @@ t.test('se/file answers bad uploads with 400 invalid argument and writes nothing
 t.test('CDP through the grid: se:cdp and se:cdpVersion in the capabilities; createCDPConnection runs a CDP command over the proxy', async (t) => {
   const driver = await seleniumSession();
   try {
-    const sessionId = (await driver.getSession()).getId();
+    const sessionId = gridId((await driver.getSession()).getId());
     const caps = await driver.getCapabilities();
     t.equal(caps.get('se:cdp'), `ws://127.0.0.1:${port}/session/${sessionId}/se/cdp?token=${sessionToken(TOKEN, sessionId)}`, 'se:cdp: the grid URL with the session token');
     t.equal(caps.get('se:cdpVersion'), caps.get('browserVersion'), "se:cdpVersion: Chromium's version");
@@ -200,7 +200,7 @@ t.test('se/cdp is refused without the token (401 and nothing else), and opened w
 
 t.test('managed downloads: se:downloadsEnabled, the page downloads a file, the client lists, fetches and deletes it', async (t) => {
   const driver = await seleniumSession(true);
-  const sessionId = (await driver.getSession()).getId();
+  const sessionId = gridId((await driver.getSession()).getId());
   try {
     t.equal((await driver.getCapabilities()).get('se:downloadsEnabled'), true, 'the capabilities say downloads are managed');
     t.same(await driver.getDownloadableFiles(), [], 'nothing downloaded yet');

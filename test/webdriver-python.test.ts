@@ -19,7 +19,7 @@ import t from 'tap';
 import { foldersRoot } from '../plugins/webdriver/session-folder.ts';
 import { freePort } from './support/redis.ts';
 import { until } from './support/until.ts';
-import { chromeOptions, startWebdriver, w3c } from './support/webdriver.ts';
+import { chromeOptions, gridId, startWebdriver, w3c } from './support/webdriver.ts';
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -133,7 +133,7 @@ async function pythonAgainstGrid(): Promise<void> {
     }
     t.same(seen.statusAfterRefusals, { available: 1, active: 0 }, 'the refused attempts made no session');
 
-    t.match(seen.sessionId, /^[0-9a-f-]{8,}$/, 'http://user:TOKEN@host made a session');
+    t.match(seen.sessionId, /^[0-9a-f-]{36}\.[\w-]{43}$/, 'http://user:TOKEN@host made a session, handed as ID.SECRET (Basic auth)');
     t.equal(seen.browserName, 'chrome', 'a Chrome session');
     t.same(seen.statusDuringSession, { available: 0, active: 1 }, 'it holds the one slot while it runs');
 
@@ -146,7 +146,7 @@ async function pythonAgainstGrid(): Promise<void> {
     t.equal(seen.readBack, seen.typed, 'send_keys: the input holds exactly the text typed');
 
     t.equal(seen.uploadGridPaths.length, 1, 'send_keys of a local path uploaded it once through se/file');
-    const inFolder = new RegExp(`^${escapeRegExp(foldersRoot())}/\\d+-${seen.sessionId}/uploads/upload-[^/]+/python-upload\\.bin$`);
+    const inFolder = new RegExp(`^${escapeRegExp(foldersRoot())}/\\d+-${gridId(seen.sessionId)}/uploads/upload-[^/]+/python-upload\\.bin$`);
     t.match(seen.uploadGridPaths[0], inFolder, `and typed the path se/file answered, in the session's folder on the node: ${seen.uploadGridPaths[0]}`);
     t.not(seen.uploadGridPaths[0], seen.uploadLocalPath, 'not the local path');
     t.equal(seen.uploadName, 'python-upload.bin', 'the page got the file under its own name');

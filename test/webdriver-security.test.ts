@@ -3,8 +3,13 @@
 // nodes behind (which only the grid, knowing their key, may talk to). Each
 // refusal is 401 and says nothing else: no session id, not even whether a
 // session exists. A real WebdriverIO 9 client with the token works, BiDi
-// included, and an outsider cannot attach to its BiDi socket.
+// included, and an outsider cannot attach to its BiDi socket. A session
+// created with Basic auth is handed ID.SECRET: its commands need the token or
+// that secret (WebdriverIO's user/key send credentials on POST /session only),
+// never just the id — tested raw, with selenium-webdriver and with WebdriverIO.
 import t, { type Test } from 'tap';
+import webdriver from 'selenium-webdriver';
+import chrome from 'selenium-webdriver/chrome.js';
 import { remote } from 'webdriverio';
 import WebSocket from 'ws';
 import { sessionToken } from '../plugins/webdriver/auth.ts';
@@ -132,11 +137,57 @@ t.test('WebdriverIO 9 with the token: BiDi through the grid; an outsider cannot 
   t.equal(await browser.getTitle(), 'coord /wdio-secure', 'the session goes on');
 });
 
-t.test("WebdriverIO's user/key (Basic auth on POST /session only): the session's commands and BiDi work, and quit frees the slot", async (t) => {
+t.test('a session created with Basic auth: its id as handed is ID.SECRET; the bare id takes no command without the token', async (t) => {
+  const basic = { authorization: `Basic ${Buffer.from(`ci:${TOKEN}`).toString('base64')}` };
+  const made = await w3c(base, 'POST', '/session', newSessionBody({ webSocketUrl: true }), basic);
+  t.equal(made.status, 200);
+  const handed = made.body.value!.sessionId!;
+  const [bare = '', secret] = handed.split('.');
+  t.match(bare, new RegExp(`^${UUID.source}$`, 'i'), 'the grid id comes first');
+  t.equal(secret, sessionToken(TOKEN, bare), "then the session's own secret");
+  t.equal(new URL(String(made.body.value!.capabilities!.webSocketUrl)).pathname, `/session/${bare}/se/bidi`, 'webSocketUrl names the grid id (its ?token= is the secret)');
+
+  refused(t, await http(`${base}/session/${bare}/title`), 'the bare id, no credentials (anyone who learns the id)');
+  refused(t, await http(`${base}/session/${bare}/url`, 'POST', {}, JSON.stringify({ url: page.url })), 'the bare id, a command with a body');
+  refused(t, await http(`${base}/session/${bare}`, 'DELETE'), 'the bare id, DELETE');
+  refused(t, await http(`${base}/session/${bare}/title`, 'GET', { authorization: 'Bearer nope' }), 'the bare id, a wrong token');
+  refused(t, await http(`${base}/session/${handed}/title`, 'GET', { authorization: 'Bearer nope' }), 'ID.SECRET with a wrong token');
+  refused(t, await http(`${base}/session/${bare}.${sessionToken(TOKEN, otherId)}/title`), "the id with another session's secret");
+  refused(t, await http(`${base}/session/${bare}.${sessionToken('another-grid', bare)}/title`), 'the id with a secret made from another token');
+  refused(t, await http(`${base}/session/${id}.${secret}/title`), "another session's id with this session's secret");
+  refused(t, await upgrade(`/session/${bare}/se/bidi`), 'its BiDi socket without a token');
+
+  t.equal((await w3c(base, 'POST', `/session/${handed}/url`, { url: `${page.url}/handed` })).status, 200, 'ID.SECRET without credentials: served');
+  t.equal((await w3c(base, 'GET', `/session/${handed}/title`)).body.value, 'coord /handed');
+  t.equal((await w3c(base, 'GET', `/wd/hub/session/${handed}/title`)).body.value, 'coord /handed', 'with the Selenium 3 prefix too');
+  t.equal((await w3c(base, 'GET', `/session/${bare}/title`, undefined, basic)).body.value, 'coord /handed', 'the bare id with the token: served');
+  t.equal((await upgrade(`/session/${handed}/se/bidi`)).status, 101, 'ID.SECRET opens its BiDi socket');
+  t.equal((await w3c(base, 'DELETE', `/session/${handed}`)).status, 200, 'and ends it');
+  t.equal((await w3c(base, 'GET', `/session/${handed}/title`)).body.value?.error, 'invalid session id', 'ended');
+});
+
+t.test('selenium-webdriver with http://user:TOKEN@host: end to end; an outsider with its id is refused', async (t) => {
+  const options = new chrome.Options().setChromeBinaryPath(chromeOptions.binary).addArguments(...chromeOptions.args);
+  const driver = await new webdriver.Builder().usingServer(`http://ci:${TOKEN}@127.0.0.1:${port}`).forBrowser('chrome').setChromeOptions(options).build();
+  t.teardown(() => driver.quit().catch(() => {}));
+  await driver.get(`${page.url}/selenium-basic`);
+  t.equal(await driver.getTitle(), 'coord /selenium-basic');
+  const bare = (await driver.getSession()).getId().split('.')[0]!;
+  refused(t, await http(`${base}/session/${bare}/title`), 'its id without credentials');
+  const cdp = await driver.createCDPConnection('page');
+  t.ok(cdp, 'its se:cdp socket opens (the session token in the URL)');
+  t.equal(await driver.executeScript('return document.title'), 'coord /selenium-basic', 'still served');
+  await driver.quit();
+});
+
+t.test("WebdriverIO's user/key (Basic auth on POST /session only): the session's commands and BiDi work through ID.SECRET, and quit frees the slot", async (t) => {
   const browser = await remote({ hostname: '127.0.0.1', port, path: '/', logLevel: 'silent', user: 'ci', key: TOKEN, capabilities: { browserName: 'chrome', 'goog:chromeOptions': chromeOptions } });
+  const [bare = ''] = browser.sessionId.split('.');
+  t.equal(browser.sessionId, `${bare}.${sessionToken(TOKEN, bare)}`, 'WebdriverIO holds ID.SECRET');
   await browser.url(`${page.url}/user-key`);
-  t.equal(await browser.getTitle(), 'coord /user-key', 'commands without credentials are taken for this session');
+  t.equal(await browser.getTitle(), 'coord /user-key', 'commands without credentials are taken through the secret in the id');
   t.equal((await browser.browsingContextGetTree({})).contexts[0]?.url, `${page.url}/user-key`, 'BiDi too');
+  refused(t, await http(`${base}/session/${bare}/title`), 'its bare id without credentials');
   refused(t, await http(`${base}/session/${browser.sessionId}/title`, 'GET', { authorization: 'Bearer nope' }), 'a wrong token on that session');
   refused(t, await http(`${base}/session/${id}/title`), 'a session made with a Bearer token still needs it');
   await browser.deleteSession();

@@ -13,7 +13,7 @@ import chrome from 'selenium-webdriver/chrome.js';
 import { launchOptions } from './support/chromium.ts';
 import { root } from './support/cli.ts';
 import { freePort } from './support/redis.ts';
-import { chromeOptions, newSessionBody, startPage, startWebdriver, w3c } from './support/webdriver.ts';
+import { chromeOptions, gridId, newSessionBody, startPage, startWebdriver, w3c } from './support/webdriver.ts';
 
 const shots = join(root, 'test/.probe');
 mkdirSync(shots, { recursive: true });
@@ -61,7 +61,7 @@ t.test('a selenium-webdriver session appears live, a waiting client shows in the
   const options = new chrome.Options().setChromeBinaryPath(chromeOptions.binary).addArguments(...chromeOptions.args);
   // selenium-webdriver sends the URL's credentials as Basic auth: the token is the password
   const driver = await new webdriver.Builder().usingServer(`http://ci:${TOKEN}@127.0.0.1:${port}`).forBrowser('chrome').setChromeOptions(options).build();
-  const id = (await driver.getSession()).getId();
+  const id = gridId((await driver.getSession()).getId());
   await driver.get(`${site.url}/ui-test`);
   t.equal(await driver.getTitle(), 'coord /ui-test');
 

@@ -1,10 +1,11 @@
 // Who may use the grid when `proxy.token` is set. A request carries the
 // token as `Authorization: Bearer TOKEN`, as the password of Basic auth
 // (Selenium's http://user:TOKEN@host), or as `?token=TOKEN` (WebSockets,
-// whose clients often cannot set headers). A session's BiDi URL carries a
-// token of its own instead: derived from the grid token and the session id,
-// it opens that session's WebSocket and nothing else, and only the session's
-// creator is ever told it (in the new session's webSocketUrl).
+// whose clients often cannot set headers). Each session has a secret of its
+// own, derived from the grid token and the session id: it opens that
+// session's WebSockets (?token= of its webSocketUrl and se:cdp) and — in the
+// id a session created with Basic auth is handed, ID.SECRET — its commands,
+// and nothing else. Only the session's creator is ever told it.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** What a request's credentials are: none at all, the grid token, or something else (refused). */
@@ -45,6 +46,41 @@ export function credentials(token: string | undefined, authorization: string | u
 /** The token that opens one session's WebSocket: HMAC(grid token, session id), so any proxy can check it without Redis. */
 export function sessionToken(token: string, sessionId: string): string {
   return createHmac('sha256', token).update(`webdriver session ${sessionId}`).digest('base64url');
+}
+
+/** Between a session's id and its secret in the id a Basic-auth client is handed. */
+const HANDLE_SEPARATOR = '.';
+
+/**
+ * The session id a client that created its session with Basic auth is
+ * handed: ID.SECRET. WebdriverIO's user/key send credentials on POST /session
+ * only; the secret in the id it puts in every command's path stands for them.
+ */
+export function sessionHandle(token: string, sessionId: string): string {
+  return `${sessionId}${HANDLE_SEPARATOR}${sessionToken(token, sessionId)}`;
+}
+
+/** A path's session segment: the grid's session id, and whether it carried that session's secret (ID.SECRET). */
+export interface SessionRef {
+  sessionId: string;
+  secret: 'none' | 'right' | 'wrong';
+}
+
+/** Reads ID or ID.SECRET (no token configured: a secret is never right). */
+export function readSessionRef(token: string | undefined, segment: string): SessionRef {
+  const at = segment.indexOf(HANDLE_SEPARATOR);
+  if (at === -1) return { sessionId: segment, secret: 'none' };
+  const sessionId = segment.slice(0, at);
+  const right = !!token && sameSecret(segment.slice(at + 1), sessionToken(token, sessionId));
+  return { sessionId, secret: right ? 'right' : 'wrong' };
+}
+
+/** May a session's command or WebSocket pass? With the grid token, or without credentials through its own secret; wrong credentials never. */
+export function sessionAllowed(token: string | undefined, sent: string, ref: SessionRef): boolean {
+  if (!token) return true;
+  if (ref.secret === 'wrong') return false;
+  if (sent) return sameSecret(sent, token);
+  return ref.secret === 'right';
 }
 
 /** A random secret (a node's key), URL-safe. */

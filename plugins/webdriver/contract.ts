@@ -203,13 +203,12 @@ export const contract = defineContract({
       type: 'hash',
       description: 'The client: its address, user agent and when it was last seen.',
       ttl: 'none',
-      writers: ['manager', 'node', 'proxy'],
+      writers: ['manager', 'node'],
       derivable: true,
       fields: {
         host: { type: 'string' },
         userAgent: { type: 'string' },
         lastSeen: rfc3339,
-        auth: { type: 'string', enum: ['basic'], description: 'coord: the client made the session with Basic auth (WebdriverIO user/key send it on POST /session only), so its commands may come without' },
       },
     },
     sessionReady: {

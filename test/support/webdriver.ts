@@ -80,3 +80,8 @@ export function wsUpgrade(port: number, target: string, headers: Record<string, 
     socket.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n${extra}\r\n`);
   });
 }
+
+/** The grid's id of a session whose creator was handed ID.SECRET (Basic auth on a grid with a token; see auth.ts). */
+export function gridId(handed: string): string {
+  return handed.split('.')[0]!;
+}

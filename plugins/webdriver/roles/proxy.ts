@@ -14,7 +14,7 @@ import { frontDoor, type Straight } from '../front-door.ts';
 import { closeServer, forwardHeaders, hop, listen, originOf, readBody, sendError, type Hop } from '../http.ts';
 import type { RequestHead } from '../http-frames.ts';
 import { HttpMetrics } from '../http-metrics.ts';
-import { credentials, NODE_KEY_HEADER, sameSecret, sentToken, sessionToken, UNAUTHORIZED_MESSAGE } from '../auth.ts';
+import { credentials, NODE_KEY_HEADER, readSessionRef, sameSecret, sentToken, sessionAllowed, sessionHandle, type SessionRef, sessionToken, UNAUTHORIZED_MESSAGE } from '../auth.ts';
 import { endsSession } from '../node.ts';
 import type { OrchestratorRole } from './orchestrator.ts';
 import { refuseUpgrade, relayUpgrade } from '../relay.ts';
@@ -33,7 +33,7 @@ const ROUTE_SWEEP_MS = 60_000;
 const LEGACY_PREFIX = '/wd/hub';
 const SESSION_PATH = /^\/session\/([^/?]+)(\/[^?]*)?(\?.*)?$/;
 /** The session WebSockets: BiDi, and CDP (Selenium Grid's se:cdp). */
-const BIDI_PATH = /^\/session\/([^/]+)\/se\/(?:bidi|cdp)$/;
+const BIDI_PATH = /^\/session\/([^/]+)\/se\/(bidi|cdp)$/;
 /** Answers 200 without the token and says nothing about the grid: for load balancers' health checks. */
 export const HEALTH_PATH = '/healthz';
 
@@ -81,32 +81,23 @@ export function proxyRole(ctx: Ctx): Role {
   }
 
   /**
-   * Sessions created with Basic auth. WebdriverIO's user/key options send it
-   * on POST /session only, so such a session's commands are taken without
-   * credentials: its id — random, and shown to nobody without the token —
-   * stands for them. (Recorded in session:{id}:downstream for other proxies.)
+   * A /session/{id}/… path: the session it names, whether the request may
+   * reach it (the grid token in a header, or no credentials and the session's
+   * own secret in its id: ID.SECRET, see auth.ts), and the path with the bare id.
    */
-  const basicSessions = new Set<string>();
-
-  /** May a command of this session pass? Wrong credentials never; none, only for a session created with Basic auth. */
-  async function commandAllowed(sessionId: string, authorization: string | undefined): Promise<boolean> {
-    const sent = credentials(token, authorization);
-    if (sent !== 'none') return sent === 'token';
-    if (basicSessions.has(sessionId)) return true;
-    if (!SESSION_ID.test(sessionId)) return false;
-    const auth = await backend.send(['HGET', keys.sessionDownstream({ sessionId }), 'auth']).catch(() => null);
-    if (auth !== 'basic' || (await backend.send(['SISMEMBER', keys.sessionsActive(), sessionId])) !== 1) return false;
-    basicSessions.add(sessionId);
-    return true;
+  function sessionPath(path: string, authorization: string | undefined): { sessionId: string; allowed: boolean; path: string; rest: string; query: string } | undefined {
+    const match = SESSION_PATH.exec(path);
+    if (!match) return undefined;
+    const [, segment, rest = '', query = ''] = match as unknown as [string, string, string?, string?];
+    const ref = readSessionRef(token, segment);
+    const allowed = sessionAllowed(token, sentToken(authorization), ref);
+    const bare = ref.secret === 'none' ? path : `/session/${ref.sessionId}${rest}${query}`;
+    return { sessionId: ref.sessionId, allowed, path: bare, rest, query };
   }
 
-  /** A session made by a client that authenticated with Basic auth: its commands may come without (WebdriverIO user/key). */
-  async function rememberBasic(req: IncomingMessage, answer: Hop): Promise<void> {
-    if (!token || answer.status !== 200 || !/^Basic\s/i.test(req.headers.authorization ?? '')) return;
-    const sessionId = (JSON.parse(answer.body.toString()) as { value?: { sessionId?: string } }).value?.sessionId;
-    if (!sessionId || !SESSION_ID.test(sessionId)) return;
-    basicSessions.add(sessionId);
-    await backend.send(['HSET', keys.sessionDownstream({ sessionId }), 'auth', 'basic']);
+  /** Is the new session's creator handed ID.SECRET? When it authenticated with Basic auth (WebdriverIO's user/key send it on POST /session only). */
+  function handsSecret(req: IncomingMessage): boolean {
+    return !!token && /^Basic\s/i.test(req.headers.authorization ?? '');
   }
 
   function reply(req: IncomingMessage, res: ServerResponse, answer: Hop | { status: number; body: string }, bytesIn: number): void {
@@ -128,12 +119,9 @@ export function proxyRole(ctx: Ctx): Role {
    * through the server below.
    */
   function straightRoute(head: RequestHead): Straight | undefined {
-    const path = withoutLegacyPrefix(head.target);
-    const session = SESSION_PATH.exec(path);
-    if (!session) return undefined;
-    const [, sessionId, rest = '', query = ''] = session as unknown as [string, string, string?, string?];
-    const sent = credentials(token, head.headers.get('authorization'));
-    if (sent !== 'token' && !(sent === 'none' && basicSessions.has(sessionId))) return undefined;
+    const session = sessionPath(withoutLegacyPrefix(head.target), head.headers.get('authorization'));
+    if (!session?.allowed) return undefined;
+    const { sessionId, rest, query, path } = session;
     const local = localNode(sessionId);
     if (local) return local.straight(head.method, rest + query, (status, body, bytesIn) => metrics.count(head.method, status, bytesIn, body.length));
     if (endsSession(head.method, rest)) return undefined;
@@ -160,8 +148,8 @@ export function proxyRole(ctx: Ctx): Role {
     if (isPagePath(req.method, bare!)) return servePage(token, req, res);
     // recordings: their own token rules (a link's token opens its file), streamed from the storage role
     if (STORAGE_PATH.test(bare!)) return metrics.count(req.method ?? 'GET', await forwardStorage(ctx, req, res, bare!), 0, 0);
-    const session = SESSION_PATH.exec(path);
-    if (!(session ? await commandAllowed(session[1]!, req.headers.authorization) : authorized(req))) {
+    const session = sessionPath(path, req.headers.authorization);
+    if (!(session ? session.allowed : authorized(req))) {
       res.shouldKeepAlive = false; // its body (if any) is not read
       return fail(req, res, new W3CError('unauthorized', UNAUTHORIZED_MESSAGE));
     }
@@ -184,8 +172,8 @@ export function proxyRole(ctx: Ctx): Role {
       if (req.method !== 'POST') return fail(req, res, new W3CError('unknown method', `${req.method} /session: use POST`), body.length);
       return newSession(req, res, body);
     }
-    if (session && !SESSION_ID.test(session[1]!)) return fail(req, res, new W3CError('invalid argument', `"${session[1]!.slice(0, 80)}" is not a session id (letters, digits and dashes)`), body.length);
-    if (session) return command(req, res, session[1]!, path, body);
+    if (session && !SESSION_ID.test(session.sessionId)) return fail(req, res, new W3CError('invalid argument', `"${session.sessionId.slice(0, 80)}" is not a session id (letters, digits and dashes)`), body.length);
+    if (session) return command(req, res, session.sessionId, session.path, body);
     fail(req, res, new W3CError('unknown command', `${req.method} ${bare} is not a WebDriver command this grid knows`), body.length);
   }
 
@@ -205,8 +193,7 @@ export function proxyRole(ctx: Ctx): Role {
       tried.push(manager);
       try {
         const answer = await hop(manager, 'POST', '/session', headers, body, gone.signal);
-        await rememberBasic(req, answer).catch((error) => logger.warn('could not record a Basic-auth session', { error: (error as Error).message }));
-        return reply(req, res, withWebSocketUrl(answer, req), body.length);
+        return reply(req, res, handedOut(answer, req), body.length);
       } catch (error) {
         if (gone.signal.aborted) return metrics.count('POST', 499, body.length, 0);
         logger.warn('manager unreachable; trying another', { manager: `${manager.host}:${manager.port}`, error: (error as Error).message });
@@ -216,16 +203,19 @@ export function proxyRole(ctx: Ctx): Role {
   }
 
   /**
-   * The new session's webSocketUrl and se:cdp, as the client reaches this proxy: the
+   * The new session as its creator is handed it: the id (ID.SECRET for Basic
+   * auth, see handsSecret), and webSocketUrl and se:cdp as the client reaches this proxy: the
    * configured external URL, else X-Forwarded-Proto/Host (a TLS load balancer),
    * else the Host the client used; with the session's own token when the grid has one.
    */
-  function withWebSocketUrl(answer: Hop, req: IncomingMessage): Hop {
-    if (answer.status !== 200 || !(answer.body.includes('"webSocketUrl"') || answer.body.includes(`"${CDP_VERSION}"`))) return answer;
+  function handedOut(answer: Hop, req: IncomingMessage): Hop {
+    const secret = handsSecret(req);
+    if (answer.status !== 200 || !(secret || answer.body.includes('"webSocketUrl"') || answer.body.includes(`"${CDP_VERSION}"`))) return answer;
     const created = JSON.parse(answer.body.toString()) as { value?: { sessionId?: string; capabilities?: Record<string, unknown> } };
     const id = created.value?.sessionId;
     const caps = created.value?.capabilities;
-    if (!id || !caps) return answer;
+    if (!id || !caps || !SESSION_ID.test(id)) return answer;
+    if (secret) created.value!.sessionId = sessionHandle(token!, id);
     const socketUrl = (kind: 'bidi' | 'cdp') => {
       const url = new URL(`/session/${id}/se/${kind}`, publicBase(req));
       if (token) url.searchParams.set('token', sessionToken(token, id));
@@ -311,10 +301,12 @@ export function proxyRole(ctx: Ctx): Role {
   async function onUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
     socket.on('error', () => socket.destroy());
     const target = withoutLegacyPrefix(req.url ?? '/');
-    const [path = '/'] = target.split('?');
-    const session = BIDI_PATH.exec(path);
-    const sessionId = session?.[1];
-    if (!upgradeAllowed(req.headers.authorization, target, sessionId)) return refuseUpgrade(socket, 401, errorBody('unauthorized', UNAUTHORIZED_MESSAGE));
+    const [asked = '/'] = target.split('?');
+    const session = BIDI_PATH.exec(asked);
+    const ref = session ? readSessionRef(token, session[1]!) : undefined;
+    const sessionId = ref?.sessionId;
+    if (!upgradeAllowed(req.headers.authorization, target, ref)) return refuseUpgrade(socket, 401, errorBody('unauthorized', UNAUTHORIZED_MESSAGE));
+    const path = ref && ref.secret !== 'none' ? `/session/${ref.sessionId}/se/${session![2]}` : asked;
     if (!sessionId) return refuseUpgrade(socket, 404, errorBody('unknown command', `no WebSocket endpoint ${path}`));
     if (!SESSION_ID.test(sessionId)) return refuseUpgrade(socket, 400, errorBody('invalid argument', 'not a session id'));
     const node = await sessionRoute(sessionId).catch(() => undefined);
@@ -325,26 +317,26 @@ export function proxyRole(ctx: Ctx): Role {
     await relayUpgrade(req, socket, head, { ...node, path, headers: { [NODE_KEY_HEADER]: node.key } });
   }
 
-  function upgradeAllowed(authorization: string | undefined, target: string, sessionId: string | undefined): boolean {
+  /** The grid token (header or ?token=), the session's own token as ?token=, or its secret in the path (ID.SECRET). */
+  function upgradeAllowed(authorization: string | undefined, target: string, ref: SessionRef | undefined): boolean {
     if (!token) return true;
+    if (ref?.secret === 'wrong') return false;
     const sent = sentToken(authorization, target);
-    if (!sent) return false;
-    return sameSecret(sent, token) || (!!sessionId && sameSecret(sent, sessionToken(token, sessionId)));
+    if (!sent) return ref?.secret === 'right';
+    return sameSecret(sent, token) || (!!ref && sameSecret(sent, sessionToken(token, ref.sessionId)));
   }
 
   /**
-   * Drops cached routes (and Basic-auth marks) of sessions that ended without
+   * Drops cached routes of sessions that ended without
    * this proxy seeing it (idle timeout, another proxy's DELETE). An ended
    * session keeps its status hash; one with none was lost by a Redis restarted
    * empty, and its node is about to write it back (restore.ts): its route stays.
    */
   async function sweepRoutes(): Promise<void> {
-    for (const known of [routes, basicSessions]) {
-      const ids = [...known.keys()];
-      if (!ids.length) continue;
-      const replies = (await backend.pipeline(ids.flatMap((sessionId) => [['SISMEMBER', keys.sessionsActive(), sessionId], ['EXISTS', keys.sessionStatus({ sessionId })]]))) as number[];
-      ids.forEach((id, i) => replies[i * 2] === 0 && replies[i * 2 + 1] === 1 && known.delete(id));
-    }
+    const ids = [...routes.keys()];
+    if (!ids.length) return;
+    const replies = (await backend.pipeline(ids.flatMap((sessionId) => [['SISMEMBER', keys.sessionsActive(), sessionId], ['EXISTS', keys.sessionStatus({ sessionId })]]))) as number[];
+    ids.forEach((id, i) => replies[i * 2] === 0 && replies[i * 2 + 1] === 1 && routes.delete(id));
   }
   let sweeper: ReturnType<typeof setInterval> | undefined;
 
