@@ -4,17 +4,21 @@
 // restart the backlog and pending lists have lost nothing), the manager
 // killed while a client waits (the slot comes back); an inline orchestrator
 // killed -9 leaves no chromedriver or Chromium behind; slowloris and garbage
-// connections are closed within the header timeout while a session is served.
+// connections are closed within the header timeout while a session is served;
+// 300 slow connections from one address do not lock out a selenium-webdriver
+// client from that address.
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import webdriver from 'selenium-webdriver';
+import chrome from 'selenium-webdriver/chrome.js';
 import { isRunning, descendants as pidsUnder } from '../plugins/browser-grid/process-tree.ts';
 import { buildIfStale } from './support/build.ts';
 import { freePort } from './support/redis.ts';
 import { ready, startPageRig } from './support/rig.ts';
-import { newSessionBody, w3c, type W3CAnswer } from './support/webdriver.ts';
+import { chromeOptions, newSessionBody, w3c, type W3CAnswer } from './support/webdriver.ts';
 import { until } from './support/until.ts';
 
 buildIfStale();
@@ -255,6 +259,63 @@ t.test('100 slowloris and 100 garbage connections are closed within the header t
   t.ok(attackers.filter((_a, i) => i % 2 === 0).every((a) => /^HTTP\/1\.1 408 /.test(a.answer)), 'each slowloris got 408');
   t.equal((await w3c(base, 'GET', `/session/${id}/title`)).body.value, 'coord /loris', 'the session is still served');
   t.equal((await w3c(base, 'DELETE', `/session/${id}`)).status, 200);
+  for (const p of [proxy, manager, orchestrator]) p.kill('SIGTERM');
+  t.same(await Promise.all([proxy, manager, orchestrator].map((p) => p.exited)), [0, 0, 0]);
+});
+
+t.test('300 slow connections from one address: a client from the same address is served throughout; the slow ones end with 408 (or 429 past the cap)', async (t) => {
+  const P = '{wl}:';
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const headerTimeout = 6;
+  const cap = 256; // proxy.maxConnectionsPerClient's default
+  const proxy = role(P, 'proxy', [`proxy.port=${port}`, `proxy.headerTimeout=${headerTimeout}`]);
+  const manager = role(P, 'manager');
+  const orchestrator = role(P, 'orchestrator', ['orchestrator.slots=1', 'orchestrator.id=orch-l']);
+  await ready(proxy, manager, orchestrator);
+
+  const slow: { socket: Socket; closedAt?: number; answer: string }[] = [];
+  const timers: ReturnType<typeof setInterval>[] = [];
+  t.teardown(() => timers.forEach(clearInterval));
+  const opened = Date.now();
+  for (let i = 0; i < 300; i++) {
+    const socket = connect(port, '127.0.0.1');
+    const a = { socket, answer: '' } as (typeof slow)[number];
+    slow.push(a);
+    socket.on('data', (d) => (a.answer += d.toString()));
+    socket.on('error', () => {});
+    socket.on('close', () => (a.closedAt = Date.now()));
+    socket.on('connect', () => {
+      socket.write('GET /status HTTP/1.1\r\nHost: x\r\n');
+      timers.push(setInterval(() => socket.writable && socket.write(`X-Slow-${i}: y\r\n`), 500));
+    });
+  }
+  await until('the 300 slow connections are open', () => slow.every((a) => a.socket.readyState === 'open' || a.closedAt), 20_000);
+
+  // a real selenium-webdriver client from the same address (127.0.0.1), while the slow connections hold
+  const statuses: number[] = [];
+  const options = new chrome.Options().setChromeBinaryPath(chromeOptions.binary).addArguments(...chromeOptions.args);
+  const driver = await new webdriver.Builder().usingServer(base).forBrowser('chrome').setChromeOptions(options).build();
+  let titles = 0;
+  while (slow.some((a) => !a.closedAt) && Date.now() - opened < (headerTimeout + 20) * 1000) {
+    statuses.push((await fetch(`${base}/status`)).status);
+    await driver.get(`${page.url}/shared-${titles}`);
+    t.equal(await driver.getTitle(), `coord /shared-${titles}`, `command ${titles} served while slow connections are open`);
+    titles++;
+  }
+  await driver.quit();
+  t.ok(titles >= 3, `the client was served ${titles} rounds while the slow connections were open`);
+  t.ok(statuses.every((s) => s === 200), `every /status from the same address: 200 (${statuses.length})`);
+
+  t.ok(slow.every((a) => a.closedAt), 'every slow connection closed');
+  const timedOut = slow.filter((a) => /^HTTP\/1\.1 408 /.test(a.answer));
+  const capped = slow.filter((a) => /^HTTP\/1\.1 429 /.test(a.answer));
+  t.equal(timedOut.length + capped.length, 300, `each got 408 or 429 (${timedOut.length} + ${capped.length})`);
+  t.ok(capped.length <= 300 - cap + 5, `at most the slow ones past the cap of ${cap} (some may count as slow only after others ended): 429`);
+  const first408 = Math.min(...timedOut.map((a) => a.closedAt! - opened));
+  const last = Math.max(...slow.map((a) => a.closedAt! - opened));
+  t.ok(first408 >= headerTimeout * 1000 - 1000, `408 not before the header timeout (first ${first408} ms after they opened, timeout ${headerTimeout} s)`);
+  t.ok(last < (headerTimeout + 8) * 1000, `all closed by ${last} ms`);
   for (const p of [proxy, manager, orchestrator]) p.kill('SIGTERM');
   t.same(await Promise.all([proxy, manager, orchestrator].map((p) => p.exited)), [0, 0, 0]);
 });

@@ -12,6 +12,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { frontDoor, type FrontDoorLimits, type Straight } from '../plugins/webdriver/front-door.ts';
 import type { RequestHead } from '../plugins/webdriver/http-frames.ts';
+import { realClient, trustedProxies } from '../plugins/webdriver/client-address.ts';
 import { until } from './support/until.ts';
 
 interface Seen {
@@ -276,15 +277,53 @@ t.test('a head that does not arrive whole within the head timeout: 408 and close
   t.match(served.text, /^HTTP\/1\.1 200 /, 'a whole head in time is served');
 });
 
-t.test('connections per client address are capped: one more is answered 429 and closed', async (t) => {
+t.test('slow request heads are capped per client address; prompt clients from the same address are always served', async (t) => {
   const inside = await recorder();
   t.teardown(() => inside.server.close());
-  const { port } = await door(inside.server, () => 1, [], { perClient: 2 });
-  const held = await Promise.all([talk(port, [get('/a')], 1), talk(port, [get('/b')], 1)]);
-  t.ok(held.every((h) => /^HTTP\/1\.1 200 /.test(h.text)), 'two connections served');
-  const third = await talk(port, [get('/c')], 1);
-  t.match(third.text, /^HTTP\/1\.1 429 /, 'the third from the same address: 429');
-  t.ok(third.closed);
-  for (const h of held) h.socket.destroy();
-  await until('the count drops as connections close', async () => /^HTTP\/1\.1 200 /.test((await talk(port, [get('/d')], 1)).text), 5000);
+  const { port } = await door(inside.server, () => 1, [], { perClient: 2, slowMs: 200, headTimeoutMs: 1500 });
+  const started = Date.now();
+  const half = 'GET /status HTTP/1.1\r\nHost: x\r\n';
+  const slow = [talk(port, [half], 1), talk(port, [half], 1)];
+  await new Promise((r) => setTimeout(r, 400)); // both are slow now: the address has its cap
+  const third = talk(port, [half], 1);
+  // meanwhile clients that send whole requests at once, from the same address, many at a time
+  const prompt = await Promise.all(Array.from({ length: 20 }, (_v, i) => talk(port, [get(`/p${i}`)], 1)));
+  t.ok(prompt.every((p) => /^HTTP\/1\.1 200 /.test(p.text)), 'twenty prompt clients from the capped address: all served');
+  const refused = await third;
+  t.match(refused.text, /^HTTP\/1\.1 429 Too Many Requests\r\n/, 'a third slow head from the address: 429');
+  t.match(refused.text, /127\.0\.0\.1 already has 2 connections whose request head is incomplete/);
+  t.ok(refused.closed);
+  const timedOut = await Promise.all(slow);
+  t.ok(timedOut.every((a) => /^HTTP\/1\.1 408 /.test(a.text) && a.closed), 'the two counted slow heads: 408 at the head timeout, closed');
+  t.ok(Date.now() - started >= 1500, 'not before the head timeout');
+  await until('the count drops as slow heads end', async () => /^HTTP\/1\.1 200 /.test((await talk(port, [half, '\r\n'], 1)).text), 5000);
+  const slowAgain = await talk(port, ['GET /late HTTP/1.1\r\n', 'Host: x\r\n', '\r\n'], 1);
+  t.match(slowAgain.text, /^HTTP\/1\.1 200 /, 'a head sent in pieces that still arrives whole in time is served');
+});
+
+t.test('behind a trusted proxy, slow heads count against the client its X-Forwarded-For names', async (t) => {
+  const inside = await recorder();
+  t.teardown(() => inside.server.close());
+  const trusted = trustedProxies(['127.0.0.0/8']);
+  const { port } = await door(inside.server, () => 1, [], { perClient: 1, slowMs: 200, headTimeoutMs: 1200, trusted });
+  const from = (client: string) => `GET /status HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 203.0.113.9, ${client}\r\n`;
+  const a = talk(port, [from('198.51.100.1')], 1);
+  const b = talk(port, [from('198.51.100.2')], 1);
+  await new Promise((r) => setTimeout(r, 400));
+  const a2 = await talk(port, [from('198.51.100.1')], 1);
+  t.match(a2.text, /^HTTP\/1\.1 429 /, 'a second slow head of the same client behind the proxy: 429');
+  t.match(a2.text, /198\.51\.100\.1 already has 1/, 'named by the address the proxy forwarded');
+  const [ta, tb] = await Promise.all([a, b]);
+  t.ok([ta, tb].every((x) => /^HTTP\/1\.1 408 /.test(x.text)), 'two clients behind one proxy address: one slow head each, both within the cap (408 at the timeout)');
+});
+
+t.test('the client of a request: X-Forwarded-For is believed from trusted proxies only, its last untrusted address', async (t) => {
+  const none = trustedProxies([]);
+  const lb = trustedProxies(['10.0.0.0/8', '192.0.2.7', '::1']);
+  t.equal(realClient('10.1.2.3', '198.51.100.1', none), '10.1.2.3', 'no trusted proxies: the peer');
+  t.equal(realClient('203.0.113.5', '198.51.100.1', lb), '203.0.113.5', 'an untrusted peer: its header is ignored');
+  t.equal(realClient('10.1.2.3', '198.51.100.1, 10.9.9.9', lb), '198.51.100.1', 'trusted hops are skipped from the right');
+  t.equal(realClient('::ffff:192.0.2.7', 'spoofed, 198.51.100.4', lb), '198.51.100.4', 'an IPv4-mapped peer; what the client itself wrote first is not believed');
+  t.equal(realClient('::1', ['198.51.100.1', '198.51.100.2'], lb), '198.51.100.2', 'repeated header lines');
+  t.equal(realClient('10.1.2.3', undefined, lb), '10.1.2.3', 'no header: the peer');
 });

@@ -1,6 +1,7 @@
 // The WebDriver grid's options, one section per role. Times are in seconds.
 // The grid-wide timeouts live in Redis (WebGrid's `timeouts` hash): the values
 // here are the defaults written there when a field is missing.
+import { isIP } from 'node:net';
 
 export interface Timeouts {
   queue: number;
@@ -24,6 +25,7 @@ export interface WebDriverConfig {
     headerTimeout: number;
     bodyLimit: number;
     maxConnectionsPerClient: number;
+    trustedProxies: string[];
   };
   manager: { host: string; port: number; advertiseHost?: string };
   orchestrator: {
@@ -91,7 +93,8 @@ export const configSchema = {
         bodyTimeout: seconds(10, 'A request body that stops arriving for this long is answered 408 and the connection closed.'),
         headerTimeout: seconds(10, 'A request head not whole this long after the connection opened (or after its first byte) is answered 408 and the connection closed.'),
         bodyLimit: { type: 'integer', minimum: 1024, default: 16 * 1024 * 1024, description: 'Largest request body in bytes (default 16 MiB) the proxy, managers and nodes take; a larger one is answered 413 with a W3C error. Give every process the same value.' },
-        maxConnectionsPerClient: { type: 'integer', minimum: 0, default: 256, description: 'Open connections one client address may have (0: no cap); more are answered 429 and closed.' },
+        maxConnectionsPerClient: { type: 'integer', minimum: 0, default: 256, description: 'Slow connections one client may have: those whose request head is still incomplete 1 s after it was awaited (0: no cap); one more is answered 429 and closed. Connections that send whole requests promptly are never counted.' },
+        trustedProxies: { type: 'array', items: { type: 'string', minLength: 1 }, default: [], description: 'Load balancers or reverse proxies in front of the proxy (addresses, or subnets such as 10.0.0.0/8) whose X-Forwarded-For names the client: the client is its last address not in this list. Empty: X-Forwarded-For is not believed.' },
       },
     },
     manager: {
@@ -208,9 +211,17 @@ export function checkConfig(c: WebDriverConfig): string[] {
   const rule = (ok: boolean, text: string) => ok || problems.push(text);
   rule(c.heartbeat.interval < c.heartbeat.nodeTtl, `heartbeat.nodeTtl (${c.heartbeat.nodeTtl}s) must be greater than heartbeat.interval (${c.heartbeat.interval}s), or live nodes look dead`);
   rule(c.heartbeat.interval < c.heartbeat.managerTtl, `heartbeat.managerTtl (${c.heartbeat.managerTtl}s) must be greater than heartbeat.interval (${c.heartbeat.interval}s), or waiting sessions look abandoned`);
+  for (const entry of c.proxy.trustedProxies) rule(isAddressOrSubnet(entry), `proxy.trustedProxies: "${entry}" is not an IP address or a subnet (address/bits, e.g. 10.0.0.0/8)`);
   rule(
     c.timeouts.queue >= c.timeouts.sessionTermination,
     `timeouts.queue (${c.timeouts.queue}s) must be at least timeouts.sessionTermination (${c.timeouts.sessionTermination}s), or clients waiting for a slot give up before a session whose client died gives it back; lower sessionTermination too`,
   );
   return problems;
+}
+
+function isAddressOrSubnet(entry: string): boolean {
+  const [address = '', bits, extra] = entry.split('/');
+  const family = isIP(address);
+  if (!family || extra !== undefined) return false;
+  return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
 }

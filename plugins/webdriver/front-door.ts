@@ -12,6 +12,7 @@ import type { Server as HttpServer } from 'node:http';
 import { hostPort } from './http.ts';
 import { answerLength, HEAD_END, parseAnswerHead, parseRequestHead, readChunked, type AnswerHead, type RequestHead } from './http-frames.ts';
 import { memorySocketPair, type MemorySocket } from './memory-socket.ts';
+import { realClient, trustedProxies, type TrustedProxies } from './client-address.ts';
 
 /** Where the door sends a request itself. */
 export interface Straight {
@@ -39,13 +40,23 @@ export const CLIENT_IDLE_MS = 60_000;
 /** A request head not whole this long after a connection opened (or after its first byte) is answered 408 (node:http's headersTimeout did this before). */
 export const HEAD_TIMEOUT_MS = 10_000;
 
+/** A request head still not whole this long after it was awaited is slow: counted against its client's cap. */
+export const SLOW_HEAD_MS = 1_000;
+
 export interface FrontDoorLimits {
   /** A kept-alive connection with nothing asked for this long is closed. */
   idleMs?: number;
   /** A request head must be whole this long after the connection opened or its first byte came: else 408 and closed. */
   headTimeoutMs?: number;
-  /** Open connections one client address may have; more are answered 429 and closed (0: no cap). */
+  /**
+   * Slow request heads (still incomplete after slowMs) one client may have at once; one more is answered 429 and
+   * closed (0: no cap). A client that sends its request promptly is never counted, however many connections it has.
+   */
   perClient?: number;
+  /** When a head counts as slow (default SLOW_HEAD_MS). */
+  slowMs?: number;
+  /** Proxies whose X-Forwarded-For names the client (a slow head from one is counted against that client). */
+  trusted?: TrustedProxies;
 }
 
 export interface FrontDoor {
@@ -55,25 +66,13 @@ export interface FrontDoor {
 }
 
 export function frontDoor(http: HttpServer, route: Router, limits: FrontDoorLimits = {}): FrontDoor {
-  const { idleMs = CLIENT_IDLE_MS, headTimeoutMs = HEAD_TIMEOUT_MS, perClient = 0 } = limits;
+  const { idleMs = CLIENT_IDLE_MS, headTimeoutMs = HEAD_TIMEOUT_MS, perClient = 0, slowMs = SLOW_HEAD_MS, trusted = trustedProxies([]) } = limits;
   const open = new Set<Socket>();
-  const perAddress = new Map<string, number>();
+  const slow = new SlowHeads(perClient, trusted);
   const server = createServer((client) => {
-    const address = client.remoteAddress ?? '';
-    const count = (perAddress.get(address) ?? 0) + 1;
-    if (perClient > 0 && count > perClient) {
-      client.on('error', () => client.destroy());
-      return refuse(client, 429, 'Too Many Requests', `more than ${perClient} connections from ${address}`);
-    }
-    perAddress.set(address, count);
     open.add(client);
-    client.once('close', () => {
-      open.delete(client);
-      const left = perAddress.get(address)! - 1;
-      if (left > 0) perAddress.set(address, left);
-      else perAddress.delete(address);
-    });
-    new Conversation(client, http, route, idleMs, headTimeoutMs);
+    client.once('close', () => open.delete(client));
+    new Conversation(client, http, route, idleMs, headTimeoutMs, perClient > 0 ? slowMs : 0, slow);
   });
   return {
     server,
@@ -89,6 +88,47 @@ function refuse(client: Socket, status: number, reason: string, message: string)
   client.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
   // a client that never reads nor closes does not keep the socket
   setTimeout(() => client.destroy(), 1000).unref();
+}
+
+/**
+ * Slow request heads per client. Whatever holds a socket without asking
+ * anything (slowloris) is capped per client; a client that sends whole
+ * requests promptly is not, so one address shared by many clients (a NAT, a
+ * load balancer) is never locked out by one of them. Behind a trusted proxy
+ * the client is the one its X-Forwarded-For names, when that line has come.
+ */
+class SlowHeads {
+  private readonly counts = new Map<string, number>();
+
+  constructor(
+    private readonly cap: number,
+    private readonly trusted: TrustedProxies,
+  ) {}
+
+  /** The client of a connection whose head so far is `partial`. */
+  clientOf(peer: string, partial: Buffer): string {
+    if (!this.trusted.has(peer)) return peer;
+    const forwarded = /\r\nx-forwarded-for:([^\r\n]*)\r\n/i.exec(partial.toString('latin1'))?.[1];
+    return realClient(peer, forwarded, this.trusted);
+  }
+
+  /** Counts one more slow head of `client`; false (not counted) when it already has its cap. */
+  enter(client: string): boolean {
+    const count = this.counts.get(client) ?? 0;
+    if (count >= this.cap) return false;
+    this.counts.set(client, count + 1);
+    return true;
+  }
+
+  leave(client: string): void {
+    const left = (this.counts.get(client) ?? 1) - 1;
+    if (left > 0) this.counts.set(client, left);
+    else this.counts.delete(client);
+  }
+
+  get limit(): number {
+    return this.cap;
+  }
 }
 
 /** An answer coming back from a driver or node, read whole before the client gets it. */
@@ -131,6 +171,10 @@ class Conversation {
   private readonly onInside = (chunk: Buffer) => this.fromInside(chunk);
   /** Runs while a request head is awaited: from the connection's start, and from the first byte of each later head. */
   private headTimer?: ReturnType<typeof setTimeout>;
+  /** Fires when the awaited head turns slow (slowMs): from then on it counts against its client. */
+  private slowTimer?: ReturnType<typeof setTimeout>;
+  /** The client this connection's slow head is counted against, while it is. */
+  private countedAs?: string;
 
   constructor(
     private readonly client: Socket,
@@ -138,6 +182,8 @@ class Conversation {
     private readonly route: Router,
     idleMs: number,
     private readonly headTimeoutMs: number,
+    private readonly slowMs: number,
+    private readonly slow: SlowHeads,
   ) {
     client.setNoDelay(true);
     this.awaitHead();
@@ -156,7 +202,7 @@ class Conversation {
     });
     client.on('error', () => client.destroy());
     client.on('close', () => {
-      clearTimeout(this.headTimer);
+      this.headArrived();
       this.inside?.destroy();
       for (const upstream of this.upstreams.values()) upstream.destroy();
     });
@@ -189,10 +235,7 @@ class Conversation {
       if (this.pending.length > HEAD_LIMIT || this.clientEnded) return this.handOver();
       return this.awaitHead();
     }
-    if (this.headTimer) {
-      clearTimeout(this.headTimer);
-      this.headTimer = undefined;
-    }
+    this.headArrived();
     const head = parseRequestHead(this.pending.toString('latin1', 0, end));
     if (!head) return this.handOver();
     const size = end + 4 + head.length;
@@ -205,15 +248,37 @@ class Conversation {
     else this.sendInside(head, request, size - request.length);
   }
 
-  /** Starts the head timer unless it runs: a head still incomplete when it fires is answered 408. */
+  /**
+   * Starts the head timers unless they run: a head still incomplete after slowMs counts against its client
+   * (429 and closed when the client already has its cap of slow heads); after the head timeout, 408.
+   */
   private awaitHead(): void {
     if (this.headTimer || this.headTimeoutMs <= 0) return;
+    const stillAwaited = () => !this.busy && !this.handedOver && !this.client.destroyed && this.pending.indexOf(HEAD_END) === -1;
     this.headTimer = setTimeout(() => {
       this.headTimer = undefined;
-      if (this.busy || this.handedOver || this.client.destroyed) return;
-      if (this.pending.indexOf(HEAD_END) !== -1) return;
-      refuse(this.client, 408, 'Request Timeout', `the request head did not arrive within ${this.headTimeoutMs / 1000} s`);
+      if (stillAwaited()) refuse(this.client, 408, 'Request Timeout', `the request head did not arrive within ${this.headTimeoutMs / 1000} s`);
     }, this.headTimeoutMs);
+    if (this.slowMs <= 0 || this.slowMs >= this.headTimeoutMs) return;
+    this.slowTimer = setTimeout(() => {
+      this.slowTimer = undefined;
+      if (!stillAwaited()) return;
+      const client = this.slow.clientOf(this.client.remoteAddress ?? '', this.pending);
+      if (this.slow.enter(client)) return void (this.countedAs = client);
+      clearTimeout(this.headTimer);
+      this.headTimer = undefined;
+      refuse(this.client, 429, 'Too Many Requests', `${client} already has ${this.slow.limit} connections whose request head is incomplete after ${this.slowMs / 1000} s`);
+    }, this.slowMs);
+  }
+
+  /** The awaited head is whole (or the connection is gone): its timers stop, and it no longer counts as slow. */
+  private headArrived(): void {
+    clearTimeout(this.headTimer);
+    clearTimeout(this.slowTimer);
+    this.headTimer = this.slowTimer = undefined;
+    if (this.countedAs === undefined) return;
+    this.slow.leave(this.countedAs);
+    this.countedAs = undefined;
   }
 
   // ---- straight to a driver or node ----
@@ -364,7 +429,7 @@ class Conversation {
   private handOver(): void {
     if (this.handedOver) return;
     this.handedOver = true;
-    clearTimeout(this.headTimer);
+    this.headArrived();
     const inside = this.insideSocket();
     this.client.off('data', this.onData);
     inside.off('data', this.onInside);

@@ -11,6 +11,7 @@ import type { Socket } from 'node:net';
 import type { Role } from '../../../core/plugin.ts';
 import { MANAGER_HOST_TTL, type Ctx } from '../context.ts';
 import { frontDoor, type Straight } from '../front-door.ts';
+import { realClient, trustedProxies } from '../client-address.ts';
 import { closeServer, forwardHeaders, hop, listen, originOf, readBody, sendError, type Hop } from '../http.ts';
 import type { RequestHead } from '../http-frames.ts';
 import { HttpMetrics } from '../http-metrics.ts';
@@ -72,7 +73,8 @@ export function proxyRole(ctx: Ctx): Role {
     sendError(res, 'unknown error', (error as Error).message);
   }));
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => void onUpgrade(req, socket, head));
-  const door = frontDoor(server, straightRoute, { headTimeoutMs: config.proxy.headerTimeout * 1000, perClient: config.proxy.maxConnectionsPerClient });
+  const trusted = trustedProxies(config.proxy.trustedProxies);
+  const door = frontDoor(server, straightRoute, { headTimeoutMs: config.proxy.headerTimeout * 1000, perClient: config.proxy.maxConnectionsPerClient, trusted });
   const token = config.proxy.token;
 
   /** HTTP requests carry the token in a header (Bearer, or Basic as Selenium's http://user:TOKEN@host sends it). */
@@ -183,7 +185,8 @@ export function proxyRole(ctx: Ctx): Role {
     res.once('close', () => {
       if (!res.writableFinished) gone.abort();
     });
-    const headers = forwardHeaders(req.headers, { 'x-forwarded-for': req.socket.remoteAddress ?? '', 'content-type': 'application/json; charset=utf-8' });
+    const client = realClient(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'], trusted);
+    const headers = forwardHeaders(req.headers, { 'x-forwarded-for': client, 'content-type': 'application/json; charset=utf-8' });
     const tried: Route[] = [];
     for (;;) {
       const manager = await nextManager(tried);
