@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromiumFlags, systemChromium } from './browser.ts';
 import { LEASE_ANSWER, asksForLease } from './cdp-lease.ts';
+import { asksForPath } from './endpoint-secret.ts';
 import { killTree } from './process-tree.ts';
 
 const LAUNCH_TIMEOUT_MS = 30_000;
@@ -26,6 +27,8 @@ const LAUNCH_TIMEOUT_MS = 30_000;
  * page, the moment its latency is felt.
  */
 export const REFILL_DELAY_MS = 2000;
+/** A client whose upgrade request head is not whole this long after it connected is closed. */
+export const HEAD_TIMEOUT_MS = 10_000;
 /** How long after removing a profile it is looked for again (a dying helper may have written into it). */
 const RECHECK_MS = 300;
 
@@ -116,7 +119,10 @@ async function dispose(spare: Spare, profiles: Set<string>): Promise<void> {
   await removeProfile(spare.profile, profiles);
 }
 
-/** A worker's CDP front: a TCP port where each WebSocket upgrade gets a browser process of its own. */
+/**
+ * A worker's CDP front: a TCP port where each WebSocket upgrade on its secret path gets a
+ * browser process of its own. Any other path is answered 403 before a browser is started.
+ */
 export class CdpFront {
   private server?: Server;
   private spare?: Promise<Spare>;
@@ -131,6 +137,8 @@ export class CdpFront {
   constructor(
     private readonly executablePath: string | undefined,
     private readonly extraArgs: readonly string[],
+    /** The path clients must ask for (endpoint-secret.ts): only those who read the worker's record know it. */
+    private readonly path: string,
     private readonly refillDelayMs = REFILL_DELAY_MS,
   ) {}
 
@@ -187,6 +195,10 @@ export class CdpFront {
     });
     const head = await readHead(client);
     if (!head || this.closed) return void client.destroy();
+    if (!asksForPath(head, this.path)) {
+      client.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
     browser = await this.take(executable).catch(() => undefined);
     if (!this.refillTimer) this.refillTimer = setTimeout(() => this.refill(executable), this.refillDelayMs);
     if (!browser) {
@@ -237,10 +249,12 @@ export class CdpFront {
   }
 }
 
-/** The request head (through the blank line; anything after it stays unread), or undefined if the client left. */
+/** The request head (through the blank line; anything after it stays unread), or undefined if the client left or was too slow. */
 function readHead(socket: Socket): Promise<Buffer | undefined> {
   return new Promise((resolve) => {
     let data = Buffer.alloc(0);
+    const timer = setTimeout(() => socket.destroy(), HEAD_TIMEOUT_MS);
+    socket.once('close', () => clearTimeout(timer));
     const onData = (chunk: Buffer) => {
       data = Buffer.concat([data, chunk]);
       const end = data.indexOf('\r\n\r\n');
@@ -248,6 +262,7 @@ function readHead(socket: Socket): Promise<Buffer | undefined> {
         if (data.length > 64 * 1024) (socket.destroy(), resolve(undefined));
         return;
       }
+      clearTimeout(timer);
       socket.off('data', onData);
       socket.pause();
       if (end + 4 < data.length) socket.unshift(data.subarray(end + 4));

@@ -27,7 +27,7 @@ export const contract = defineContract({
         browserType,
         wsEndpoint: { type: 'string', pattern: '^wss?://' },
         endpoint: { type: 'string', pattern: '^wss?://', description: 'written by playwright-distributed workers instead of wsEndpoint (coord writes both)' },
-        cdpEndpoint: { type: 'string', pattern: '^wss?://', description: 'coord: where DevTools-protocol clients of this worker are relayed (one browser process per client)' },
+        cdpEndpoint: { type: 'string', pattern: '^wss?://', description: 'coord: where DevTools-protocol clients of this worker are relayed (one browser process per client); its path is the worker\'s secret, served to no other' },
         status: { type: 'string', enum: ['available', 'draining', 'shutting-down'] },
         lastHeartbeat: timestamp,
         startedAt: timestamp,

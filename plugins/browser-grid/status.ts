@@ -4,6 +4,7 @@
 import type { Backend } from '../../core/backend.ts';
 import type { KeyBuilders } from '../../core/contract.ts';
 import type { BrowserGridKeys } from './contract.ts';
+import { withoutSecret } from './endpoint-secret.ts';
 import { browserTypes, heartbeatMs, parseRef } from './refs.ts';
 
 export interface WorkerStatus {
@@ -11,6 +12,7 @@ export interface WorkerStatus {
   browserType: string;
   workerId: string;
   status: string;
+  /** Scheme, host and port; the secret path is left out. */
   endpoint: string;
   /** Playwright version of its browser server ('' while unknown). */
   version: string;
@@ -76,7 +78,8 @@ export async function gridStatus(
       ref,
       ...parseRef(ref),
       status: status ?? 'gone',
-      endpoint: wsEndpoint ?? endpoint ?? '',
+      // the path is the worker's secret (endpoint-secret.ts): it stays in Redis
+      endpoint: withoutSecret(wsEndpoint ?? endpoint ?? ''),
       version: version ?? '',
       active: Number(replies[i * 3 + 1] ?? 0),
       lifetime: Number(replies[i * 3 + 2] ?? 0),

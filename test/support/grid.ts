@@ -52,12 +52,16 @@ export async function clientsInBatches(port: number, clients: BrowserType[], bat
   return failures;
 }
 
-/** A raw WebSocket upgrade to the proxy with a given User-Agent; resolves to the whole answer (head and body) once the proxy closes it. */
-export function rawUpgrade(port: number, userAgent: string): Promise<string> {
+/**
+ * A raw WebSocket upgrade with a given User-Agent (to the proxy's `/?browser=chromium` unless
+ * `path` says otherwise, with `headers` lines added); resolves to the whole answer (head and
+ * body) once the server closes the connection.
+ */
+export function rawUpgrade(port: number, userAgent: string, { path = '/?browser=chromium', headers = [] as string[] } = {}): Promise<string> {
   return new Promise((resolve) => {
     const socket = tcpConnect({ host: '127.0.0.1', port }, () => {
-      socket.write([`GET /?browser=chromium HTTP/1.1`, `Host: 127.0.0.1:${port}`, `User-Agent: ${userAgent}`, 'Upgrade: websocket', 'Connection: Upgrade',
-        `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}`, 'Sec-WebSocket-Version: 13', '', ''].join('\r\n'));
+      socket.write([`GET ${path} HTTP/1.1`, `Host: 127.0.0.1:${port}`, `User-Agent: ${userAgent}`, 'Upgrade: websocket', 'Connection: Upgrade',
+        `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}`, 'Sec-WebSocket-Version: 13', ...headers, '', ''].join('\r\n'));
     });
     let text = '';
     socket.on('data', (c) => (text += c.toString()));

@@ -11,6 +11,7 @@ import type { Role } from '../../../core/plugin.ts';
 import type { Subscriber } from '../../../core/backend.ts';
 import { launchBrowserServer } from '../browser.ts';
 import { CdpFront } from '../cdp.ts';
+import { secretPath, withoutSecret } from '../endpoint-secret.ts';
 import { onDemandAllows, portRange } from '../config.ts';
 import { REDIS_CALL_MS, withDeadline } from '../deadline.ts';
 import { majorMinor, workerRef, type BrowserType } from '../refs.ts';
@@ -210,9 +211,11 @@ class WorkerInstance {
     if (config.advertiseHost) url.hostname = config.advertiseHost;
     this.endpoint = url.toString();
     if (config.cdp && this.servesCdp && this.browserType === 'chromium') {
-      this.cdp = new CdpFront(config.executablePath, config.launchArgs);
+      // only those who read this record (the grid's proxies) know the path the CDP port serves
+      const path = secretPath();
+      this.cdp = new CdpFront(config.executablePath, config.launchArgs, path);
       this.cdpPort = await this.cdp.start(config.workerHost, await this.ports.take());
-      const cdpUrl = new URL(`ws://${config.workerHost}:${this.cdpPort}/`);
+      const cdpUrl = new URL(`ws://${config.workerHost}:${this.cdpPort}${path}`);
       if (config.advertiseHost) cdpUrl.hostname = config.advertiseHost;
       this.cdpEndpoint = cdpUrl.toString();
     }
@@ -222,7 +225,9 @@ class WorkerInstance {
     await this.subscriber.subscribe(this.commandChannel);
     await this.touch();
     this.heartbeat = setInterval(() => void this.beat(), config.heartbeatInterval * 1000);
-    this.log.info('browser server registered', { endpoint: this.endpoint, version: this.version, ...(this.cdpEndpoint ? { cdpEndpoint: this.cdpEndpoint } : {}) });
+    // the paths are the secrets (Playwright's random one, the CDP port's): they stay in Redis
+    const cdpEndpoint = this.cdpEndpoint ? { cdpEndpoint: withoutSecret(this.cdpEndpoint) } : {};
+    this.log.info('browser server registered', { endpoint: withoutSecret(this.endpoint), version: this.version, ...cdpEndpoint });
   }
 
   /** The keys touchWorker and removeWorker take: the worker's record, counters and indexes. */
