@@ -32,6 +32,7 @@ export interface BrowserGridConfig {
   cdpDirect: boolean;
   playwrightVersions?: string[];
   playwrightCache?: string;
+  ffmpeg: string;
   versionsOnDemand?: string | string[];
 }
 
@@ -97,6 +98,7 @@ export const configSchema = {
       minLength: 1,
       description: 'Folder of playwright-core versions (pw-<major.minor>/node_modules/playwright-core), installed there on first use (default: $XDG_CACHE_HOME/coord/playwright, else ~/.cache/coord/playwright). Fill it in advance to run offline.',
     },
+    ffmpeg: { type: 'string', minLength: 1, default: 'ffmpeg', description: "The ffmpeg the browser servers encode clients' videos with (recordVideo), in place of Playwright's own build: a path, or a name looked up on PATH. Absent: the worker starts, says so, and video recording fails." },
     versionsOnDemand: {
       oneOf: [
         { type: 'string', minLength: 1 },

@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { majorMinor } from './refs.ts';
 
 export type PlaywrightCore = typeof import('playwright-core');
@@ -23,6 +23,8 @@ export interface Playwright {
   version: string;
   /** Where it was found: 'bundled', 'node_modules', 'cache' or 'installed'. */
   source: string;
+  /** Its package folder. */
+  root: string;
 }
 
 const INSTALL_TIMEOUT_MS = 180_000;
@@ -53,7 +55,7 @@ export function playwrightOf(version: string, cacheDir: string): Promise<Playwri
 async function find(version: string, cacheDir: string): Promise<Playwright> {
   const own = createRequire(import.meta.url);
   // imported, not required: Deno maps the bare name through deno.json
-  const bundled: Playwright = { core: await import('playwright-core'), version: (own('playwright-core/package.json') as { version: string }).version, source: 'bundled' };
+  const bundled: Playwright = { core: await import('playwright-core'), version: (own('playwright-core/package.json') as { version: string }).version, source: 'bundled', root: dirname(own.resolve('playwright-core/package.json')) };
   if (!version || majorMinor(bundled.version) === version) return bundled;
   for (const from of [own, createRequire(join(process.cwd(), 'index.js'))]) {
     const alias = tryLoad(from, `playwright-core-${version}`, 'node_modules');
@@ -71,7 +73,7 @@ async function find(version: string, cacheDir: string): Promise<Playwright> {
 }
 
 function load(from: NodeJS.Require, name: string, source: string): Playwright {
-  return { core: from(name) as PlaywrightCore, version: (from(`${name}/package.json`) as { version: string }).version, source };
+  return { core: from(name) as PlaywrightCore, version: (from(`${name}/package.json`) as { version: string }).version, source, root: dirname(from.resolve(`${name}/package.json`)) };
 }
 
 function tryLoad(from: NodeJS.Require, name: string, source: string): Playwright | undefined {

@@ -6,11 +6,11 @@
 // only sends a frame when the page changes: the last one is repeated at the
 // configured rate, so the video runs as long as the session did.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import { rename, stat, unlink } from 'node:fs/promises';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import WebSocket from 'ws';
 import { ConfigError } from '../../core/config.ts';
+import { findExecutable } from '../../core/executable.ts';
 import type { WebDriverConfig } from './config.ts';
 import { partFile, recordingFile } from './storage-files.ts';
 import type { Capabilities } from './w3c.ts';
@@ -27,18 +27,7 @@ export function wantsRecording(caps: Capabilities, gridDefault: boolean): boolea
 }
 
 /** The ffmpeg to run: the configured path, or the name found on PATH; undefined when there is none. */
-export function findEncoder(binary: string, path = process.env.PATH ?? ''): string | undefined {
-  const runnable = (file: string) => {
-    try {
-      accessSync(file, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (binary.includes('/')) return runnable(binary) ? binary : undefined;
-  return path.split(delimiter).filter(Boolean).map((dir) => join(dir, binary)).find(runnable);
-}
+export const findEncoder = findExecutable;
 
 /** The encoder, or one clear start-up error when recording is on by default and there is none. */
 export function checkEncoder(config: Pick<WebDriverConfig, 'recording'>): string | undefined {

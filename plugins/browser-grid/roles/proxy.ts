@@ -17,6 +17,7 @@ import { browserTypes, clientVersion, parseRef, type BrowserType } from '../refs
 import { dialUpgrade, DialError, pipeBoth } from '../relay.ts';
 import { dialLeased, onThisHost } from '../cdp-lease.ts';
 import { gridStatus } from '../status.ts';
+import { isRestPath, restResource } from '../rest-api.ts';
 import { enableNotifications, watchWorkers } from '../watch.ts';
 import { reaperLoop } from './reaper.ts';
 import type { Ctx } from '../context.ts';
@@ -42,6 +43,8 @@ export function proxyRole(ctx: Ctx): Role {
   let redisDownSince = 0;
   /** The sessions this proxy relays now: connection id → worker ref (what restoreLeases files again). */
   const live = new Map<string, string>();
+  /** When each of those sessions started (ms), for /v1/sessions. */
+  const startedHere = new Map<string, number>();
   const admission = new Admission(ctx, proxyId, publishCapacity, (ref, connectionId) => release(ref, connectionId, true), () => redisUp);
   waitingHere = () => admission.waiting;
   let subscriber: Subscriber | undefined;
@@ -276,6 +279,7 @@ export function proxyRole(ctx: Ctx): Role {
       if (protocol === 'cdp') metrics.cdpSessions.inc({ path: 'lease' in dialed ? 'direct' : 'worker' });
       metrics.relays.inc();
       live.set(connectionId, admitted.ref);
+      startedHere.set(connectionId, clock.now());
       // A session counts once the client speaks: one that hangs up before its first message
       // (a churned connect) is rolled back whole, so it can neither use up nor recycle a worker.
       let used = false;
@@ -286,6 +290,7 @@ export function proxyRole(ctx: Ctx): Role {
       const relay = pipeBoth(socket, dialed.socket, head, config.keepaliveInterval * 1000, firstMessage).then(async () => {
         metrics.relays.dec();
         live.delete(connectionId);
+        startedHere.delete(connectionId);
         await release(admitted.ref, connectionId, !used);
       });
       relays.add(relay);
@@ -313,6 +318,14 @@ export function proxyRole(ctx: Ctx): Role {
       res.writeHead(status, { 'content-type': type, ...extra }).end(body);
     };
     try {
+      if (isRestPath(url.pathname)) {
+        // playwright-distributed's REST API (read side): rest-api.ts
+        if (!authorized(req, url)) return send(401, errorBody(401, 'missing or wrong token'));
+        if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, errorBody(405, `${req.method} ${url.pathname}: only GET is served`), 'application/json', { allow: 'GET, HEAD' });
+        if (!redisUp) return send(503, errorBody(503, 'grid unavailable: cannot reach Redis'), 'application/json', { 'retry-after': '5' });
+        const rest = { backend, keys, nowMs: clock.now(), staleMs: config.staleThreshold * 1000, maxConcurrent: config.maxConcurrentSessions, maxQueueSize: config.queueSize, proxyId, waitingHere: admission.waiting, startedHere };
+        return send(200, JSON.stringify(await withDeadline(restResource(url.pathname, rest), REDIS_CALL_MS), null, 2));
+      }
       if (url.pathname === '/status' || url.pathname === '/metrics') {
         if (!authorized(req, url)) return send(401, errorBody(401, 'missing or wrong token'));
         if (url.pathname === '/metrics') return send(200, await metrics.registry.metrics(), metrics.registry.contentType);

@@ -17,6 +17,7 @@ import { REDIS_CALL_MS, withDeadline } from '../deadline.ts';
 import { majorMinor, workerRef, type BrowserType } from '../refs.ts';
 import { bundledPlaywright, playwrightCacheDir, playwrightOf, type Playwright } from '../playwright.ts';
 import { PortPool } from '../ports.ts';
+import { prepareVideo, type VideoSupport } from '../video.ts';
 import { establishedTo } from '../sockets.ts';
 import type { Ctx } from '../context.ts';
 
@@ -36,9 +37,11 @@ export function workerRole(ctx: Ctx): Role {
   const cacheDir = playwrightCacheDir(config.playwrightCache);
   /** '{browserType} {major.minor}' of every version this process serves or is starting. */
   const serving = new Set<string>();
+  let video: VideoSupport | undefined;
 
   /** Starts one browser server of a type and files it with the running ones. */
   async function launch(browserType: BrowserType, playwright: Playwright, cdp: boolean): Promise<WorkerInstance> {
+    video?.provide(playwright);
     const instance = new WorkerInstance(ctx, browserType, playwright, cdp, subscriber!, ports);
     instances.add(instance);
     void instance.finished.then(() => instances.delete(instance));
@@ -107,6 +110,7 @@ export function workerRole(ctx: Ctx): Role {
 
   return {
     async start() {
+      video = prepareVideo(config.ffmpeg, cacheDir, logger); // before any playwright-core is loaded
       // Redis came back (maybe empty): register again now, not at the next heartbeat
       ctx.backend.onState((state) => {
         if (state === 'ready') for (const instance of instances) void instance.beat();
