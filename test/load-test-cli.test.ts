@@ -54,7 +54,7 @@ t.test('a threshold that fails exits 99; the table says which; CSV and an HTML r
   const r = await node(['load', 'run', '--scenario', fixture('paced.mjs'), '--users', '2', '--duration', '1s', '--param', `baseUrl=${target.url}`,
     '--threshold', 'p50<0.001ms', '--threshold', 'GET /ping:errors<=0%', '--report', report]);
   t.equal(r.status, 99, 'exit 99');
-  t.match(r.stdout, /metric\s+requests\s+errors\s+req\/s\s+mean\s+p50\s+p90\s+p95\s+p99\s+max/, 'the summary table');
+  t.match(r.stdout, /metric\s+requests\s+errors\s+aborted\s+req\/s\s+mean\s+p50\s+p90\s+p95\s+p99\s+max/, 'the summary table');
   t.match(r.stdout, /FAIL\s+p50<0\.001ms/);
   t.match(r.stdout, /ok\s+GET \/ping:errors<=0%/);
   t.ok(existsSync(report), 'the HTML report is written');
@@ -65,9 +65,9 @@ t.test('a threshold that fails exits 99; the table says which; CSV and an HTML r
   const csv = await node(['load', 'run', '--scenario', fixture('paced.mjs'), '--users', '1', '--duration', '1s', '--param', `baseUrl=${target.url}`, '--out', 'csv']);
   t.equal(csv.status, 0);
   const lines = csv.stdout.trim().split('\n');
-  t.equal(lines[0], 'metric,requests,errors,rps,mean_ms,p50_ms,p90_ms,p95_ms,p99_ms,max_ms');
-  t.match(lines[1], /^GET \/ping,\d+,0,/);
-  t.match(lines.at(-1), /^total,\d+,0,/);
+  t.equal(lines[0], 'metric,requests,errors,aborted,rps,mean_ms,p50_ms,p90_ms,p95_ms,p99_ms,max_ms');
+  t.match(lines[1], /^GET \/ping,\d+,0,0,/);
+  t.match(lines.at(-1), /^total,\d+,0,0,/);
 });
 
 t.test('load run on Deno runs the same TypeScript scenario', async (t) => {

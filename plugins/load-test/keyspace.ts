@@ -150,6 +150,7 @@ function toBatch(metric: string, fields: string[]): Batch {
     count: Number(f.count ?? 0),
     errors: Number(f.errors ?? 0),
     dropped: Number(f.dropped ?? 0),
+    aborted: Number(f.aborted ?? 0),
     hist: f.hist ?? '',
     sum: Number(f.sum ?? 0),
     errorKinds,

@@ -11,11 +11,20 @@ import { encodeHistogram, newHistogram, recordMs, type Histogram } from './histo
 /** 'http': a request (counted in the total); 'custom': a scenario's own measurement, a failed step or hook. */
 export type MetricKind = 'http' | 'custom';
 
+/**
+ * The error of a request the test's own stop cut off (Ctrl-C, the grace
+ * period over): no failure of the target and no latency, so it is counted
+ * apart ("aborted"), neither in the requests nor in their errors.
+ */
+export const ABORTED = 'aborted';
+
 interface Pending {
   kind: MetricKind;
   count: number;
   errors: number;
   dropped: number;
+  /** Requests the test's stop aborted in flight (not in count, errors or the histogram). */
+  aborted: number;
   /** Sum of the latencies in ms (the orchestrator's mean: cheaper and more exact than the histogram's). */
   sum: number;
   histogram: Histogram;
@@ -46,6 +55,10 @@ export class MetricsRecorder {
     this.recorded += 1;
     if (!this.enabled) return;
     const p = this.entry(metric, kind);
+    if (error === ABORTED && kind === 'http') {
+      p.aborted += 1;
+      return;
+    }
     p.count += 1;
     p.sum += ms;
     recordMs(p.histogram, ms);
@@ -63,13 +76,13 @@ export class MetricsRecorder {
 
   private entry(metric: string, kind: MetricKind): Pending {
     let p = this.pending.get(metric);
-    if (!p) this.pending.set(metric, (p = { kind, count: 0, errors: 0, dropped: 0, sum: 0, histogram: newHistogram(), kinds: new Map() }));
+    if (!p) this.pending.set(metric, (p = { kind, count: 0, errors: 0, dropped: 0, aborted: 0, sum: 0, histogram: newHistogram(), kinds: new Map() }));
     return p;
   }
 
   /** Writes what was recorded since the last flush (nothing when nothing was). */
   async flush(): Promise<void> {
-    const batches = [...this.pending.entries()].filter(([, p]) => p.count > 0 || p.dropped > 0);
+    const batches = [...this.pending.entries()].filter(([, p]) => p.count > 0 || p.dropped > 0 || p.aborted > 0);
     this.pending = new Map();
     if (!batches.length) return;
     const { keys, config, clock } = this.ctx;
@@ -78,6 +91,7 @@ export class MetricsRecorder {
     for (const [name, p] of batches) {
       const fields: (string | number)[] = ['worker', this.workerId, 'epoch', this.epoch, 'ts', ts, 'kind', p.kind, 'count', p.count, 'errors', p.errors];
       if (p.dropped) fields.push('dropped', p.dropped);
+      if (p.aborted) fields.push('aborted', p.aborted);
       fields.push('sum', Number(p.sum.toFixed(3)), 'hist', encodeHistogram(p.histogram));
       if (p.kinds.size) fields.push('error_kinds', JSON.stringify(Object.fromEntries(p.kinds)));
       commands.push(['XADD', keys.metric({ metricId: name }), 'MAXLEN', '~', config.metricStreamMaxLen, '*', ...fields]);

@@ -8,10 +8,10 @@ import type { ProbeSeries } from './probes.ts';
 import type { ThresholdOutcome } from './thresholds.ts';
 import type { MetricSummary, TestResult } from './results.ts';
 
-const COLUMNS = ['metric', 'requests', 'errors', 'req/s', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
+const COLUMNS = ['metric', 'requests', 'errors', 'aborted', 'req/s', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
 
 function cells(m: MetricSummary): string[] {
-  return [m.name, String(m.count), String(m.errors), m.rps.toFixed(1), ms(m.mean), ms(m.p50), ms(m.p90), ms(m.p95), ms(m.p99), ms(m.max)];
+  return [m.name, String(m.count), String(m.errors), String(m.aborted), m.rps.toFixed(1), ms(m.mean), ms(m.p50), ms(m.p90), ms(m.p95), ms(m.p99), ms(m.max)];
 }
 
 export function ms(value: number): string {
@@ -32,6 +32,7 @@ export function summaryTable(result: TestResult, outcomes: readonly ThresholdOut
     fmt(rows.at(-1)!),
   ];
   if (result.mode === 'arrival-rate') lines.push(`dropped iterations: ${result.droppedIterations}`);
+  if (result.total.aborted) lines.push(`aborted: ${result.total.aborted} requests in flight when the test was stopped (not errors, not in the latencies)`);
   if (result.workersLost.length) lines.push(`workers lost: ${result.workersLost.join(', ')} (their users were reassigned)`);
   if (result.errors.length) {
     lines.push('', 'errors:');
@@ -62,9 +63,9 @@ export function resultJson(result: TestResult, outcomes: readonly ThresholdOutco
 }
 
 export function resultCsv(result: TestResult): string {
-  const header = 'metric,requests,errors,rps,mean_ms,p50_ms,p90_ms,p95_ms,p99_ms,max_ms';
+  const header = 'metric,requests,errors,aborted,rps,mean_ms,p50_ms,p90_ms,p95_ms,p99_ms,max_ms';
   const quote = (t: string) => (/[",\n]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t);
-  const row = (m: MetricSummary) => [quote(m.name), m.count, m.errors, m.rps, m.mean, m.p50, m.p90, m.p95, m.p99, m.max].join(',');
+  const row = (m: MetricSummary) => [quote(m.name), m.count, m.errors, m.aborted, m.rps, m.mean, m.p50, m.p90, m.p95, m.p99, m.max].join(',');
   return [header, ...result.metrics.map(row), row(result.total)].join('\n');
 }
 
@@ -86,7 +87,7 @@ export function resultHtml(result: TestResult, outcomes: readonly ThresholdOutco
 tr.fail td{color:#b00;font-weight:bold;background:#fdecec}.verdict{padding:6px 10px;font-weight:bold}.verdict.fail{background:#fdecec;color:#b00}.verdict.ok{background:#eaf7ee;color:#161}</style></head><body>
 <h1>Load test, epoch ${result.epoch}</h1>
 ${verdict}
-<p>${esc(result.scenario ?? '')} · ${result.mode} · ${result.durationS.toFixed(1)} s · peak ${result.peakUsers} users · ${result.total.count} requests · ${result.total.errors} errors (${errorPct}%) · p95 ${ms(result.total.p95)} ms${result.mode === 'arrival-rate' ? ` · ${result.droppedIterations} dropped iterations` : ''}</p>
+<p>${esc(result.scenario ?? '')} · ${result.mode} · ${result.durationS.toFixed(1)} s · peak ${result.peakUsers} users · ${result.total.count} requests · ${result.total.errors} errors (${errorPct}%)${result.total.aborted ? ` · ${result.total.aborted} aborted` : ''} · p95 ${ms(result.total.p95)} ms${result.mode === 'arrival-rate' ? ` · ${result.droppedIterations} dropped iterations` : ''}</p>
 ${outcomes.length ? `<h2>Thresholds</h2>${table(['threshold', 'actual', 'result'], outcomes.map((o) => [o.threshold, formatActual(o), o.ok ? 'ok' : 'FAIL']), (i) => (outcomes[i]!.ok ? 'ok' : 'fail'))}` : ''}
 <h2>Charts</h2><div id="charts"></div>
 <h2>Metrics (ms)</h2>${table([...COLUMNS], [...result.metrics, result.total].map(cells))}

@@ -11,7 +11,9 @@
 // step:<name> and hook:<name> metrics, which hold failures only), so a test
 // whose steps throw before any request still shows its errors, in the
 // progress line, the page and the errors<N% threshold. The total's
-// latencies are the requests' alone.
+// latencies are the requests' alone. Requests the test's own stop cut off
+// in flight (Ctrl-C) are "aborted": counted apart, in no count, error or
+// latency, since they say nothing about the target.
 import { decodeHistogram, newHistogram, percentileMs, type Histogram } from './histogram.ts';
 
 /** A failed step or hook, as the worker records it (the metric holds failures only). */
@@ -30,6 +32,8 @@ export interface MetricSummary {
   kind: 'http' | 'custom' | 'total';
   count: number;
   errors: number;
+  /** Requests the test's stop aborted in flight: not in count, errors or the latencies. */
+  aborted: number;
   /** Requests per second over the test's running time. */
   rps: number;
   mean: number;
@@ -78,6 +82,8 @@ export interface Batch {
   count: number;
   errors: number;
   dropped: number;
+  /** Requests the test's stop aborted in flight (absent from batches written before it was counted). */
+  aborted?: number;
   hist: string;
   /** Sum of the batch's latencies in ms. */
   sum: number;
@@ -87,6 +93,7 @@ export interface Batch {
 interface Merged {
   count: number;
   errors: number;
+  aborted: number;
   /** Sum of the latencies in ms: the exact mean, where the histogram's would iterate over all its buckets. */
   sum: number;
   histogram: Histogram;
@@ -179,13 +186,14 @@ export class ResultAggregator {
 }
 
 function merged(): Merged {
-  return { count: 0, errors: 0, sum: 0, histogram: newHistogram() };
+  return { count: 0, errors: 0, aborted: 0, sum: 0, histogram: newHistogram() };
 }
 
 /** Adds a batch's counts; its latencies only with its histogram (a failure's duration is no request latency). */
 function mergeInto(into: Merged, batch: Batch, histogram: Histogram | undefined): void {
   into.count += batch.count;
   into.errors += batch.errors;
+  into.aborted += batch.aborted ?? 0;
   if (!histogram) return;
   into.sum += batch.sum;
   into.histogram.add(histogram);
@@ -198,6 +206,7 @@ function summarize(name: string, kind: MetricSummary['kind'], m: Merged, duratio
     kind,
     count: m.count,
     errors: m.errors,
+    aborted: m.aborted,
     rps: round(m.count / durationS, 2),
     mean: round(h.totalCount ? m.sum / h.totalCount : 0, 3),
     p50: percentileMs(h, 50),
