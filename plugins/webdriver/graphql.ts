@@ -2,13 +2,17 @@
 // what reads Selenium Grid's GraphQL reads this grid — KEDA's selenium-grid
 // scaler above all (grid sessionCount/maxSession/totalSlots, nodesInfo with
 // each node's sessions and stereotypes, sessionsInfo.sessionQueueRequests).
-// coord adds a few fields the grid page reads (marked below). Runs on
+// Stereotypes are served as Selenium Grid 4 serves a node's detected drivers:
+// browserName and platformName, no browserVersion — KEDA matches a stereotype
+// only when the trigger's browserVersion starts with the stereotype's, so a
+// version there would hide running sessions from the documented trigger
+// (which has none). coord adds a few fields the grid page reads (marked below). Runs on
 // graphql-js: an unknown field or a syntax error is a GraphQL error, never
 // a crash.
 import { buildSchema, graphql } from 'graphql';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Ctx } from './context.ts';
-import { readEnded, readGrid, type GridModel, type GridNode, type GridSlot } from './grid-model.ts';
+import { readEnded, readGrid, type GridModel, type GridNode, type GridSlot, type Stereotype } from './grid-model.ts';
 import { readSessions, type SessionView } from './sessions-view.ts';
 import { withRecordings } from './storage-proxy.ts';
 import { GRID_VERSION, orchestratorUri, sessionCapabilities, sessionStart, sessionTimeoutMs, sessionUri } from './status.ts';
@@ -70,6 +74,8 @@ const schema = buildSchema(`
     stereotypes: String!
     version: String!
     osInfo: OsInfo!
+    "coord: the browsers it runs, with their versions (JSON: [{browserName, browserVersion, platformName}])"
+    browsers: String!
     "coord: every slot, free or held"
     slots: [Slot!]!
   }
@@ -101,8 +107,13 @@ const schema = buildSchema(`
 
 const json = (value: unknown) => JSON.stringify(value ?? {});
 
+/** A stereotype as Selenium Grid 4 serves a detected driver's: its browserName and platformName (see the top of this file). */
+function served(stereotype: Stereotype): { browserName: string; platformName: string } {
+  return { browserName: stereotype.browserName, platformName: stereotype.platformName };
+}
+
 function slotOf(slot: GridSlot) {
-  return { id: slot.id, stereotype: json(slot.stereotype), lastStarted: slot.session?.status.queuedAt ?? '1970-01-01T00:00:00Z', sessionId: slot.session?.id ?? null };
+  return { id: slot.id, stereotype: json(served(slot.stereotype)), lastStarted: slot.session?.status.queuedAt ?? '1970-01-01T00:00:00Z', sessionId: slot.session?.id ?? null };
 }
 
 function sessionOf(recordingOf: RecordingOf, s: SessionView, now: number, node?: GridNode, slot?: GridSlot) {
@@ -177,8 +188,8 @@ function rootOf(ctx: Reader, grid: GridModel, gridUri: string, timeoutMs: number
     const held = node.slots.filter((slot) => slot.session);
     const counts = new Map<string, { slots: number; stereotype: unknown }>();
     for (const slot of node.slots) {
-      const key = json(slot.stereotype);
-      counts.set(key, { slots: (counts.get(key)?.slots ?? 0) + 1, stereotype: slot.stereotype });
+      const key = json(served(slot.stereotype));
+      counts.set(key, { slots: (counts.get(key)?.slots ?? 0) + 1, stereotype: served(slot.stereotype) });
     }
     return {
       id: node.id,
@@ -192,6 +203,7 @@ function rootOf(ctx: Reader, grid: GridModel, gridUri: string, timeoutMs: number
       stereotypes: JSON.stringify([...counts.values()]),
       version: GRID_VERSION,
       osInfo: { arch: '', name: node.platformName, version: '' },
+      browsers: JSON.stringify(node.stereotypes),
       slots: node.slots.map(slotOf),
     };
   });

@@ -36,7 +36,7 @@ export function servePage(token: string | undefined, req: IncomingMessage, res: 
 
 const QUERY = `{
   grid { totalSlots sessionCount sessionQueueSize nodeCount version }
-  nodesInfo { nodes { id status uri maxSession sessionCount stereotypes slots { id stereotype lastStarted sessionId } } }
+  nodesInfo { nodes { id status uri maxSession sessionCount browsers slots { id stereotype lastStarted sessionId } } }
   sessionsInfo { sessions { ...s } queue { ...s } ended(limit: 20) { ...s } }
 }
 fragment s on Session { id state capabilities requestedCapabilities queuedAt pendingAt aliveAt terminatedAt queuedSeconds startupSeconds aliveSeconds lastCode recording nodeId slot { id } }`;
@@ -105,7 +105,7 @@ function render(data) {
     el('span', {}, 'orchestrators up: ' + grid.nodeCount),
     el('span', { class: 'muted' }, grid.version));
   document.getElementById('nodes').replaceChildren(...nodesInfo.nodes.map((n) => {
-    const stereo = parse(n.stereotypes).map((s) => s.stereotype.browserName + ' ' + s.stereotype.browserVersion + ' on ' + s.stereotype.platformName).join(', ');
+    const stereo = parse(n.browsers).map((s) => s.browserName + ' ' + s.browserVersion + ' on ' + s.platformName).join(', ');
     return el('div', { class: 'node', 'data-testid': 'node-' + n.id, 'data-status': n.status },
       el('strong', {}, n.id), ' ', el('span', { class: 'muted' }, n.status + ' · ' + n.sessionCount + '/' + n.maxSession + ' · ' + stereo),
       el('div', {}, ...n.slots.map((slot) => el('span', { class: 'slot', 'data-testid': 'slot-' + slot.id, 'data-busy': !!slot.sessionId, 'data-session': slot.sessionId || '' },
