@@ -92,6 +92,8 @@ export class Admission {
     if (first[0] === 'noversion') return { kind: 'noversion', versions: first[1] ? first[1].split(',') : [] };
     if (first[0] === 'ok') return { kind: 'ok', ref: first[1]!, endpoint: first[2]!, lifetime: Number(first[3]), queuedMs: 0 };
     if (config.queueSize === 0) return { kind: 'timeout', queuedMs: 0 };
+    // a client that hung up during the selection takes no place in the queue
+    if (signal.aborted) return { kind: 'gone' };
 
     const enqueuedAt = clock.now();
     const deadline = enqueuedAt + config.queueTimeout * 1000;

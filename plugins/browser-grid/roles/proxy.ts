@@ -16,6 +16,7 @@ import { awaitVersion } from '../ondemand.ts';
 import { browserTypes, clientVersion, parseRef, type BrowserType } from '../refs.ts';
 import { dialUpgrade, DialError, pipeBoth } from '../relay.ts';
 import { dialLeased, onThisHost } from '../cdp-lease.ts';
+import { answerClientErrors, collectAfterBursts, FIRST_MESSAGE_MS, handshakeProblem, serverLimits } from '../front-door.ts';
 import { gridStatus } from '../status.ts';
 import { isRestPath, restResource } from '../rest-api.ts';
 import { enableNotifications, watchWorkers } from '../watch.ts';
@@ -59,7 +60,9 @@ export function proxyRole(ctx: Ctx): Role {
   /** Releases that failed (Redis unreachable) and are retried on each heartbeat. */
   const pendingReleases: [ref: string, connectionId: string][] = [];
 
-  const server = createServer((req, res) => void onRequest(req, res));
+  const server = createServer(serverLimits, (req, res) => void onRequest(req, res));
+  answerClientErrors(server);
+  const bursts = collectAfterBursts(server);
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => void onUpgrade(req, socket, head));
 
   async function release(ref: string, connectionId: string, rollback: boolean): Promise<void> {
@@ -164,12 +167,22 @@ export function proxyRole(ctx: Ctx): Role {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
     socket.on('error', () => socket.destroy());
+    // Read the client while it waits, so a client that hangs up is seen at once (its queue
+    // place and slot given back) rather than at its next write; a WebSocket client sends
+    // nothing before its 101, and anything it did send goes to the worker after it.
+    let early = Buffer.alloc(0);
+    const hold = (chunk: Buffer) => (early = Buffer.concat([early, chunk]));
+    const hungUp = () => socket.destroy();
+    socket.on('data', hold);
+    socket.once('end', hungUp);
     const url = new URL(req.url ?? '/', 'http://proxy');
     const protocol = url.pathname === '/cdp' ? 'cdp' : 'playwright';
     if (url.pathname !== '/' && protocol !== 'cdp') {
       return reject(socket, 404, `no such path ${url.pathname}; connect to ws://HOST:PORT/?browser=chromium (Playwright) or ws://HOST:PORT/cdp (Puppeteer, connectOverCDP)`);
     }
     if (!authorized(req, url)) return reject(socket, 401, 'missing or wrong token');
+    const problem = handshakeProblem(req);
+    if (problem) return reject(socket, problem.code, problem.message, undefined, undefined, problem.code === 426 ? ['Sec-WebSocket-Version: 13'] : []);
     if (!redisUp) return reject(socket, 503, 'grid unavailable: cannot reach Redis', 5);
     const browserType = protocol === 'cdp' ? 'chromium' : (url.searchParams.get('browser') ?? config.defaultBrowserType);
     if (!(browserTypes as readonly string[]).includes(browserType)) {
@@ -243,6 +256,11 @@ export function proxyRole(ctx: Ctx): Role {
         metrics.connections.inc({ browser: browserType, result: 'client_left' });
         return;
       }
+      if (gone.signal.aborted) {
+        // it hung up while its worker was chosen: given back before a dial is spent on it
+        metrics.connections.inc({ browser: browserType, result: 'client_left' });
+        return void (await release(admitted.ref, connectionId, true));
+      }
       metrics.selectSeconds.observe((clock.now() - started) / 1000);
       let dialed;
       try {
@@ -274,6 +292,8 @@ export function proxyRole(ctx: Ctx): Role {
         if (spoken) await fileVersion(ctx, admitted.ref, spoken).catch(() => {});
         continue;
       }
+      socket.off('data', hold).off('end', hungUp);
+      socket.pause();
       socket.write(dialed.response);
       metrics.connections.inc({ browser: browserType, result: 'relayed' });
       if (protocol === 'cdp') metrics.cdpSessions.inc({ path: 'lease' in dialed ? 'direct' : 'worker' });
@@ -283,11 +303,15 @@ export function proxyRole(ctx: Ctx): Role {
       // A session counts once the client speaks: one that hangs up before its first message
       // (a churned connect) is rolled back whole, so it can neither use up nor recycle a worker.
       let used = false;
+      // an upgraded client that never speaks would hold its slot: it has FIRST_MESSAGE_MS to
+      const silent = setTimeout(() => socket.destroy(), FIRST_MESSAGE_MS);
       const firstMessage = () => {
         used = true;
+        clearTimeout(silent);
         if (admitted.lifetime >= config.maxLifetimeSessions) void sendShutdown(admitted.ref).catch(() => {});
       };
-      const relay = pipeBoth(socket, dialed.socket, head, config.keepaliveInterval * 1000, firstMessage).then(async () => {
+      const relay = pipeBoth(socket, dialed.socket, Buffer.concat([head, early]), config.keepaliveInterval * 1000, firstMessage).then(async () => {
+        clearTimeout(silent);
         metrics.relays.dec();
         live.delete(connectionId);
         startedHere.delete(connectionId);
@@ -351,6 +375,8 @@ export function proxyRole(ctx: Ctx): Role {
   async function beat(): Promise<void> {
     if (beating) return; // the last one still waits for Redis
     beating = true;
+    const burst = bursts.settle();
+    if (burst) logger.info('a burst of connections is over; its garbage collected', { peakConnections: burst });
     try {
       if (!redisUp) return await redisReturned();
       await backend.send(['ZADD', keys.proxyIndex(), clock.now(), proxyId]);
@@ -424,11 +450,11 @@ function errorBody(code: number, message: string, extra: Record<string, unknown>
 }
 
 const REASONS: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 428: 'Precondition Required', 429: 'Too Many Requests', 502: 'Bad Gateway', 503: 'Service Unavailable',
+  400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 426: 'Upgrade Required', 428: 'Precondition Required', 429: 'Too Many Requests', 502: 'Bad Gateway', 503: 'Service Unavailable',
 };
 
 /** Answers an upgrade request with an HTTP error and closes the socket. */
-function reject(socket: Socket, code: number, message: string, retryAfter?: number, extra?: Record<string, unknown>): void {
+function reject(socket: Socket, code: number, message: string, retryAfter?: number, extra?: Record<string, unknown>, headers: string[] = []): void {
   const body = errorBody(code, message, extra);
   const head = [
     `HTTP/1.1 ${code} ${REASONS[code] ?? 'Error'}`,
@@ -436,6 +462,7 @@ function reject(socket: Socket, code: number, message: string, retryAfter?: numb
     `Content-Length: ${Buffer.byteLength(body)}`,
     'Connection: close',
     ...(retryAfter ? [`Retry-After: ${retryAfter}`] : []),
+    ...headers,
   ];
   if (!socket.destroyed) socket.end(head.join('\r\n') + '\r\n\r\n' + body);
 }
