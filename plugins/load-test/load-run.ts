@@ -98,6 +98,8 @@ export async function loadRun(options: Readonly<Record<string, unknown>>, tools:
       { path: 'load-test.threads', value: true },
       { path: 'load-test.scenario', value: input.scenario }, // the workers' threads load it while the test is prepared
       ...(options.runProbes ? [{ path: 'load-test.runProbes', value: true, flag: '--run-probes' }] : []),
+      // With --redis the workers are the ones registered there: none, and the run fails at once (--set load-test.waitForWorkers=S to wait).
+      { path: 'load-test.waitForWorkers', value: 0 },
       ...(configInput.flags ?? []),
       { path: 'load-test.api', value: false },
     ],
