@@ -47,8 +47,8 @@ export const commands: PluginCommand[] = [
       { flags: '--threshold <expr>', description: 'Pass/fail criterion, e.g. p95<200ms, errors<1%, rps>100 (repeatable; a failure exits 99)' },
       { flags: '--out <format>', description: 'Results on stdout as table (default), json or csv' },
       { flags: '--report <file>', description: 'Also write an HTML report to this file' },
-      { flags: '--workers <n>', description: 'In-process workers without --redis (default 1)' },
-      { flags: '--run-probes', description: "The in-process workers run the scenario's probes (their values go to the HTML report)" },
+      { flags: '--workers <n>', description: 'Workers without --redis, each running its users in a thread of its own (default auto: one per core)' },
+      { flags: '--run-probes', description: "This process's workers run the scenario's probes (their values go to the HTML report)" },
     ],
     run: (options, args, tools) =>
       userFacing(async () => {

@@ -12,6 +12,8 @@ export interface LoadTestConfig {
   stages?: StagesInput;
   rateStages?: StagesInput;
   workerId?: string;
+  workers: number | 'auto';
+  threads: boolean;
   scenario?: string;
   heartbeatInterval: number;
   deadAfter: number;
@@ -58,6 +60,12 @@ export const configSchema = {
     allowedOrigins: { type: 'array', items: { type: 'string', minLength: 1 }, description: "Origins (http://host:port) whose pages may call the API besides its own page ('*': any); others get 403." },
     scenarioDir: { type: 'string', minLength: 1, description: "Folder the API may start scenarios from (relative names resolve in it); default: the orchestrator's working folder. load-test.scenario is always allowed." },
     workerId: { type: 'string', pattern: '^[A-Za-z0-9_.-]+$', description: 'Id of this worker (default: host name and a random suffix).' },
+    workers: {
+      oneOf: [{ type: 'integer', minimum: 1 }, { const: 'auto' }],
+      default: 1,
+      description: "Workers this process runs (auto: one per core). More than one: each runs its users in a worker thread of its own, and has the id <workerId>-<n>.",
+    },
+    threads: { type: 'boolean', default: false, description: "A single worker runs its users in a worker thread (more than one always does): on a core of their own, and a stop ends them even in synchronous code. coord load run turns it on." },
     scenario: { type: 'string', minLength: 1, description: 'Scenario module a worker loads when start_test names none, or the page starts by default.' },
     stages: stagesSchema('Users over time (k6 stages), used when a test gives no load shape of its own: "30s:10,1m:50,30s:0" or [{duration, target}]; the test ends after the last stage.'),
     rateStages: stagesSchema('Arrival rate over time (k6 ramping-arrival-rate), used when a test gives no load shape of its own: "10s:50/s,1m:200/s" or [{duration, target}]; starts from the test\'s rate (default 0).'),
@@ -84,8 +92,8 @@ export const configEnv = {
   LOAD_TEST_SCENARIO: 'scenario',
 } as const;
 
-/** `coord run --plugin load-test --role worker --run-probes`. */
-export const configFlags = { 'run-probes': 'runProbes' } as const;
+/** `coord run --plugin load-test --role worker --run-probes --workers auto`. */
+export const configFlags = { 'run-probes': 'runProbes', workers: 'workers' } as const;
 
 export function checkConfig(c: LoadTestConfig): string[] {
   const problems: string[] = [];

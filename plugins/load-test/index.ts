@@ -8,7 +8,7 @@ import { commands } from './commands.ts';
 import { checkConfig, configEnv, configFlags, configSchema, type LoadTestConfig } from './config.ts';
 import { contract, type LoadTestKeys } from './contract.ts';
 import { orchestratorRole } from './roles/orchestrator.ts';
-import { workerRole } from './roles/worker.ts';
+import { workersRole } from './roles/workers.ts';
 import { scenarios } from './scenarios.ts';
 
 const plugin: Plugin<LoadTestConfig, LoadTestKeys> = {
@@ -19,7 +19,7 @@ const plugin: Plugin<LoadTestConfig, LoadTestKeys> = {
   contract,
   scripts: findUp(import.meta.url, 'plugins/load-test/lua'),
   config: { schema: configSchema, env: configEnv, flags: configFlags, check: checkConfig },
-  roles: { orchestrator: orchestratorRole, worker: workerRole },
+  roles: { orchestrator: orchestratorRole, worker: workersRole },
   defaultRoles: ['worker', 'orchestrator'],
   scenarios,
   commands,

@@ -1,20 +1,21 @@
 // `coord load run`: one command runs a whole test. Without --redis it starts
-// an orchestrator and --workers in-process workers on the embedded backend;
-// with --redis it starts an orchestrator there and uses the workers
-// registered at that Redis. Progress goes to stderr once a second; the
+// an orchestrator on the embedded backend and --workers workers (auto: one
+// per core), each running its users in a worker thread of its own
+// (thread-session.ts) that reaches the backend through this thread; with
+// --redis it starts an orchestrator there and uses the workers registered at
+// that Redis. Progress goes to stderr once a second; the
 // results go to stdout (table, json or csv), optionally an HTML report too
-// (with the scenario's probes, which --run-probes runs on the in-process workers).
+// (with the scenario's probes, which --run-probes runs on this process's workers).
 // Exit code: 0, or 99 when a threshold failed (as k6), 2 for bad input, 130
 // (SIGINT) or 143 (SIGTERM) when interrupted. The first signal aborts this
 // process's users at once and stops the test (results are still printed);
-// a second one exits at once.
+// a thread held by users' code is terminated; a second signal exits at once.
 import { writeFileSync } from 'node:fs';
 import { loadConfig, type CoordConfig } from '../../core/config.ts';
 import { keyBuilders } from '../../core/contract.ts';
 import { list, text } from '../../core/option-values.ts';
 import type { StopSignal } from '../../core/platform.ts';
 import type { CommandTools } from '../../core/plugin.ts';
-import type { ProcessHandle } from '../../core/runtime.ts';
 import plugin from './index.ts';
 import { contract } from './contract.ts';
 import { InputError, parseCount, parseDuration, parseRate } from './parse.ts';
@@ -40,7 +41,7 @@ export interface RunInput {
   thresholds: ReturnType<typeof parseThreshold>[];
   out: 'table' | 'json' | 'csv';
   report?: string;
-  workers: number;
+  workers: number | 'auto';
 }
 
 /** Every flag checked before anything starts: each problem is one InputError line. */
@@ -60,7 +61,7 @@ export async function parseRunInput(options: Readonly<Record<string, unknown>>):
     thresholds: list(options.threshold).map(parseThreshold),
     out: out as RunInput['out'],
     report: text(options.report),
-    workers: parseCount(text(options.workers) ?? '1', '--workers', 1),
+    workers: text(options.workers) === 'auto' || options.workers === undefined ? 'auto' : parseCount(text(options.workers), '--workers', 1),
   };
   // A scenario that does not load, or a base URL no client can use, is reported before anything starts.
   checkUrls(await loadScenario(scenario), input.params, scenario);
@@ -93,7 +94,12 @@ export async function loadRun(options: Readonly<Record<string, unknown>>, tools:
     plugins: [plugin],
     flags: [
       { path: 'log.level', value: 'warn' },
+      { path: 'load-test.workers', value: input.workers },
+      { path: 'load-test.threads', value: true },
+      { path: 'load-test.scenario', value: input.scenario }, // the workers' threads load it while the test is prepared
       ...(options.runProbes ? [{ path: 'load-test.runProbes', value: true, flag: '--run-probes' }] : []),
+      // With --redis the workers are the ones registered there: none, and the run fails at once (--set load-test.waitForWorkers=S to wait).
+      { path: 'load-test.waitForWorkers', value: 0 },
       ...(configInput.flags ?? []),
       { path: 'load-test.api', value: false },
     ],
@@ -103,13 +109,8 @@ export async function loadRun(options: Readonly<Record<string, unknown>>, tools:
   const withRoles = (roles: string[]): Readonly<CoordConfig> => Object.freeze({ ...loaded, roles });
   const config = withRoles(distributed ? ['orchestrator'] : ['orchestrator', 'worker']);
   const main = await tools.start(config);
-  const extra: ProcessHandle[] = [];
   let offSignals = () => {};
   try {
-    if (!distributed) {
-      const workerConfig = withRoles(['worker']);
-      for (let i = 1; i < input.workers; i++) extra.push(await tools.start(workerConfig, { backend: main.backend }));
-    }
     const { controller } = main.role<OrchestratorRole>(plugin.name, 'orchestrator')!;
     const startedAt = Date.now();
     const offTick = controller.onTick((status) => {
@@ -128,7 +129,7 @@ export async function loadRun(options: Readonly<Record<string, unknown>>, tools:
     });
     /** This process's users aborted at once, and the test stopped (once it has started). */
     const stopNow = () => {
-      for (const handle of [main, ...extra]) handle.role<WorkerRole>(plugin.name, 'worker')?.session()?.interrupt();
+      main.role<WorkerRole>(plugin.name, 'worker')?.interrupt();
       void controller.stop('interrupted').catch(() => {});
     };
     let result;
@@ -158,7 +159,6 @@ export async function loadRun(options: Readonly<Record<string, unknown>>, tools:
     if (interrupted) return SIGNAL_EXIT[interrupted];
     return failIfRanNothing(outcomes.some((o) => !o.ok) ? 99 : 0, controller);
   } finally {
-    for (const handle of extra) await handle.stop('load run finished');
     await main.stop('load run finished');
     offSignals();
   }

@@ -212,7 +212,9 @@ export class TestController {
       await clearRuntimeState(ctx, { metrics: true });
       await ctx.backend.send(['SET', ctx.keys.cursor(), 0]);
       await prepareResources(ctx, scenario, params);
-      await this.broadcast(run, 'start_test', payload, run.snapshot);
+      // The test's clock starts once the workers can run users (a cold worker loads its scenario first): its duration is the span users ran.
+      await this.waitForAcks(run, await this.broadcast(run, 'start_test', payload, run.snapshot), 'start_test');
+      run.aggregator = new ResultAggregator(epoch, ctx.clock.now(), run.aggregator.mode, scenarioPath);
       await this.timeline(run, 'start', `scenario ${scenarioPath}, ${shape ? `load shape ${describeShape(shape)}` : `target ${options.users} users`}`);
       await this.transition('PREPARING', 'RUNNING', false, epoch);
     } catch (err) {
@@ -264,7 +266,7 @@ export class TestController {
         await this.transition('RUNNING', 'STOPPING', false, run.epoch).catch(() => this.transition('PREPARING', 'STOPPING', false, run.epoch));
         await this.timeline(run, 'stop', reason);
         const sent = await this.broadcast(run, 'stop_test', { reason }, run.snapshot);
-        await this.waitForAcks(run, sent);
+        await this.waitForAcks(run, sent, 'stop_test');
         for (const batch of await readBatches(ctx, run.cursors)) run.aggregator.add(batch);
         run.aggregator.users(ctx.clock.now(), 0);
         await clearRuntimeState(ctx, { metrics: false });
@@ -562,7 +564,7 @@ export class TestController {
     return Number(reply[1]);
   }
 
-  private async waitForAcks(run: Run, sent: Map<string, string>): Promise<void> {
+  private async waitForAcks(run: Run, sent: Map<string, string>, command: 'start_test' | 'stop_test'): Promise<void> {
     const { ctx } = this;
     const deadline = performance.now() + ctx.config.gracefulStop * 1000 + 15_000;
     const waiting = new Map(sent);
@@ -581,7 +583,7 @@ export class TestController {
       if (waiting.size) await ctx.clock.sleep(pause);
       pause = Math.min(50, pause * 2);
     }
-    if (waiting.size) this.log.warn('workers did not acknowledge stop_test in time', { workers: [...waiting.keys()] });
+    if (waiting.size) this.log.warn(`workers did not acknowledge ${command} in time`, { workers: [...waiting.keys()] });
   }
 
   private async waitForWorkers(): Promise<WorkerView[]> {

@@ -8,11 +8,12 @@ import { Targets } from './http-targets.ts';
 import { MetricsRecorder } from './metrics-recorder.ts';
 import { ProbeRunner } from './probes.ts';
 import type { StartPayload } from './envelope.ts';
+import type { UsersSession } from './thread-session.ts';
 import { checkUrls, type CheckedScenario, type Resource } from './scenario.ts';
 import { UserTask } from './virtual-user.ts';
 import type { Ctx } from './context.ts';
 
-export class TestSession {
+export class TestSession implements UsersSession {
   readonly users = new Map<number, UserTask>();
   readonly recorder: MetricsRecorder;
   readonly dispatchers: HttpDispatchers;
@@ -88,6 +89,16 @@ export class TestSession {
 
   get mode(): 'users' | 'arrival-rate' {
     return this.scheduler ? 'arrival-rate' : 'users';
+  }
+
+  /** Requests recorded since the test began here. */
+  get recorded(): number {
+    return this.recorder.recorded;
+  }
+
+  /** Arrival-rate mode: the test's rate now (the scheduler reads it at each tick). */
+  setRate(rate: number): void {
+    this.payload.rate = rate;
   }
 
   /** Starts users (one command batch's), then records them as running in one script call. */

@@ -26,6 +26,8 @@ export interface TargetStats {
   total: number;
   /** Requests that arrived after the `since` mark given to stats(). */
   arrivedSince: number;
+  /** Milliseconds from the first to the last request that arrived after the `since` mark. */
+  spanSince: number;
   /** The server's performance.now(), to use as a later `since` mark. */
   now: number;
 }

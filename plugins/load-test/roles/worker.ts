@@ -11,6 +11,7 @@ import type { Role } from '../../../core/plugin.ts';
 import { decodeEnvelope, type Envelope, type SetRatePayload, type StartPayload } from '../envelope.ts';
 import { loadScenario } from '../scenario-loader.ts';
 import { SystemStats } from '../system-stats.ts';
+import { UserThread, type UsersSession } from '../thread-session.ts';
 import { TestSession } from '../worker-session.ts';
 import type { Ctx } from '../context.ts';
 
@@ -18,18 +19,29 @@ import type { Ctx } from '../context.ts';
 export interface WorkerRole extends Role {
   readonly id: string;
   /** The test it runs now, if any. */
-  session(): TestSession | undefined;
+  session(): UsersSession | undefined;
+  /** Ctrl-C: the users of the test it runs are aborted at once. */
+  interrupt(): void;
 }
 
-export function workerRole(ctx: Ctx): WorkerRole {
+/** A worker id nobody else has: the host's name and a random suffix. */
+export function newWorkerId(): string {
+  return `${hostname().replace(/[^A-Za-z0-9_.-]/g, '-')}-${randomBytes(3).toString('hex')}`;
+}
+
+/** One worker; with `threads`, each test's users run in a worker thread of their own (thread-session.ts). */
+export function workerRole(ctx: Ctx, opts: { id?: string; threads?: boolean } = {}): WorkerRole {
   const { config, keys, backend, logger, clock } = ctx;
-  const id = config.workerId ?? `${hostname().replace(/[^A-Za-z0-9_.-]/g, '-')}-${randomBytes(3).toString('hex')}`;
+  const id = opts.id ?? config.workerId ?? newWorkerId();
   const log = logger.child({ workerId: id });
   const stats = new SystemStats();
   let epoch = 0;
   /** The deployment's generation (test:generation) the epoch belongs to; null: none seen yet. */
   let generation: string | null = null;
-  let session: TestSession | undefined;
+  let session: UsersSession | undefined;
+  /** With `threads`: the thread the users of the next test run in (a new one once a stop had to terminate it). */
+  let thread: UserThread | undefined;
+  const userThread = () => (!thread || thread.exited ? (thread = new UserThread(ctx, id)) : thread);
   let blocking: BlockingConnection | undefined;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   let loop: Promise<void> | undefined;
@@ -94,8 +106,7 @@ export function workerRole(ctx: Ctx): WorkerRole {
         generation = ((await backend.send(['GET', keys.generation()])) as string | null) ?? generation;
         const payload = env.payload as unknown as StartPayload;
         const path = config.scenario ?? payload.scenario;
-        const scenario = await loadScenario(path);
-        session = new TestSession(ctx, id, epoch, scenario, payload);
+        session = opts.threads ? await userThread().session(epoch, path, payload) : new TestSession(ctx, id, epoch, await loadScenario(path), payload);
         log.info('test started', { epoch, scenario: path, mode: session.mode });
         await beat();
         break;
@@ -116,7 +127,7 @@ export function workerRole(ctx: Ctx): WorkerRole {
         if (!session || env.epoch !== session.epoch) return;
         const rate = Number((env.payload as unknown as SetRatePayload).rate);
         // The session reads its payload's rate at each scheduler tick.
-        if (Number.isFinite(rate) && rate >= 0) session.payload.rate = rate;
+        if (Number.isFinite(rate) && rate >= 0) session.setRate(rate);
         break;
       }
       case 'stop_test': {
@@ -125,7 +136,7 @@ export function workerRole(ctx: Ctx): WorkerRole {
         session = undefined;
         if (old) {
           await old.stop();
-          log.info('test stopped', { epoch, requests: old.recorder.recorded });
+          log.info('test stopped', { epoch, requests: old.recorded });
         }
         await beat();
         break;
@@ -178,10 +189,12 @@ export function workerRole(ctx: Ctx): WorkerRole {
   return {
     id,
     session: () => session,
+    interrupt: () => session?.interrupt(),
     async start() {
       const [known, current] = (await backend.pipeline([['GET', keys.generation()], ['GET', keys.testEpoch()]])) as (string | null)[];
       generation = known ?? null;
       epoch = Number(current ?? 0);
+      if (opts.threads) userThread(); // warm before a test comes
       await beat();
       blocking = await backend.blocking();
       heartbeat = setInterval(() => {
@@ -198,6 +211,7 @@ export function workerRole(ctx: Ctx): WorkerRole {
       session = undefined;
       await blocking?.close().catch(() => {});
       await loop?.catch(() => {});
+      await thread?.terminate();
       if (wasRunning) {
         // Mid-test: leave the membership to the orchestrator, which reassigns our users now.
         await backend.send(['HSET', statusKey, 'status', 'dead', 'last_heartbeat', now()]).catch(() => {});
