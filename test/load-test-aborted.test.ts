@@ -50,7 +50,7 @@ t.test('Ctrl-C: the requests in flight are counted as aborted, not as errors (JS
 t.test('Ctrl-C: the CSV has an aborted column, the table an aborted line', async (t) => {
   const csv = await interruptedRun('csv');
   const lines = csv.stdout.trim().split('\n');
-  t.equal(lines[0], 'metric,requests,errors,aborted,rps,mean_ms,p50_ms,p90_ms,p95_ms,p99_ms,max_ms');
+  t.equal(lines[0], 'metric,requests,errors,aborted,rps,mean_ms,p50_ms,p90_ms,p95_ms,p99_ms,max_ms,min_ms,current_rps');
   const total = lines.at(-1)!.split(',');
   t.equal(total[0], 'total');
   t.equal(total[2], '0', 'no errors');

@@ -65,7 +65,7 @@ t.test('a threshold that fails exits 99; the table says which; CSV and an HTML r
   const csv = await node(['load', 'run', '--scenario', fixture('paced.mjs'), '--users', '1', '--duration', '1s', '--param', `baseUrl=${target.url}`, '--out', 'csv']);
   t.equal(csv.status, 0);
   const lines = csv.stdout.trim().split('\n');
-  t.equal(lines[0], 'metric,requests,errors,aborted,rps,mean_ms,p50_ms,p90_ms,p95_ms,p99_ms,max_ms');
+  t.equal(lines[0], 'metric,requests,errors,aborted,rps,mean_ms,p50_ms,p90_ms,p95_ms,p99_ms,max_ms,min_ms,current_rps');
   t.match(lines[1], /^GET \/ping,\d+,0,0,/);
   t.match(lines.at(-1), /^total,\d+,0,0,/);
 });

@@ -4,9 +4,15 @@
 // % in the headline, the per-metric table, errors, and the worker with CPU
 // and memory; it changes the users and stops the test, after which the
 // summary, the thresholds and the report download stay. The failures chart
-// rises when the target stops answering. Screenshots go to test/.probe/.
+// rises when the target stops answering. Against Locust's page: while a test
+// runs the form shows its settings; the headline and the summary agree (one
+// status draws both); the Failures tab shows each kind's first and last text;
+// the per-metric table has min, mean, max and current req/s; "Reset stats"
+// zeroes the tables and charts; the statistics, failures and exceptions CSVs
+// and the JSON download and parse. Screenshots go to test/.probe/.
 import t from 'tap';
 import { mkdirSync, readFileSync } from 'node:fs';
+import { parse } from 'csv-parse/sync';
 import { join, resolve } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import { launchOptions } from './support/chromium.ts';
@@ -230,4 +236,136 @@ t.test('resources: seen and added to from the page while a test runs', async (t)
   await page.getByTestId('add-resources').click();
   await page.getByTestId('message').filter({ hasText: 'payload is not JSON' }).waitFor({ timeout: 5_000 });
   t.pass('a bad payload is refused on the page');
+});
+
+/** The headline's and the summary's numbers, read in one go (the same drawn state). */
+function headlineAndSummary(page: Page) {
+  return page.evaluate(() => {
+    const text = (id: string) => document.querySelector(`[data-testid=${id}]`)!.textContent!;
+    return {
+      requests: text('requests'), errors: text('errors'), errorRate: text('error-rate'), rps: text('rps'), p95: text('p95'), aborted: text('aborted'),
+      summary: text('summary-text'),
+    };
+  });
+}
+
+async function downloaded(page: Page, testId: string): Promise<{ name: string; text: string }> {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId(testId).click()]);
+  const file = join(shots, `download-${download.suggestedFilename()}`);
+  await download.saveAs(file);
+  return { name: download.suggestedFilename(), text: readFileSync(file, 'utf8') };
+}
+
+t.test('against Locust: running settings, headline = summary, failures with their text, reset, downloads', async (t) => {
+  const page = await openPage();
+  t.teardown(() => page.close());
+  await page.fill('#thresholds input', '');
+  await page.getByTestId('set-thresholds').click();
+  const scenario = resolve(root, 'test/fixtures/load-test/failing.mjs');
+  await page.fill('input[name=scenario]', scenario);
+  await page.fill('#start input[name=users]', '3');
+  await page.fill('input[name=spawnRate]', '100');
+  await page.fill('input[name=duration]', '5m');
+  await page.fill('input[name=params]', JSON.stringify({ baseUrl: target.url }));
+  await page.getByTestId('start').click();
+  await page.getByTestId('state').filter({ hasText: 'RUNNING' }).waitFor({ timeout: 10_000 });
+
+  // Another page opened while it runs shows the running test's settings, not the defaults.
+  const other = await openPage();
+  t.teardown(() => other.close());
+  await other.getByTestId('form-note').filter({ hasText: 'the running test’s settings' }).waitFor({ timeout: 10_000 });
+  const form = await other.evaluate(() => Object.fromEntries([...document.querySelectorAll('#start input')].map((i) => [(i as HTMLInputElement).name, [(i as HTMLInputElement).value, (i as HTMLInputElement).readOnly]])));
+  t.same(form, { scenario: [scenario, true], users: ['3', true], spawnRate: ['100', true], duration: ['300s', true], rate: ['', true], params: [JSON.stringify({ baseUrl: target.url }), true] }, 'the form shows the running test’s settings, read-only');
+  t.equal(await other.getByTestId('start').isDisabled(), true, 'and Start waits for the test to end');
+
+  // The headline and the summary, drawn from one status, agree at every refresh.
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid=requests]')!.textContent) >= 20, undefined, { timeout: 20_000 });
+  for (let i = 0; i < 4; i++) {
+    const h = await headlineAndSummary(page);
+    t.match(h.summary, `${h.requests} requests · ${h.errors} errors (${h.errorRate}) · ${h.rps} req/s · p50 `, `refresh ${i + 1}: the summary says what the headline says (${h.requests} requests, ${h.rps} req/s)`);
+    t.match(h.summary, `p95 ${h.p95} ms`);
+    await page.waitForTimeout(700);
+  }
+
+  // The per-metric table: Locust's columns.
+  t.same(await page.getByTestId('metrics').locator('th').allTextContents(), ['metric', 'requests', 'errors', 'aborted', 'req/s avg', 'req/s now', 'mean', 'min', 'p50', 'p90', 'p95', 'p99', 'max']);
+  const ping = await page.getByTestId('metrics').locator('tbody tr', { hasText: 'GET /ping' }).locator('td').allTextContents();
+  const [mean, min, max] = [Number(ping[6]), Number(ping[7]), Number(ping[12])];
+  t.ok(min > 0 && min <= mean && mean <= max, `min ${min} ≤ mean ${mean} ≤ max ${max} ms`);
+  t.ok(Number(ping[5]) > 0 && Number(ping[5]) <= 3 * 5 * 2, `req/s now: ${ping[5]} (3 users at 5/s)`);
+
+  // The Failures tab: each kind with the full text of its first and last.
+  await page.getByTestId('tab-failures').click();
+  const httpRow = page.getByTestId('failures').locator('tr', { hasText: 'GET /ping' });
+  await httpRow.waitFor({ timeout: 10_000 });
+  t.equal(await httpRow.locator('td').nth(1).textContent(), 'HTTP 200', 'a request that failed: its kind');
+  t.equal(await httpRow.getByTestId('failure-first').textContent(), 'HTTP 200\n{"ok":true}', 'and its text: the status and the body it came with');
+  const stepRow = page.getByTestId('failures').locator('tr', { hasText: 'step:ping' });
+  await stepRow.getByTestId('failure-last').waitFor({ timeout: 10_000 });
+  t.equal(await stepRow.locator('td').nth(1).textContent(), 'the answer was not 201', 'an exception: its first line is its kind');
+  const first = await stepRow.getByTestId('failure-first').textContent();
+  const last = await stepRow.getByTestId('failure-last').textContent();
+  t.match(first, /^Error: the answer was not 201\niteration \d+\n\s+at .*failing\.mjs/, 'its first occurrence’s whole text, stack included');
+  t.match(last, /^Error: the answer was not 201\niteration \d+/, 'and its last');
+  t.not(first, last, 'they differ (a sample of each end)');
+  t.match(await page.getByTestId('failure-count').textContent(), /^\(\d+\)$/, 'the tab counts the failures');
+  await page.screenshot({ path: join(shots, 'load-page-failures.png'), fullPage: true });
+  await page.getByTestId('tab-results').click();
+  await page.screenshot({ path: join(shots, 'load-page-locust-running.png'), fullPage: true });
+
+  // Reset: no user sends any more, the last batches are in, then the tables and charts are zeroed.
+  await page.fill('#users input[name=users]', '0');
+  await page.getByTestId('set-users').click();
+  await page.getByTestId('users').filter({ hasText: /^0$/ }).waitFor({ timeout: 10_000 });
+  await page.waitForTimeout(2_000);
+  const before = Number(await page.getByTestId('requests').textContent());
+  await page.getByTestId('reset').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=requests]')!.textContent === '0', undefined, { timeout: 5_000 });
+  await page.waitForTimeout(1_500); // another refresh or two: still zero
+  t.equal(await page.getByTestId('requests').textContent(), '0', `reset: the headline's ${before} requests are 0`);
+  t.equal(await page.getByTestId('errors').textContent(), '0', 'its errors too');
+  t.equal(await page.getByTestId('metrics').locator('tbody tr').count(), 0, 'the per-metric table is empty');
+  t.equal(await page.getByTestId('error-table').locator('tbody tr').count(), 0, 'so is the errors table');
+  t.equal(await page.getByTestId('failures').locator('tbody tr').count(), 0, 'and the failures view');
+  for (const chart of ['rps', 'errors', 'latency']) {
+    const values = await chartValues(page, chart);
+    t.ok(values.length <= 3 && values.every((v) => v === 0), `the ${chart} chart starts again from zero (${values.join(', ')})`);
+  }
+  t.match(await page.getByTestId('summary-text').textContent(), ' 0 requests · 0 errors (0.00%)', 'the summary agrees');
+
+  // After the reset the counts start again, and after Stop the downloads hold the test's final numbers.
+  await page.fill('#users input[name=users]', '2');
+  await page.getByTestId('set-users').click();
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid=requests]')!.textContent) >= 6, undefined, { timeout: 15_000 });
+  await page.getByTestId('stop').click();
+  await page.getByTestId('state').filter({ hasText: 'IDLE' }).waitFor({ timeout: 15_000 });
+  await page.waitForTimeout(1_500);
+  const final = await headlineAndSummary(page);
+  t.match(final.summary, `${final.requests} requests · ${final.errors} errors (${final.errorRate}) · ${final.rps} req/s`, 'after Stop the headline and the summary still agree');
+  const requests = Number(final.requests);
+  t.ok(requests >= 6 && requests < before, `the requests since the reset only: ${requests} (before it: ${before})`);
+
+  const stats = await downloaded(page, 'download-stats-csv');
+  t.match(stats.name, /^load-test-epoch-\d+-stats\.csv$/);
+  const statRows = parse(stats.text, { columns: true }) as Record<string, string>[];
+  t.same(Object.keys(statRows[0]!), ['metric', 'requests', 'errors', 'aborted', 'rps', 'mean_ms', 'p50_ms', 'p90_ms', 'p95_ms', 'p99_ms', 'max_ms', 'min_ms', 'current_rps'], 'the statistics CSV parses, with its columns');
+  const total = statRows.find((r) => r.metric === 'total')!;
+  const pingRow = statRows.find((r) => r.metric === 'GET /ping')!;
+  t.equal(Number(pingRow.requests), Number(pingRow.errors), 'every request failed (expected 201)');
+  const steps = statRows.find((r) => r.metric === 'step:ping')!;
+  t.equal(Number(total.requests), requests, `its total is the page's: ${total.requests} (requests and failed iterations)`);
+  t.equal(Number(pingRow.requests) + Number(steps.requests), requests, 'the requests plus the failed iterations');
+
+  const failures = parse((await downloaded(page, 'download-failures-csv')).text, { columns: true }) as Record<string, string>[];
+  t.same(failures.map((f) => [f.metric, f.error, Number(f.count)]), [['GET /ping', 'HTTP 200', Number(pingRow.errors)]], 'the failures CSV: the requests’ failures, counted');
+  t.equal(failures[0]!.first, 'HTTP 200\n{"ok":true}', 'with their full text');
+  t.ok(Date.parse(failures[0]!.first_at) <= Date.parse(failures[0]!.last_at), 'and when they came');
+  const exceptions = parse((await downloaded(page, 'download-exceptions-csv')).text, { columns: true }) as Record<string, string>[];
+  t.same(exceptions.map((f) => [f.metric, f.error, Number(f.count)]), [['step:ping', 'the answer was not 201', Number(steps.errors)]], 'the exceptions CSV: the steps’ exceptions');
+  t.match(exceptions[0]!.last, /^Error: the answer was not 201\niteration \d+\n\s+at /, 'with their stacks');
+  const json = JSON.parse((await downloaded(page, 'download-json')).text);
+  t.equal(json.total.count, requests, 'the JSON download parses and has the same total');
+  t.same(json.errors.map((e: { metric: string }) => e.metric).sort(), ['GET /ping', 'step:ping'], 'and every failure with its text');
+  t.ok(Array.isArray(json.probes) && Array.isArray(json.thresholds), 'and the probes and thresholds');
+  await page.screenshot({ path: join(shots, 'load-page-locust-stopped.png'), fullPage: true });
 });

@@ -4,10 +4,11 @@
 // hold both flagged workers' values at about the configured interval, none
 // from the worker without the flag; a probe that throws is logged once per
 // worker and counted; GET /api/probes returns the same values, the page's
-// Probes tab charts them and the HTML report has them. Bad probes in a
+// Probes tab charts them and the HTML report has them, each chart in its own
+// box (no two overlap, on a screenshot's layout), and `--out json` too. Bad probes in a
 // scenario are one clear error each.
 import t from 'tap';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -17,7 +18,7 @@ import { checkScenario } from '../plugins/load-test/scenario.ts';
 import { buildIfStale } from './support/build.ts';
 import { launchOptions } from './support/chromium.ts';
 import { coordSync, root } from './support/cli.ts';
-import { api } from './support/load.ts';
+import { api, openSavedReport } from './support/load.ts';
 import { freePort } from './support/redis.ts';
 import { startRig } from './support/rig.ts';
 import { until } from './support/until.ts';
@@ -150,4 +151,44 @@ t.test('coord load run --run-probes puts the probes in its HTML report', async (
   const without = coordSync(['load', 'run', '--scenario', 'test/fixtures/load-test/probed.mjs', '--users', '1', '--duration', '1s', '--report', report]);
   t.equal(without.status, 0, without.stderr);
   t.notMatch(readFileSync(report, 'utf8'), /<h2>Probes<\/h2>/, 'without --run-probes no probe runs');
+});
+
+t.test('coord load run --run-probes --out json: the probes in the JSON; the report charts them side by side, none overlapping', async (t) => {
+  const report = join(mkdtempSync(join(tmpdir(), 'probes-')), 'report.html');
+  const r = coordSync(['load', 'run', '--scenario', 'test/fixtures/load-test/probed.mjs', '--users', '2', '--duration', '2s', '--run-probes', '--report', report, '--out', 'json']);
+  t.equal(r.status, 0, r.stderr);
+  const json = JSON.parse(r.stdout) as { probes: { name: string; points: { values: Record<string, number> }[] }[] };
+  const answer = json.probes.find((p) => p.name === 'answer');
+  t.ok(answer && answer.points.length >= 4, `the JSON has the answer probe's values (${answer?.points.length})`);
+  t.ok(answer!.points.every((p) => p.values.value === 42), 'with their values');
+  t.same(json.probes.map((p) => p.name).sort(), ['answer', 'broken', 'counter'], 'and every probe');
+
+  const browser = await chromium.launch(launchOptions);
+  t.teardown(() => browser.close());
+  const { page } = await openSavedReport(t, browser, report);
+  await page.locator('[data-testid=probe-chart] canvas').nth(2).waitFor();
+  const shots = join(root, 'test/.probe');
+  mkdirSync(shots, { recursive: true });
+  await page.screenshot({ path: join(shots, 'load-report-probes.png'), fullPage: true });
+  // The boxes the screenshot shows: each probe chart's frame, title, plot and axes, and the others' frames.
+  const boxes = await page.locator('[data-testid=probe-chart]').evaluateAll((charts) =>
+    charts.map((c) => {
+      const box = (el: Element | null) => {
+        const b = el!.getBoundingClientRect();
+        return { x: b.x, y: b.y, right: b.right, bottom: b.bottom };
+      };
+      // The parts drawn (an axis uPlot turns off has no box).
+      const drawn = [...c.querySelectorAll('.u-title, .u-wrap, .u-axis, .u-legend')].filter((p) => p.getBoundingClientRect().width > 0);
+      return { frame: box(c), parts: drawn.map(box) };
+    }),
+  );
+  t.equal(boxes.length, 3, 'a chart per probe');
+  const overlap = (a: { x: number; y: number; right: number; bottom: number }, b: typeof a) => a.x < b.right - 0.5 && b.x < a.right - 0.5 && a.y < b.bottom - 0.5 && b.y < a.bottom - 0.5;
+  const inside = (a: { x: number; y: number; right: number; bottom: number }, b: typeof a) => a.x >= b.x - 0.5 && a.right <= b.right + 0.5 && a.y >= b.y - 0.5 && a.bottom <= b.bottom + 0.5;
+  for (let i = 0; i < boxes.length; i++) {
+    t.ok(boxes[i]!.parts.length >= 4, `chart ${i + 1}: title, plot, an axis or two and legend`);
+    t.ok(boxes[i]!.parts.every((p) => inside(p, boxes[i]!.frame)), `chart ${i + 1}: its title, plot, axes and legend stay inside its frame`);
+    for (let j = i + 1; j < boxes.length; j++) t.notOk(overlap(boxes[i]!.frame, boxes[j]!.frame), `charts ${i + 1} and ${j + 1} do not overlap`);
+  }
+  t.ok(boxes[0]!.frame.y === boxes[1]!.frame.y && boxes[0]!.frame.right <= boxes[1]!.frame.x, 'the first two share a row, side by side');
 });

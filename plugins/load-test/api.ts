@@ -3,6 +3,7 @@
 //   POST /api/start               {scenario?, users, spawnRate, duration?, params?, rate?, stages?, rateStages?}
 //   POST /api/users               {users}
 //   POST /api/stop
+//   POST /api/reset               zeroes the running test's statistics (of every worker)
 //   GET  /api/probes              the probes' values in the running or last test (probes.ts)
 //   GET  /                        the page (page.ts)
 // With a token configured every request must carry it (Authorization: Bearer
@@ -69,10 +70,13 @@ async function handle(ctx: Ctx, controller: TestController, req: IncomingMessage
         const result = await controller.stop('stopped through the API');
         return reply(res, 200, controller.ranNothing ? { ...result, noRequests: true } : result);
       }
+      case 'POST /api/reset':
+        controller.resetStats();
+        return reply(res, 200, { reset: true });
       default:
         if (await reportRoutes(route, url, res, controller, (epoch) => readProbes(ctx, epoch))) return;
         if (await resourceRoutes(ctx, route, req, res, controller)) return;
-        return reply(res, 404, { error: `no route ${route}: have GET /, GET /api/status, GET /api/probes, POST /api/start, POST /api/users, POST /api/stop` });
+        return reply(res, 404, { error: `no route ${route}: have GET /, GET /api/status, GET /api/probes, POST /api/start, POST /api/users, POST /api/stop, POST /api/reset` });
     }
   } catch (err) {
     if (err instanceof InputError) return reply(res, 400, { error: err.message });

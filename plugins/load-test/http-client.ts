@@ -199,16 +199,19 @@ class Exchange extends ScopedRequest implements Dispatcher.DispatchHandler {
     if (this.timer) clearTimeout(this.timer);
     const latency = performance.now() - this.start;
     let response: Response;
+    let detail: (() => string) | undefined;
     if (err) {
       response = new Response(0, null, undefined, latency, this.cancelled?.kind ?? errorKind(err));
+      detail = () => failureText(err);
     } else {
       const { status, expect } = this;
       const expected = expect === undefined ? status < 400 : Array.isArray(expect) ? expect.includes(status) : status === expect;
       const body = this.rest ? Buffer.concat(this.rest) : this.first;
       response = new Response(status, this.rawHeaders, body, latency, expected ? undefined : `HTTP ${status}`);
+      if (!expected) detail = () => `HTTP ${status}\n${(response as Response).body}`;
     }
     this.resolve(response); // first: a throw from record() ends in undici, which hands it to onError: too late to matter
-    if (this.metric !== undefined) this.recorder.record(this.metric, latency, response.error, 'http');
+    if (this.metric !== undefined) this.recorder.record(this.metric, latency, response.error, 'http', detail);
   }
 }
 
@@ -263,4 +266,10 @@ class Response implements HttpResponse {
 function errorKind(err: unknown): string {
   const e = err as { code?: string; cause?: { code?: string }; message?: string };
   return e.code && e.code !== 'UND_ERR' ? e.code : e.cause?.code ?? (e.message ?? String(err)).split('\n')[0]!.slice(0, 120);
+}
+
+/** A network error's whole message, with its cause's (the failures view's text). */
+function failureText(err: Error): string {
+  const cause = (err as { cause?: unknown }).cause;
+  return cause instanceof Error && cause.message !== err.message ? `${err.message}\n${cause.message}` : err.message;
 }

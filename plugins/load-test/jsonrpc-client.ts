@@ -55,7 +55,7 @@ export class JsonRpcClient {
     const res = await this.http.send('POST', options.url ?? this.endpoint, { json: message, headers: options.headers, timeout: options.timeout, expect: [200, 201, 202, 203, 204, 205, 206] }, false);
     let out: JsonRpcResponse<T> = { ok: false, status: res.status, latency: res.latency, error: res.error };
     if (res.ok) out = judge<T>(res.body, id, res.status, res.latency);
-    this.recorder.record(metric, res.latency, out.error, 'http');
+    this.recorder.record(metric, res.latency, out.error, 'http', out.error === undefined ? undefined : () => `${out.error}\n${res.body}`);
     return out;
   }
 }

@@ -136,8 +136,10 @@ function toBatch(metric: string, fields: string[]): Batch {
   const f: Record<string, string> = {};
   for (let i = 0; i + 1 < fields.length; i += 2) f[fields[i]!] = fields[i + 1]!;
   let errorKinds: Record<string, number> = {};
+  let errorSamples: Batch['errorSamples'] = {};
   try {
     errorKinds = f.error_kinds ? (JSON.parse(f.error_kinds) as Record<string, number>) : {};
+    errorSamples = f.error_samples ? (JSON.parse(f.error_samples) as Batch['errorSamples']) : {};
   } catch {
     // a batch another tool wrote; its counts still hold
   }
@@ -154,6 +156,7 @@ function toBatch(metric: string, fields: string[]): Batch {
     hist: f.hist ?? '',
     sum: Number(f.sum ?? 0),
     errorKinds,
+    errorSamples,
   };
 }
 

@@ -4,8 +4,9 @@
 // (thread-session.ts) that reaches the backend through this thread; with
 // --redis it starts an orchestrator there and uses the workers registered at
 // that Redis. Progress goes to stderr once a second; the
-// results go to stdout (table, json or csv), optionally an HTML report too
-// (with the scenario's probes, which --run-probes runs on this process's workers).
+// results go to stdout (table, json with the scenario's probes, or csv),
+// optionally an HTML report too (with the probes, which --run-probes runs on
+// this process's workers).
 // Exit code: 0, or 99 when a threshold failed (as k6), 2 for bad input, 130
 // (SIGINT) or 143 (SIGTERM) when interrupted. The first signal aborts this
 // process's users at once and stops the test (results are still printed);
@@ -149,13 +150,11 @@ export async function loadRun(options: Readonly<Record<string, unknown>>, tools:
       tools.progress();
     }
     const outcomes = evaluateThresholds(input.thresholds, result);
-    if (input.out === 'json') tools.print(resultJson(result, outcomes));
+    const probes = () => readProbes({ backend: main.backend, keys: keyBuilders(contract, loaded.redis.keyPrefix) }, result.epoch);
+    if (input.out === 'json') tools.print(resultJson(result, outcomes, await probes()));
     else if (input.out === 'csv') tools.print(resultCsv(result));
     else tools.print(summaryTable(result, outcomes));
-    if (input.report) {
-      const probes = await readProbes({ backend: main.backend, keys: keyBuilders(contract, loaded.redis.keyPrefix) }, result.epoch);
-      writeFileSync(input.report, resultHtml(result, outcomes, probes));
-    }
+    if (input.report) writeFileSync(input.report, resultHtml(result, outcomes, await probes()));
     if (interrupted) return SIGNAL_EXIT[interrupted];
     return failIfRanNothing(outcomes.some((o) => !o.ok) ? 99 : 0, controller);
   } finally {

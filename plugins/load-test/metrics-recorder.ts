@@ -2,6 +2,10 @@
 // (by kind) and an HDR histogram of latencies. Recording is in memory only;
 // flush() writes one batch per metric to its metric:<id> stream in one
 // pipeline, about once a second — never one Redis write per request.
+// Per error kind a batch also carries the full text of its first and last
+// failure (an HTTP error's body, an exception's stack): the page's failures
+// view. The text is made at the flush, from the two failures kept, so a
+// failing request costs no string of its own.
 import type { Command } from '../../core/backend.ts';
 import type { RoleContext } from '../../core/plugin.ts';
 import type { LoadTestConfig } from './config.ts';
@@ -18,6 +22,12 @@ export type MetricKind = 'http' | 'custom';
  */
 export const ABORTED = 'aborted';
 
+/** The full text of one failure, or how to make it (called at most twice a batch per kind). */
+export type FailureDetail = string | (() => string);
+
+/** Characters of a failure's text kept (its first line is the kind; the rest the body or stack). */
+const DETAIL_CHARS = 2000;
+
 interface Pending {
   kind: MetricKind;
   count: number;
@@ -29,6 +39,8 @@ interface Pending {
   sum: number;
   histogram: Histogram;
   kinds: Map<string, number>;
+  /** Per kind, its first and last failure of the batch. */
+  samples: Map<string, { first: FailureDetail; last: FailureDetail }>;
 }
 
 /** Error kinds kept per metric per batch; the rest are counted as "other". */
@@ -51,7 +63,7 @@ export class MetricsRecorder {
     this.epoch = epoch;
   }
 
-  record(metric: string, ms: number, error?: string, kind: MetricKind = 'custom'): void {
+  record(metric: string, ms: number, error?: string, kind: MetricKind = 'custom', detail?: FailureDetail): void {
     this.recorded += 1;
     if (!this.enabled) return;
     const p = this.entry(metric, kind);
@@ -66,6 +78,10 @@ export class MetricsRecorder {
       p.errors += 1;
       const kind = p.kinds.has(error) || p.kinds.size < MAX_KINDS ? error : 'other';
       p.kinds.set(kind, (p.kinds.get(kind) ?? 0) + 1);
+      const text = detail ?? error;
+      const sample = p.samples.get(kind);
+      if (sample) sample.last = text;
+      else p.samples.set(kind, { first: text, last: text });
     }
   }
 
@@ -76,7 +92,7 @@ export class MetricsRecorder {
 
   private entry(metric: string, kind: MetricKind): Pending {
     let p = this.pending.get(metric);
-    if (!p) this.pending.set(metric, (p = { kind, count: 0, errors: 0, dropped: 0, aborted: 0, sum: 0, histogram: newHistogram(), kinds: new Map() }));
+    if (!p) this.pending.set(metric, (p = { kind, count: 0, errors: 0, dropped: 0, aborted: 0, sum: 0, histogram: newHistogram(), kinds: new Map(), samples: new Map() }));
     return p;
   }
 
@@ -93,11 +109,20 @@ export class MetricsRecorder {
       if (p.dropped) fields.push('dropped', p.dropped);
       if (p.aborted) fields.push('aborted', p.aborted);
       fields.push('sum', Number(p.sum.toFixed(3)), 'hist', encodeHistogram(p.histogram));
-      if (p.kinds.size) fields.push('error_kinds', JSON.stringify(Object.fromEntries(p.kinds)));
+      if (p.kinds.size) {
+        fields.push('error_kinds', JSON.stringify(Object.fromEntries(p.kinds)));
+        const samples = [...p.samples].map(([kind, s]) => [kind, { first: detailText(s.first), last: detailText(s.last) }]);
+        fields.push('error_samples', JSON.stringify(Object.fromEntries(samples)));
+      }
       commands.push(['XADD', keys.metric({ metricId: name }), 'MAXLEN', '~', config.metricStreamMaxLen, '*', ...fields]);
     }
     const replies = await this.ctx.backend.pipeline(commands);
     const failed = replies.find((r) => r instanceof Error);
     if (failed) throw failed;
   }
+}
+
+function detailText(detail: FailureDetail): string {
+  const text = typeof detail === 'string' ? detail : detail();
+  return text.length > DETAIL_CHARS ? `${text.slice(0, DETAIL_CHARS)}…` : text;
 }

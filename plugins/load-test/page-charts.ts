@@ -74,22 +74,33 @@ const CoordCharts = (() => {
     const label = (l) => (l.key === 'value' ? l.worker : l.worker + ' ' + l.key);
     return { lines, data, signature: lines.map(label).join('|'), label };
   }
+  // Every new chart's box is placed in the grid before any is drawn: a chart sized while it was alone in its row
+  // kept that width when the next one joined the row, and ran into it (titles and axes on top of each other).
   function drawProbes(container, probes) {
-    container.probeCharts = container.probeCharts || {};
+    if (!container.probeCharts) {
+      container.probeCharts = {};
+      addEventListener('resize', () => {
+        for (const entry of Object.values(container.probeCharts)) entry.u.setSize({ width: widthOf(entry.el), height: 180 });
+      });
+    }
     const names = probes.map((p) => p.name);
     for (const name of Object.keys(container.probeCharts)) {
       if (!names.includes(name)) { container.probeCharts[name].u.destroy(); container.probeCharts[name].el.remove(); delete container.probeCharts[name]; }
     }
+    const added = [];
     for (const probe of probes) {
       const c = probeChart(probe);
       let entry = container.probeCharts[probe.name];
-      if (entry && entry.signature !== c.signature) { entry.u.destroy(); entry.el.remove(); entry = undefined; }
+      if (entry && entry.signature !== c.signature) { entry.u.destroy(); entry.el.remove(); delete container.probeCharts[probe.name]; entry = undefined; }
       if (entry) { entry.u.setData(c.data); continue; }
       const el = document.createElement('div');
       el.className = 'chart';
       el.dataset.testid = 'probe-chart';
       el.dataset.probe = probe.name;
       container.appendChild(el);
+      added.push({ probe, c, el });
+    }
+    for (const { probe, c, el } of added) {
       const spec = { title: 'probe ' + probe.name, unit: '', series: c.lines.map((l, i) => [c.label(l), '', COLORS[i % COLORS.length]]) };
       const opts = options(spec, widthOf(el));
       opts.title = 'probe ' + probe.name;
@@ -97,6 +108,8 @@ const CoordCharts = (() => {
       for (const s of opts.series.slice(1)) s.spanGaps = true;
       container.probeCharts[probe.name] = { u: new uPlot(opts, c.data, el), el, signature: c.signature };
     }
+    // A row that got more charts narrows the ones drawn before.
+    if (added.length) for (const entry of Object.values(container.probeCharts)) if (entry.u.width !== widthOf(entry.el)) entry.u.setSize({ width: widthOf(entry.el), height: 180 });
   }
   return { draw, drawProbes, specs: SPECS };
 })();

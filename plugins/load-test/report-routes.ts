@@ -4,15 +4,19 @@
 //         the running or last test's outcome of each threshold, as JSON
 //   GET /api/report[?threshold=…]
 //         that test's HTML report (report.ts) with its probes, as a download
+//   GET /api/stats.csv, /api/failures.csv, /api/exceptions.csv
+//         its statistics, request failures and step exceptions (as Locust's), as downloads
+//   GET /api/result.json[?threshold=…]
+//         all of it: result, thresholds' outcomes and probes, as a download
 // Thresholds are the `coord load run --threshold` syntax; a bad one is a 400.
 import type { ServerResponse } from 'node:http';
 import type { ProbeSeries } from './probes.ts';
-import { formatActual, resultHtml } from './report.ts';
+import { failuresCsv, formatActual, resultCsv, resultHtml, resultJson } from './report.ts';
 import type { TestController } from './test-control.ts';
 import { ConflictError } from './test-control.ts';
 import { evaluateThresholds, parseThreshold } from './thresholds.ts';
 
-export const reportRouteNames = ['GET /api/thresholds', 'GET /api/report'];
+export const reportRouteNames = ['GET /api/thresholds', 'GET /api/report', 'GET /api/stats.csv', 'GET /api/failures.csv', 'GET /api/exceptions.csv', 'GET /api/result.json'];
 
 /** Answers the route if it is one of these; false when it is not. */
 export async function reportRoutes(
@@ -27,7 +31,13 @@ export async function reportRoutes(
   const result = (await controller.status()).result;
   if (!result) throw new ConflictError('no test has run yet: start one first');
   const outcomes = evaluateThresholds(thresholds, result);
-  if (route === 'GET /api/report') {
+  const download = (type: string, name: string, body: string) =>
+    res.writeHead(200, { 'content-type': type, 'content-disposition': `attachment; filename="load-test-epoch-${result.epoch}-${name}"`, 'cache-control': 'no-store' }).end(body);
+  if (route === 'GET /api/stats.csv') download('text/csv; charset=utf-8', 'stats.csv', resultCsv(result));
+  else if (route === 'GET /api/failures.csv') download('text/csv; charset=utf-8', 'failures.csv', failuresCsv(result, 'failures'));
+  else if (route === 'GET /api/exceptions.csv') download('text/csv; charset=utf-8', 'exceptions.csv', failuresCsv(result, 'exceptions'));
+  else if (route === 'GET /api/result.json') download('application/json', 'result.json', resultJson(result, outcomes, (await probes?.(result.epoch)) ?? []));
+  else if (route === 'GET /api/report') {
     res
       .writeHead(200, {
         'content-type': 'text/html; charset=utf-8',

@@ -6,7 +6,7 @@ import { scriptJson, uplotCss, uplotScript } from './page-assets.ts';
 import { chartsScript } from './page-charts.ts';
 import type { ProbeSeries } from './probes.ts';
 import type { ThresholdOutcome } from './thresholds.ts';
-import type { MetricSummary, TestResult } from './results.ts';
+import { isFailureMetric, type MetricSummary, type TestResult } from './results.ts';
 
 const COLUMNS = ['metric', 'requests', 'errors', 'aborted', 'req/s', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
 
@@ -58,15 +58,34 @@ export function progressLine(elapsedS: number, users: number, target: number, rp
   return `[${elapsedS.toFixed(0).padStart(4)}s] users ${users}/${target}  rps ${rps.toFixed(0)}  p95 ${ms(p95)}ms  errors ${errors} (${pct}%)  requests ${count}`;
 }
 
-export function resultJson(result: TestResult, outcomes: readonly ThresholdOutcome[]): string {
-  return JSON.stringify({ ...result, thresholds: outcomes }, null, 2);
+/** Everything: the result, the thresholds' outcomes and the test's probes (when it had any). */
+export function resultJson(result: TestResult, outcomes: readonly ThresholdOutcome[], probes: readonly ProbeSeries[] = []): string {
+  return JSON.stringify({ ...result, thresholds: outcomes, probes }, null, 2);
 }
 
+const quote = (t: string) => (/[",\n\r]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t);
+
+/** The statistics, one row per metric and the total (Locust's stats CSV): `--out csv` and the page's download. */
 export function resultCsv(result: TestResult): string {
-  const header = 'metric,requests,errors,aborted,rps,mean_ms,p50_ms,p90_ms,p95_ms,p99_ms,max_ms';
-  const quote = (t: string) => (/[",\n]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t);
-  const row = (m: MetricSummary) => [quote(m.name), m.count, m.errors, m.aborted, m.rps, m.mean, m.p50, m.p90, m.p95, m.p99, m.max].join(',');
+  const header = 'metric,requests,errors,aborted,rps,mean_ms,p50_ms,p90_ms,p95_ms,p99_ms,max_ms,min_ms,current_rps';
+  const row = (m: MetricSummary) => [quote(m.name), m.count, m.errors, m.aborted, m.rps, m.mean, m.p50, m.p90, m.p95, m.p99, m.max, m.min, m.currentRps].join(',');
   return [header, ...result.metrics.map(row), row(result.total)].join('\n');
+}
+
+/**
+ * The failures by metric and kind, with the full text of the first and last (Locust's failures and exceptions
+ * CSVs): `failures` are those of requests and checks, `exceptions` those of steps and hooks that threw.
+ */
+export function failuresCsv(result: TestResult, which: 'failures' | 'exceptions'): string {
+  const header = 'metric,error,count,first_at,last_at,first,last';
+  const rows = failuresOf(result, which).map((e) =>
+    [quote(e.metric), quote(e.message), e.count, new Date(e.firstAt).toISOString(), new Date(e.lastAt).toISOString(), quote(e.first), quote(e.last)].join(','),
+  );
+  return [header, ...rows].join('\n');
+}
+
+export function failuresOf(result: TestResult, which: 'failures' | 'exceptions'): TestResult['errors'] {
+  return result.errors.filter((e) => isFailureMetric(e.metric) === (which === 'exceptions'));
 }
 
 export function resultHtml(result: TestResult, outcomes: readonly ThresholdOutcome[], probes: readonly ProbeSeries[] = []): string {
@@ -83,7 +102,7 @@ export function resultHtml(result: TestResult, outcomes: readonly ThresholdOutco
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>coord load test — epoch ${result.epoch}</title>
 <style>${uplotCss}</style>
 <style>body{font:14px system-ui,sans-serif;margin:20px;color:#222}table{border-collapse:collapse}td,th{border-bottom:1px solid #ddd;padding:3px 10px;text-align:right}td:first-child,th:first-child{text-align:left}
-#charts,#probes{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:12px;max-width:1400px}.chart{border:1px solid #ddd;padding:4px}
+#charts,#probes{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:12px;max-width:1400px}.chart{border:1px solid #ddd;padding:4px;min-width:0;overflow:hidden}
 tr.fail td{color:#b00;font-weight:bold;background:#fdecec}.verdict{padding:6px 10px;font-weight:bold}.verdict.fail{background:#fdecec;color:#b00}.verdict.ok{background:#eaf7ee;color:#161}</style></head><body>
 <h1>Load test, epoch ${result.epoch}</h1>
 ${verdict}

@@ -36,7 +36,11 @@ export interface MetricSummary {
   aborted: number;
   /** Requests per second over the test's running time. */
   rps: number;
+  /** Requests in the last whole second (of the test so far, or of its end). */
+  currentRps: number;
   mean: number;
+  /** The fastest request (ms). */
+  min: number;
   p50: number;
   p90: number;
   p95: number;
@@ -66,10 +70,23 @@ export interface TestResult {
   peakUsers: number;
   metrics: MetricSummary[];
   total: MetricSummary;
-  errors: { metric: string; message: string; count: number }[];
+  /** Failures by metric and kind (message), with the full text of the first and last one and when they came (ms since 1970). */
+  errors: FailureKind[];
   droppedIterations: number;
   series: SeriesPoint[];
   workersLost: string[];
+}
+
+export interface FailureKind {
+  metric: string;
+  /** The kind: 'HTTP 500', 'ECONNREFUSED', 'timeout', an exception's first line. */
+  message: string;
+  count: number;
+  /** The full text of the first failure of this kind (an HTTP error's body, an exception's stack). */
+  first: string;
+  last: string;
+  firstAt: number;
+  lastAt: number;
 }
 
 /** One worker batch as read back from a metric:<id> stream. */
@@ -88,9 +105,13 @@ export interface Batch {
   /** Sum of the batch's latencies in ms. */
   sum: number;
   errorKinds: Record<string, number>;
+  /** Per error kind, the full text of the batch's first and last failure of that kind. */
+  errorSamples?: Record<string, { first: string; last: string }>;
 }
 
 interface Merged {
+  /** Requests by second of the test: the current rate (the per-metric ones; the total's is the series'). */
+  perSecond?: Map<number, number>;
   count: number;
   errors: number;
   aborted: number;
@@ -106,38 +127,61 @@ interface Second extends Merged {
 
 /** Merges batches of one test. Histograms add exactly; nothing is sampled. */
 export class ResultAggregator {
-  private readonly perMetric = new Map<string, Merged & { kind: 'http' | 'custom' }>();
+  private perMetric = new Map<string, Merged & { kind: 'http' | 'custom' }>();
   /** All requests (the http metrics together). */
-  private readonly total: Merged = merged();
-  private readonly errorKinds = new Map<string, number>();
-  private readonly seconds = new Map<number, Second>();
-  private readonly usersAt = new Map<number, number>();
+  private total: Merged = merged();
+  private errorKinds = new Map<string, FailureKind>();
+  private seconds = new Map<number, Second>();
+  private usersAt = new Map<number, number>();
   private dropped = 0;
+  private lastUsers = 0;
+  /** The last reset (ms): batches written before it are skipped. */
+  private resetAt: number | undefined;
   peakUsers = 0;
   readonly workersLost: string[] = [];
+  /** When the results began: the test's start, or its last reset (ms). */
+  startedAt: number;
 
   constructor(
     readonly epoch: number,
-    readonly startedAt: number,
+    startedAt: number,
     readonly mode: TestResult['mode'],
     readonly scenario?: string,
-  ) {}
+  ) {
+    this.startedAt = startedAt;
+  }
+
+  /**
+   * Zeroes the results (the page's "reset stats", as Locust's): what every worker recorded up to now is
+   * dropped, and the test's time starts again at `nowMs`. Batches written before it are skipped when they
+   * are read later; a worker's batch written after it counts whole (up to a second recorded before it).
+   */
+  reset(nowMs: number): void {
+    this.startedAt = this.resetAt = nowMs;
+    this.perMetric = new Map();
+    this.total = merged();
+    this.errorKinds = new Map();
+    this.seconds = new Map();
+    this.usersAt = new Map();
+    this.dropped = 0;
+    this.peakUsers = 0;
+    this.workersLost.length = 0;
+    this.users(nowMs, this.lastUsers);
+  }
 
   add(batch: Batch): void {
-    if (batch.epoch !== this.epoch) return;
+    if (batch.epoch !== this.epoch || (this.resetAt !== undefined && batch.ts * 1000 < this.resetAt)) return;
     const histogram = batch.count > 0 ? decodeHistogram(batch.hist) : undefined;
+    const t = Math.max(0, Math.floor(batch.ts - this.startedAt / 1000));
     let metric = this.perMetric.get(batch.metric);
-    if (!metric) this.perMetric.set(batch.metric, (metric = { kind: batch.kind, ...merged() }));
+    if (!metric) this.perMetric.set(batch.metric, (metric = { kind: batch.kind, ...merged(), perSecond: new Map() }));
     mergeInto(metric, batch, histogram);
+    metric.perSecond!.set(t, (metric.perSecond!.get(t) ?? 0) + batch.count);
     this.dropped += batch.dropped;
-    for (const [message, n] of Object.entries(batch.errorKinds)) {
-      const key = `${batch.metric}\u0000${message}`;
-      this.errorKinds.set(key, (this.errorKinds.get(key) ?? 0) + n);
-    }
+    for (const [message, n] of Object.entries(batch.errorKinds)) this.addFailures(batch, message, n);
     // The total and the per-second series are of requests and failures; their latencies are the requests'.
     const request = batch.kind === 'http';
     if (!request && !isFailureMetric(batch.metric)) return;
-    const t = Math.max(0, Math.floor(batch.ts - this.startedAt / 1000));
     let second = this.seconds.get(t);
     if (!second) this.seconds.set(t, (second = merged()));
     mergeInto(this.total, batch, request ? histogram : undefined);
@@ -145,17 +189,35 @@ export class ResultAggregator {
     if (request) second.point = undefined;
   }
 
+  private addFailures(batch: Batch, message: string, n: number): void {
+    const key = `${batch.metric}\u0000${message}`;
+    const sample = batch.errorSamples?.[message] ?? { first: message, last: message };
+    const at = Math.round(batch.ts * 1000);
+    const kind = this.errorKinds.get(key);
+    if (!kind) {
+      this.errorKinds.set(key, { metric: batch.metric, message, count: n, first: sample.first, last: sample.last, firstAt: at, lastAt: at });
+      return;
+    }
+    kind.count += n;
+    // Workers' batches come in any order: the first is the earliest one's, the last the latest one's.
+    if (at < kind.firstAt) Object.assign(kind, { first: sample.first, firstAt: at });
+    if (at >= kind.lastAt) Object.assign(kind, { last: sample.last, lastAt: at });
+  }
+
   /** Records the number of running users at a moment (ms). */
   users(nowMs: number, users: number): void {
+    this.lastUsers = users;
     this.peakUsers = Math.max(this.peakUsers, users);
     this.usersAt.set(Math.max(0, Math.floor((nowMs - this.startedAt) / 1000)), users);
   }
 
   result(nowMs: number, endedAt?: number): TestResult {
     const durationS = Math.max(0.001, ((endedAt ?? nowMs) - this.startedAt) / 1000);
+    // The last whole second: the one before the second the test is in (or ended in).
+    const lastWhole = Math.floor(durationS) - 1;
     const metrics = [...this.perMetric.entries()]
       .sort(([a], [b]) => a.localeCompare(b))
-      .map(([name, m]) => summarize(name, m.kind, m, durationS));
+      .map(([name, m]) => summarize(name, m.kind, m, durationS, m.perSecond!.get(lastWhole) ?? 0));
     const last = Math.max(-1, ...this.seconds.keys(), ...this.usersAt.keys());
     const series: SeriesPoint[] = [];
     let users = 0;
@@ -174,10 +236,8 @@ export class ResultAggregator {
       mode: this.mode,
       peakUsers: this.peakUsers,
       metrics,
-      total: summarize('total', 'total', this.total, durationS),
-      errors: [...this.errorKinds.entries()]
-        .map(([key, n]) => ({ metric: key.split('\u0000')[0]!, message: key.split('\u0000')[1]!, count: n }))
-        .sort((a, b) => b.count - a.count),
+      total: summarize('total', 'total', this.total, durationS, this.seconds.get(lastWhole)?.count ?? 0),
+      errors: [...this.errorKinds.values()].map((k) => ({ ...k })).sort((a, b) => b.count - a.count),
       droppedIterations: this.dropped,
       series,
       workersLost: [...this.workersLost],
@@ -199,7 +259,7 @@ function mergeInto(into: Merged, batch: Batch, histogram: Histogram | undefined)
   into.histogram.add(histogram);
 }
 
-function summarize(name: string, kind: MetricSummary['kind'], m: Merged, durationS: number): MetricSummary {
+function summarize(name: string, kind: MetricSummary['kind'], m: Merged, durationS: number, currentRps: number): MetricSummary {
   const h = m.histogram;
   return {
     name,
@@ -208,7 +268,9 @@ function summarize(name: string, kind: MetricSummary['kind'], m: Merged, duratio
     errors: m.errors,
     aborted: m.aborted,
     rps: round(m.count / durationS, 2),
+    currentRps,
     mean: round(h.totalCount ? m.sum / h.totalCount : 0, 3),
+    min: h.totalCount ? h.minNonZeroValue / 1000 : 0,
     p50: percentileMs(h, 50),
     p90: percentileMs(h, 90),
     p95: percentileMs(h, 95),

@@ -55,6 +55,8 @@ export interface TestStatus {
   shape?: { kind: LoadShape['kind']; elapsedS: number; rate?: number };
   /** The last test ran no request and recorded nothing, and its scenario does not allow that (allowNoRequests): it failed. */
   noRequests?: boolean;
+  /** The running test's settings, as it was started (the page's form shows them while it runs). */
+  settings?: { scenario: string; users: number; spawnRate: number; duration?: string; rate?: number; params?: Record<string, unknown> };
 }
 
 interface Run {
@@ -338,7 +340,16 @@ export class TestController {
       result: run ? run.aggregator.result(this.ctx.clock.now()) : this.last,
       ...(run?.shape ? { shape: { kind: run.shape.kind, elapsedS: (performance.now() - run.runningAt) / 1000, ...(run.sentRate === undefined ? {} : { rate: run.sentRate }) } } : {}),
       ...(!run && this.lastRanNothing ? { noRequests: true } : {}),
+      ...(run ? { settings: settingsOf(run) } : {}),
     };
+  }
+
+  /** Zeroes the running test's results, of every worker (Locust's "reset stats"): its time starts again now. */
+  resetStats(): void {
+    const run = this.run;
+    if (!run || this.stopping) throw new ConflictError('no test is running: reset zeroes the statistics of a running test');
+    run.aggregator.reset(this.ctx.clock.now());
+    this.log.info('statistics reset', { epoch: run.epoch });
   }
 
   // ---- the loops
@@ -634,4 +645,16 @@ function expectPairs(reply: Reply, script: string): [string, string][] {
   const pairs: [string, string][] = [];
   for (let i = 0; i + 1 < list.length; i += 2) pairs.push([list[i]!, list[i + 1]!]);
   return pairs;
+}
+
+function settingsOf(run: Run): NonNullable<TestStatus['settings']> {
+  const { options } = run;
+  return {
+    scenario: options.scenario ?? run.scenarioPath,
+    users: options.users,
+    spawnRate: options.spawnRate,
+    ...(options.durationMs ? { duration: `${options.durationMs / 1000}s` } : {}),
+    ...(options.rate === undefined ? {} : { rate: options.rate }),
+    ...(options.params ? { params: options.params } : {}),
+  };
 }

@@ -303,7 +303,7 @@ export class UserTask {
 
   private stepFailed(step: CheckedStep, started: number, err: unknown, timedOut = false): void {
     if (this.hard.signal.aborted) return; // stopped after the grace period: not the step's failure
-    this.session.recorder.record(`step:${step.name}`, performance.now() - started, timedOut ? 'timeout' : errorText(err));
+    this.session.recorder.record(`step:${step.name}`, performance.now() - started, timedOut ? 'timeout' : errorText(err), 'custom', () => stackText(err));
   }
 
   /** Runs a hook; false (and counted as hook:<name>) when it threw. */
@@ -313,7 +313,7 @@ export class UserTask {
       await run();
       return true;
     } catch (err) {
-      if (!this.hard.signal.aborted) this.session.recorder.record(`hook:${hook}`, performance.now() - started, errorText(err));
+      if (!this.hard.signal.aborted) this.session.recorder.record(`hook:${hook}`, performance.now() - started, errorText(err), 'custom', () => stackText(err));
       return false;
     }
   }
@@ -321,4 +321,9 @@ export class UserTask {
 
 function errorText(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 200);
+}
+
+/** An exception's whole text, its stack when it has one (the failures view's sample). */
+function stackText(err: unknown): string {
+  return err instanceof Error ? err.stack ?? `${err.name}: ${err.message}` : String(err);
 }
