@@ -94,8 +94,8 @@ t.test('relocateDevice: every obniz-app-sdk error in obniz-app-sdk\'s order, the
   // a 20-digit number and empty lists: a cjson round trip would change them
   const raw = '{"id":"odd-1","serial":12345678901234567890,"tags":[],"nested":{"a":[]}}';
   await ctx.scripts.run('assignDevices', {
-    keys: { slaveIndex: {}, newInstalls: {}, uninstalls: {}, coordSlaves: {} },
-    args: { slaveTail: ':heartbeat', nowMs: T0, deadAfterMs: 30_000, devices: ['odd-1', raw] },
+    keys: { deviceIndex: {}, listStamps: {}, newInstalls: {}, uninstalls: {}, coordSlaves: {} },
+    args: { slaveTail: ':heartbeat', nowMs: T0, deadAfterMs: 30_000, devices: ['odd-1', 's1', raw] },
   });
   await t.rejects(
     relocateDevice(ctx, 'odd-1'),

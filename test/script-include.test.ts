@@ -148,7 +148,7 @@ t.test('the obniz scripts share their Lua through lib/', async (t) => {
   const defs = loadScriptDir(dir, obniz.contract);
   t.same(defs.map((d) => d.name), readdirSync(dir).filter((f) => f.endsWith('.lua')).map((f) => f.slice(0, -4)).sort(), 'one script a file, no library among them');
   const includes = Object.fromEntries(defs.map((d) => [d.name, d.includes]));
-  t.same(includes.relocateSlave, ['heartbeat', 'slaves', 'entry', 'installs']);
+  t.same(includes.moveDevices, ['heartbeat', 'lists', 'entry', 'results', 'installs']);
   t.same(includes.touchSlave, []);
   for (const def of defs) t.equal(occurrences(def.lua, 'local function heartbeatMs'), def.includes.includes('heartbeat') ? 1 : 0, `${def.name}: heartbeat inlined at most once`);
 });

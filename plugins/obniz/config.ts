@@ -23,6 +23,8 @@ export interface ObnizConfig {
   deadAfter: number;
   healthCheckInterval: number;
   discover: boolean;
+  discoverInterval: number;
+  maxRemoveShare: number;
   webhook: boolean;
   webhookHost: string;
   webhookPort: number;
@@ -62,6 +64,8 @@ export const configSchema = {
     deadAfter: seconds(30, 'A slave whose heartbeat is older than this, or missing, is dead and its devices move; must be at least heartbeatTtl.'),
     healthCheckInterval: seconds(10, 'How often the manager checks the slaves\' heartbeats.'),
     discover: { type: 'boolean', default: true, description: 'Managers SCAN for slaves and managers that coord\'s indexes do not know yet (obniz-app-sdk processes sharing the Redis).' },
+    discoverInterval: seconds(1, 'Between two steps of the manager\'s background SCAN for obniz-app-sdk slaves and managers (each step visits 1000 keys; coord processes index themselves and need none).'),
+    maxRemoveShare: { type: 'number', minimum: 0, maximum: 1, default: 0.5, description: 'Largest share of the assigned devices one sync may remove (more than 5 devices); a list that would remove more is logged and its removals refused. 1 turns the guard off.' },
     webhook: { type: 'boolean', default: false, description: 'Serve the obniz Cloud webhook (install create/update/delete) on the manager.' },
     webhookHost: { type: 'string', default: '127.0.0.1', description: 'Address the webhook binds (0.0.0.0 to accept other machines).' },
     webhookPort: { type: 'integer', minimum: 0, maximum: 65535, default: 3333, description: 'Webhook port (the SDK\'s is 3333; 0 picks a free one).' },

@@ -1,9 +1,12 @@
 // The obniz scripts, called with their keys and arguments built in one place,
-// and their replies turned into typed results. Device batches are split so one
-// script call stays short (Redis runs one script at a time).
+// and their replies turned into typed results. The work that grows with the
+// fleet (which slave takes which device) is planned here; scripts only check and
+// write a plan, a bounded batch at a time, so one call stays short (Redis runs
+// one script at a time, and may be shared with a browser grid, a queue…).
 import type { Command } from '../../core/backend.ts';
 import type { Ctx } from './context.ts';
 import { contract } from './contract.ts';
+import { LeastLoaded } from './plan.ts';
 import { parseAssignment, toMs, type Assignment, type DeviceInfo } from './values.ts';
 
 /** obniz-app-sdk's Lua errors (and NO_WORKER of the SDK's doAllRelocate, NO_RUNNING_WORKER of its update). */
@@ -32,7 +35,27 @@ export interface DeviceResult {
   detail: string;
 }
 
-const BATCH = 500;
+/**
+ * Devices per script call, so each call stays under 2 ms with 500 slaves (Redis
+ * runs one script at a time; measured in bench/obniz.mjs with SLOWLOG): each
+ * script does a few O(1) commands a device and none per slave of the fleet.
+ */
+const BATCH = { assign: 100, update: 100, remove: 100, move: 100, claim: 100, release: 500 } as const;
+
+/** The keys of the batch scripts (all fixed: the lists are reached through @head workers). */
+const scriptKeys = {
+  assign: { deviceIndex: {}, listStamps: {}, newInstalls: {}, uninstalls: {}, coordSlaves: {} },
+  update: { deviceIndex: {}, listStamps: {} },
+  remove: { deviceIndex: {}, listStamps: {}, claims: {}, newInstalls: {}, uninstalls: {} },
+  move: { deviceIndex: {}, listStamps: {}, newInstalls: {}, coordSlaves: {} },
+} as const;
+
+/** Runs `plan` through `run` BATCH items at a time; the flat replies as DeviceResults, in order. */
+async function inBatches(plan: readonly (readonly string[])[], size: number, run: (batch: readonly (readonly string[])[]) => Promise<unknown>): Promise<DeviceResult[]> {
+  const out: DeviceResult[] = [];
+  for (let i = 0; i < plan.length; i += size) out.push(...triples(await run(plan.slice(i, i + size))));
+  return out;
+}
 
 /** What follows the name in a heartbeat key (':heartbeat'), for scripts that derive heartbeat keys. */
 const tail = (pattern: string) => pattern.slice(pattern.indexOf('}') + 1);
@@ -60,77 +83,159 @@ export async function touchManager(ctx: Ctx, name: string): Promise<number> {
   })) as number;
 }
 
+/** One device's move: from the slave whose list holds it to another. */
+export interface Move {
+  obnizId: string;
+  from: string;
+  to: string;
+}
+
+/** A planned device whose slave died between the plan and its script: planned again, up to this many times. */
+const REPLANS = 3;
+
+/**
+ * obniz-app-sdk's assignment: each device to the alive slave with the fewest
+ * devices (ties: the first by name). Planned here from the list lengths, written
+ * in batches by assignDevices.lua, which checks each device in O(1).
+ */
 export async function assignDevices(ctx: Ctx, devices: readonly DeviceInfo[]): Promise<DeviceResult[]> {
-  const out: DeviceResult[] = [];
-  for (let i = 0; i < devices.length; i += BATCH) {
-    const batch = devices.slice(i, i + BATCH);
-    const reply = await ctx.scripts.run('assignDevices', {
-      keys: { slaveIndex: {}, newInstalls: {}, uninstalls: {}, coordSlaves: {} },
-      args: { slaveTail, ...timing(ctx), devices: batch.flatMap((d) => [d.id, JSON.stringify(d)]) },
-    });
-    out.push(...triples(reply));
+  const results = new Map<number, DeviceResult>();
+  const seen = new Set<string>();
+  let todo: number[] = [];
+  devices.forEach((d, i) => {
+    if (seen.has(d.id)) results.set(i, { obnizId: d.id, ok: false, detail: 'ALREADY_INSTALLED' });
+    else todo.push(i);
+    seen.add(d.id);
+  });
+  for (let round = 0; todo.length && round <= REPLANS; round++) {
+    const planner = new LeastLoaded((await slaveStates(ctx)).filter((s) => s.alive));
+    if (!planner.size) break;
+    // grouped by slave, so a batch writes to few lists (same picks, another order)
+    const slaveOf = todo.map(() => planner.next()!);
+    const order = todo.map((_i, j) => j).sort((a, b) => (slaveOf[a]! < slaveOf[b]! ? -1 : slaveOf[a]! > slaveOf[b]! ? 1 : a - b));
+    const plan = order.map((j) => [devices[todo[j]!]!.id, slaveOf[j]!, JSON.stringify(devices[todo[j]!])]);
+    todo = order.map((j) => todo[j]!);
+    const replies = await inBatches(plan, BATCH.assign, (batch) =>
+      ctx.scripts.run('assignDevices', { keys: scriptKeys.assign, args: { slaveTail, ...timing(ctx), devices: batch.flat() } }),
+    );
+    const again: number[] = [];
+    replies.forEach((r, j) => (r.detail === 'NOT_ALIVE' ? again.push(todo[j]!) : results.set(todo[j]!, r)));
+    todo = again;
   }
-  return out;
+  for (const i of todo) results.set(i, { obnizId: devices[i]!.id, ok: false, detail: 'NO_ACCEPTABLE_WORKER' });
+  return devices.map((_d, i) => results.get(i)!);
 }
 
-export async function updateDevices(ctx: Ctx, devices: readonly DeviceInfo[]): Promise<DeviceResult[]> {
-  const out: DeviceResult[] = [];
-  for (let i = 0; i < devices.length; i += BATCH) {
-    const batch = devices.slice(i, i + BATCH);
-    const reply = await ctx.scripts.run('updateDevices', {
-      keys: { slaveIndex: {} },
-      args: { slaveTail, ...timing(ctx), devices: batch.flatMap((d) => [d.id, JSON.stringify(d)]) },
-    });
-    out.push(...triples(reply));
-  }
-  return out;
+/** New installs for listed devices; `owners` (obnizId → slave, as last read) spares the scripts a lookup. */
+export async function updateDevices(ctx: Ctx, devices: readonly DeviceInfo[], owners?: ReadonlyMap<string, string>): Promise<DeviceResult[]> {
+  if (!devices.length) return [];
+  const aliveSlave = (await slaveStates(ctx)).find((s) => s.alive)?.name ?? '';
+  const plan = devices.map((d) => [d.id, owners?.get(d.id) ?? '', JSON.stringify(d)]);
+  return inBatches(plan, BATCH.update, (batch) =>
+    ctx.scripts.run('updateDevices', { keys: scriptKeys.update, args: { slaveTail, ...timing(ctx), aliveSlave, devices: batch.flat() } }),
+  );
 }
 
-export async function removeDevices(ctx: Ctx, obnizIds: readonly string[]): Promise<DeviceResult[]> {
-  const out: DeviceResult[] = [];
-  for (let i = 0; i < obnizIds.length; i += BATCH) {
-    const reply = await ctx.scripts.run('removeDevices', {
-      keys: { slaveIndex: {}, claims: {}, newInstalls: {}, uninstalls: {} },
-      args: { slaveTail, ...timing(ctx), obnizIds: obnizIds.slice(i, i + BATCH) },
-    });
-    out.push(...triples(reply));
-  }
-  return out;
+/** Devices off their lists; `owners` (obnizId → slave, as last read) spares the scripts a lookup. */
+export async function removeDevices(ctx: Ctx, obnizIds: readonly string[], owners?: ReadonlyMap<string, string>): Promise<DeviceResult[]> {
+  const plan = obnizIds.map((id) => [id, owners?.get(id) ?? '']);
+  return inBatches(plan, BATCH.remove, (batch) =>
+    ctx.scripts.run('removeDevices', { keys: scriptKeys.remove, args: { slaveTail, ...timing(ctx), devices: batch.flat() } }),
+  );
 }
 
-/** obniz-app-sdk's relocation of one device; throws ObnizScriptError with obniz-app-sdk's codes. */
+/** Moves as planned, in batches; with `fromMustBeDead`, a device whose slave is alive stays ('ALIVE'). */
+export async function moveDevices(ctx: Ctx, moves: readonly Move[], fromMustBeDead = false): Promise<DeviceResult[]> {
+  const plan = moves.map((m) => [m.obnizId, m.from, m.to]);
+  return inBatches(plan, BATCH.move, (batch) =>
+    ctx.scripts.run('moveDevices', { keys: scriptKeys.move, args: { slaveTail, ...timing(ctx), fromMustBeDead: fromMustBeDead ? '1' : '0', moves: batch.flat() } }),
+  );
+}
+
+/** The slave whose list holds a device: where the device index says (confirmed), else asked of every indexed list. */
+export async function findDevice(ctx: Ctx, obnizId: string, names: readonly string[]): Promise<string | undefined> {
+  const indexed = (await ctx.backend.send(['HGET', ctx.keys.deviceIndex(), obnizId])) as string | null;
+  if (indexed && (await ctx.backend.send(['HEXISTS', ctx.keys.workers({ name: indexed }), obnizId])) === 1) return indexed;
+  const found = await ctx.backend.pipeline(names.map((name): Command => ['HEXISTS', ctx.keys.workers({ name }), obnizId]));
+  return names.find((_n, i) => found[i] === 1);
+}
+
+/** obniz-app-sdk's relocation of one device; throws ObnizScriptError with obniz-app-sdk's codes, in its order. */
 export async function relocateDevice(ctx: Ctx, obnizId: string, force = false): Promise<{ from: string; to: string }> {
-  const reply = (await ctx.scripts.run('relocateDevice', {
-    keys: { slaveIndex: {}, newInstalls: {}, coordSlaves: {} },
-    args: { slaveTail, ...timing(ctx), obnizId, force: force ? 'true' : 'false' },
-  })) as string[];
-  if (reply[0] === 'err') {
-    const hint = reply[1] === 'NO_NEED_TO_RELOCATE' ? `its slave ${reply[2]} is alive; add --force to move it anyway` : undefined;
-    throw new ObnizScriptError(reply[1] as ObnizErrorCode, `relocating ${obnizId}`, hint);
+  const fail = (code: ObnizErrorCode, hint?: string) => new ObnizScriptError(code, `relocating ${obnizId}`, hint);
+  for (let round = 0; round <= REPLANS; round++) {
+    const states = await slaveStates(ctx);
+    if (!states.some((s) => s.alive)) throw fail('NO_ACCEPTABLE_WORKER');
+    const owner = await findDevice(ctx, obnizId, states.map((s) => s.name));
+    if (!owner) throw fail('NOT_INSTALLED');
+    const notMoving = (name: string) => fail('NO_NEED_TO_RELOCATE', `its slave ${name} is alive; add --force to move it anyway`);
+    if (!force && states.find((s) => s.name === owner)?.alive) throw notMoving(owner);
+    const to = new LeastLoaded(states.filter((s) => s.alive && s.name !== owner)).next();
+    if (!to) throw fail('NO_OTHER_ACCEPTABLE_WORKER');
+    const [result] = await moveDevices(ctx, [{ obnizId, from: owner, to }], !force);
+    if (result!.ok) return { from: owner, to };
+    if (result!.detail === 'ALIVE') throw notMoving(owner);
+    // NOT_INSTALLED: it moved meanwhile; NOT_ALIVE: its new slave died: look again
   }
-  return { from: reply[1]!, to: reply[2]! };
+  throw fail('NO_OTHER_ACCEPTABLE_WORKER');
 }
 
-/** Moves every device of a dead slave to the alive ones and deletes its keys; 'alive' when it is not dead. */
+/**
+ * A dead slave's devices go to the alive slaves (each to the least loaded), then
+ * its keys are deleted; 'alive' when it is alive (checked again by the scripts,
+ * so a slave that came back in time keeps what has not moved yet).
+ */
 export async function relocateSlave(ctx: Ctx, name: string): Promise<'alive' | { obnizId: string; to: string }[]> {
-  const reply = (await ctx.scripts.run('relocateSlave', {
-    keys: { slaveIndex: {}, workers: { name }, heartbeat: { name }, newInstalls: {}, coordSlaves: {} },
-    args: { slaveTail, ...timing(ctx), name },
-  })) as string[];
-  if (reply[0] === 'alive') return 'alive';
-  if (reply[0] === 'err') throw new ObnizScriptError(reply[1] as ObnizErrorCode, `relocating the devices of dead slave ${name}`);
   const moved: { obnizId: string; to: string }[] = [];
-  for (let i = 1; i < reply.length; i += 2) moved.push({ obnizId: reply[i]!, to: reply[i + 1]! });
+  for (let round = 0; round <= REPLANS; round++) {
+    const states = await slaveStates(ctx);
+    const [self] = states.some((s) => s.name === name) ? states.filter((s) => s.name === name) : await slaveStates(ctx, [name]);
+    if (self!.alive) return moved.length ? moved : 'alive';
+    const ids = (await ctx.backend.send(['HKEYS', ctx.keys.workers({ name })])) as string[];
+    if (ids.length) {
+      const planner = new LeastLoaded(states.filter((s) => s.alive && s.name !== name));
+      if (!planner.size) throw new ObnizScriptError('NO_ACCEPTABLE_WORKER', `relocating the devices of dead slave ${name}`);
+      const results = await moveDevices(ctx, ids.map((obnizId) => ({ obnizId, from: name, to: planner.next()! })), true);
+      for (const r of results) if (r.ok) moved.push({ obnizId: r.obnizId, to: r.detail });
+      if (results.some((r) => r.detail === 'ALIVE')) return moved.length ? moved : 'alive';
+    }
+    const left = (await ctx.scripts.run('forgetSlave', {
+      keys: { slaveIndex: {}, workers: { name }, heartbeat: { name }, coordSlaves: {}, listStamps: {} },
+      args: { slaveTail, ...timing(ctx), name },
+    })) as 'alive' | 'busy' | 'gone';
+    if (left === 'gone') return moved;
+    if (left === 'alive') return moved.length ? moved : 'alive';
+    // busy: devices were listed on it meanwhile (or a new slave died before taking one): once more
+  }
   return moved;
 }
 
-/** doAllRelocate: every alive slave ends within 1 of every other. */
+/**
+ * doAllRelocate, made exact: with T devices on n alive slaves, every slave ends
+ * with floor(T/n) or floor(T/n)+1, the +1 going to the slaves that hold the most
+ * now, so the fewest devices move (obniz-app-sdk's loop can stop short of that).
+ * Devices of dead slaves are left to the health check.
+ */
 export async function relocateAll(ctx: Ctx): Promise<{ moved: number; counts: Record<string, number> }> {
-  const reply = (await ctx.scripts.run('relocateAll', { keys: { slaveIndex: {}, newInstalls: {}, coordSlaves: {} }, args: { slaveTail, ...timing(ctx) } })) as (string | number)[];
-  if (reply[0] === 'err') throw new ObnizScriptError(reply[1] as ObnizErrorCode, 'relocating all devices');
-  const counts: Record<string, number> = {};
-  for (let i = 2; i < reply.length; i += 2) counts[String(reply[i])] = Number(reply[i + 1]);
-  return { moved: Number(reply[1]), counts };
+  const slaves = (await slaveStates(ctx)).filter((s) => s.alive).map((s) => ({ name: s.name, count: s.devices, target: 0 }));
+  if (!slaves.length) throw new ObnizScriptError('NO_WORKER', 'relocating all devices');
+  slaves.sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : 1));
+  const total = slaves.reduce((n, s) => n + s.count, 0);
+  const base = Math.floor(total / slaves.length);
+  slaves.forEach((s, i) => (s.target = base + (i < total - base * slaves.length ? 1 : 0)));
+  const givers = slaves.filter((s) => s.count > s.target);
+  const takers = slaves.filter((s) => s.count < s.target).flatMap((s) => Array<string>(s.target - s.count).fill(s.name));
+  const ids = await ctx.backend.pipeline(givers.map((g): Command => ['HKEYS', ctx.keys.workers({ name: g.name })]));
+  const moves: Move[] = givers.flatMap((g, i) => (ids[i] as string[]).slice(0, g.count - g.target).map((obnizId) => ({ obnizId, from: g.name, to: '' })));
+  moves.forEach((m, i) => (m.to = takers[i]!));
+  const results = await moveDevices(ctx, moves.filter((m) => m.to));
+  const counts = Object.fromEntries(slaves.map((s) => [s.name, s.count]));
+  results.forEach((r, i) => {
+    if (!r.ok) return;
+    counts[moves[i]!.from]! -= 1;
+    counts[moves[i]!.to]! += 1;
+  });
+  return { moved: results.filter((r) => r.ok).length, counts: Object.fromEntries(Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : 1))) };
 }
 
 export interface ClaimResult {
@@ -144,10 +249,10 @@ export interface ClaimResult {
 
 export async function claimDevices(ctx: Ctx, name: string, obnizIds: readonly string[]): Promise<ClaimResult[]> {
   const out: ClaimResult[] = [];
-  for (let i = 0; i < obnizIds.length; i += BATCH) {
+  for (let i = 0; i < obnizIds.length; i += BATCH.claim) {
     const reply = (await ctx.scripts.run('claimDevices', {
       keys: { claims: {}, workers: { name }, newInstalls: {} },
-      args: { slaveTail, ...timing(ctx), name, obnizIds: obnizIds.slice(i, i + BATCH) },
+      args: { slaveTail, ...timing(ctx), name, obnizIds: obnizIds.slice(i, i + BATCH.claim) },
     })) as string[];
     for (let j = 0; j < reply.length; j += 4) {
       out.push({ obnizId: reply[j]!, status: reply[j + 1] as ClaimResult['status'], fresh: reply[j + 2] === '1', holder: reply[j + 3]! });
@@ -158,8 +263,8 @@ export async function claimDevices(ctx: Ctx, name: string, obnizIds: readonly st
 
 export async function releaseDevices(ctx: Ctx, name: string, obnizIds: readonly string[]): Promise<number> {
   let released = 0;
-  for (let i = 0; i < obnizIds.length; i += BATCH) {
-    released += (await ctx.scripts.run('releaseDevices', { keys: { claims: {} }, args: { name, obnizIds: obnizIds.slice(i, i + BATCH) } })) as number;
+  for (let i = 0; i < obnizIds.length; i += BATCH.release) {
+    released += (await ctx.scripts.run('releaseDevices', { keys: { claims: {} }, args: { name, obnizIds: obnizIds.slice(i, i + BATCH.release) } })) as number;
   }
   return released;
 }

@@ -1,73 +1,60 @@
--- assignDevices: obniz-app-sdk's assignment for a batch of devices. No alive slave:
--- NO_ACCEPTABLE_WORKER; already in a distribution list: ALREADY_INSTALLED; else the
--- alive slave with the fewest assignments (ties: first by name) gets it, as
+-- assignDevices: writes an assignment the caller planned (store.ts: the least-loaded
+-- alive slave per device, obniz-app-sdk's rule, from the list lengths it read). Checked
+-- here per device in O(1), so a call's cost grows with its batch, not with the fleet:
+-- in a list already (the device index, confirmed in that list): ALREADY_INSTALLED; its
+-- planned slave not alive now: NOT_ALIVE (the caller plans it again). Written as
 -- {"install":…,"instanceName":…,"updatedMillisecond":…}, marked new for onInstall when
 -- that slave is a coord slave (an SDK slave never calls onInstall nor clears the mark).
--- KEYS[1] slaveIndex
--- KEYS[2] newInstalls
--- KEYS[3] uninstalls
--- KEYS[4] coordSlaves
+-- KEYS[1] deviceIndex
+-- KEYS[2] listStamps
+-- KEYS[3] newInstalls
+-- KEYS[4] uninstalls
+-- KEYS[5] coordSlaves
 -- ARGV[1] workersHead @head workers
 -- ARGV[2] slaveHead @head slaveHeartbeat
 -- ARGV[3] slaveTail                    what follows the name in a heartbeat key
 -- ARGV[4] nowMs
 -- ARGV[5] deadAfterMs
--- ARGV[6..] devices                    obnizId, install JSON, obnizId, install JSON, …
--- Returns a flat list: obnizId, 'ok', slave | obnizId, 'err', code
+-- ARGV[6..] devices                    obnizId, slave, install JSON, obnizId, slave, install JSON, …
+-- Returns a flat list: obnizId, 'ok', slave | obnizId, 'err', 'ALREADY_INSTALLED' | 'NOT_ALIVE'
 -- @include heartbeat
--- @include slaves
+-- @include lists
 -- @include entry
 -- @include results
 -- @include installs
 local workersHead, nowText = ARGV[1], ARGV[4]
 local alive = slaveAliveCheck(ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]))
+local isCoord = coordSlaveCheck(KEYS[5])
 
-local members = redis.call('ZRANGE', KEYS[1], 0, -1)
-table.sort(members)
-local living, counts, total = slaveLoads(members, alive, workersHead)
-
-local out = {}
-local n = (#ARGV - 5) / 2
-if #living == 0 then
-  for i = 0, n - 1 do pushResult(out, ARGV[6 + 2 * i], nil, 'NO_ACCEPTABLE_WORKER') end
-  return out
-end
-
--- who holds a device now: one HEXISTS per slave, or, for a big batch, every list read once
-local owners
-if n * #members > total then
-  owners = {}
-  for _, name in ipairs(members) do
-    for _, id in ipairs(redis.call('HKEYS', workersHead .. name)) do owners[id] = name end
-  end
-end
-local function ownerOf(id)
-  if owners then return owners[id] end
-  return listHolding(members, workersHead, id)
-end
-
--- decide every device first, then write with one command per slave list and per set
+-- decide every device first, then write with one command per slave list and per key
 local unpack = unpack or table.unpack
-local isCoord = coordSlaveCheck(KEYS[4])
-local taken, fields, placed, fresh = {}, {}, {}, {}
-for i = 0, n - 1 do
-  local id, install = ARGV[6 + 2 * i], ARGV[7 + 2 * i]
-  if taken[id] or ownerOf(id) then
+local out, taken, fields, indexed, placed, fresh, touched = {}, {}, {}, {}, {}, {}, {}
+for i = 6, #ARGV, 3 do
+  local id, slave, install = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+  if taken[id] or listHolding(KEYS[1], workersHead, id) then
     pushResult(out, id, nil, 'ALREADY_INSTALLED')
+  elseif not alive(slave) then
+    pushResult(out, id, nil, 'NOT_ALIVE')
   else
-    local best = leastLoaded(living, counts)
-    counts[best] = counts[best] + 1
     taken[id] = true
     placed[#placed + 1] = id
-    if isCoord(best) then fresh[#fresh + 1] = id end
-    fields[best] = fields[best] or {}
-    local list = fields[best]
+    if isCoord(slave) then fresh[#fresh + 1] = id end
+    local list = fields[slave]
+    if not list then
+      list = {}
+      fields[slave] = list
+      touched[slave] = true
+    end
     list[#list + 1] = id
-    list[#list + 1] = listEntry(install, best, nowText)
-    pushResult(out, id, best)
+    list[#list + 1] = listEntry(install, slave, nowText)
+    indexed[#indexed + 1] = id
+    indexed[#indexed + 1] = slave
+    pushResult(out, id, slave)
   end
 end
 for name, list in pairs(fields) do redis.call('HSET', workersHead .. name, unpack(list)) end
-if #fresh > 0 then redis.call('SADD', KEYS[2], unpack(fresh)) end
-if #placed > 0 then redis.call('SREM', KEYS[3], unpack(placed)) end
+if #indexed > 0 then redis.call('HSET', KEYS[1], unpack(indexed)) end
+if #fresh > 0 then redis.call('SADD', KEYS[3], unpack(fresh)) end
+if #placed > 0 then redis.call('SREM', KEYS[4], unpack(placed)) end
+stampLists(KEYS[2], touched)
 return out

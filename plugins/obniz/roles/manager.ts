@@ -7,7 +7,8 @@
 import { type Role, UsageError } from '../../../core/plugin.ts';
 import { instanceNameOf } from '../config.ts';
 import { DeviceListError } from '../devices.ts';
-import { discover } from '../discover.ts';
+import { discover, Discovery } from '../discover.ts';
+import { ListCache } from '../list-cache.ts';
 import { ModuleLoadError } from '../load-module.ts';
 import { Loop } from '../loop.ts';
 import { channelFor, envelope, type Envelope } from '../messages.ts';
@@ -16,7 +17,6 @@ import { deviceSource, type DeviceSource } from '../sources/source.ts';
 import {
   assignDevices,
   ObnizScriptError,
-  readAssignments,
   relocateAll,
   relocateDevice,
   relocateSlave,
@@ -34,6 +34,14 @@ export function managerRole(ctx: Ctx): Role & { manager: Manager } {
   return { manager, start: () => manager.start(), stop: () => manager.stop() };
 }
 
+/** Removals of at most this many devices are never refused by the maxRemoveShare guard (a small fleet may empty its list). */
+export const MASS_REMOVAL_FLOOR = 5;
+
+/** obnizId → slave, from a read of the lists. */
+function ownersOf(current: ReadonlyMap<string, { slave: string }>): Map<string, string> {
+  return new Map([...current].map(([id, { slave }]) => [id, slave]));
+}
+
 export interface SyncResult {
   added: number;
   updated: number;
@@ -49,6 +57,9 @@ export class Manager {
   private readonly syncLoop: Loop;
   private readonly healthLoop: Loop;
   private readonly heartbeatLoop: Loop;
+  private readonly discoverLoop: Loop;
+  private readonly discovery: Discovery;
+  private readonly lists: ListCache;
   private unwatch?: () => void;
   private webhook?: Webhook;
   private firstManager?: boolean;
@@ -66,6 +77,9 @@ export class Manager {
     this.syncLoop = new Loop({ name: 'manager sync', clock, logger, intervalMs: config.syncInterval * 1000, run: () => this.syncOnce() });
     this.healthLoop = new Loop({ name: 'manager health check', clock, logger, intervalMs: config.healthCheckInterval * 1000, run: () => this.healthCheck() });
     this.heartbeatLoop = new Loop({ name: 'manager heartbeat', clock, logger, intervalMs: config.heartbeatInterval * 1000, run: () => this.beat() });
+    this.discovery = new Discovery(ctx);
+    this.discoverLoop = new Loop({ name: 'manager discovery', clock, logger, intervalMs: config.discoverInterval * 1000, run: () => this.discovery.step() });
+    this.lists = new ListCache(ctx);
   }
 
   /** Whether no other manager was alive when this one started (obniz-app-sdk's app.isFirstManager()). */
@@ -100,6 +114,7 @@ export class Manager {
     const delay = await this.syncOnce({ throwBadList: true });
     this.heartbeatLoop.start(ctx.config.heartbeatInterval * 1000);
     this.healthLoop.start(ctx.config.healthCheckInterval * 1000);
+    if (ctx.config.discover) this.discoverLoop.start(ctx.config.discoverInterval * 1000);
     this.syncLoop.start(delay);
     this.unwatch = this.source?.watch?.(() => this.syncLoop.wake());
     if (ctx.config.webhook) this.webhook = await startWebhook(ctx, this);
@@ -120,6 +135,7 @@ export class Manager {
     await this.webhook?.close();
     await this.syncLoop.stop();
     await this.healthLoop.stop();
+    await this.discoverLoop.stop();
     await this.heartbeatLoop.stop();
     await this.requester.close();
     await this.ctx.backend.send(['DEL', this.ctx.keys.masterHeartbeat({ name: this.name })]).catch(() => {});
@@ -159,11 +175,12 @@ export class Manager {
     const adds = events.filter((e) => e.type === 'install.create').map((e) => e.device);
     const updates = events.filter((e) => e.type === 'install.update').map((e) => e.device);
     const removes = events.filter((e) => e.type === 'install.delete').map((e) => e.device.id);
-    const current = await readAssignments(this.ctx);
+    const current = await this.lists.read();
     await this.apply(
       [...adds, ...updates.filter((d) => !current.has(d.id))],
       updates.filter((d) => current.has(d.id)),
       removes,
+      ownersOf(current),
     );
     await this.synchronize();
   }
@@ -191,23 +208,42 @@ export class Manager {
       this.logOnce('list', `${(err as Error).message}; keeping the current assignments`);
       return retry;
     }
-    if (ctx.config.discover) await discover(ctx);
-    const current = await readAssignments(ctx);
+    const current = await this.lists.read();
     const listed = new Set(devices.map((d) => d.id));
     const adds = devices.filter((d) => !current.has(d.id));
     const updates = devices.filter((d) => current.has(d.id) && !sameInstall(current.get(d.id)!.entry.install, d));
-    const removes = [...current.keys()].filter((id) => !listed.has(id));
-    const result = await this.apply(adds, updates, removes);
+    const removes = this.guardRemovals([...current.keys()].filter((id) => !listed.has(id)), current.size);
+    const result = await this.apply(adds, updates, removes, ownersOf(current));
     await this.synchronize();
     this.lastSync = result;
     if (result.added || result.updated || result.removed) ctx.logger.info('device list applied', { ...result, devices: devices.length });
     return result.waiting ? retry : ctx.config.syncInterval * 1000;
   }
 
-  private async apply(adds: DeviceInfo[], updates: DeviceInfo[], removes: string[]): Promise<SyncResult> {
+  /**
+   * A list that would remove more than maxRemoveShare of the assigned devices
+   * (and more than MASS_REMOVAL_FLOOR) in one sync is more likely a wrong list
+   * (another manager's, a truncated file) than a real decision: its removals are
+   * refused, logged, and the rest of the sync applies.
+   */
+  private guardRemovals(removes: string[], assigned: number): string[] {
+    const share = this.ctx.config.maxRemoveShare;
+    if (removes.length <= MASS_REMOVAL_FLOOR || removes.length <= share * assigned) {
+      if (this.lastError.delete('removal')) this.ctx.logger.info('device removals apply again');
+      return removes;
+    }
+    this.logOnce(
+      'removal',
+      `the device list would remove ${removes.length} of the ${assigned} assigned devices, more than maxRemoveShare ` +
+        `(${share}): refused, the devices stay assigned (check the list; to remove them anyway set obniz.maxRemoveShare=1)`,
+    );
+    return [];
+  }
+
+  private async apply(adds: DeviceInfo[], updates: DeviceInfo[], removes: string[], owners?: ReadonlyMap<string, string>): Promise<SyncResult> {
     const { ctx } = this;
-    const removed = (await removeDevices(ctx, removes)).filter((r) => r.ok).length;
-    const updatedResults = await updateDevices(ctx, updates);
+    const removed = (await removeDevices(ctx, removes, owners)).filter((r) => r.ok).length;
+    const updatedResults = await updateDevices(ctx, updates, owners);
     // a device that left its list between the read and the update is assigned anew
     const lost = updatedResults.filter((r) => r.detail === 'NOT_INSTALLED').map((r) => updates.find((d) => d.id === r.obnizId)!);
     const assigned = await assignDevices(ctx, [...adds, ...lost]);
@@ -223,7 +259,6 @@ export class Manager {
   /** The health check: dead slaves' devices move to the alive ones. */
   private async healthCheck(): Promise<void> {
     const { ctx } = this;
-    if (ctx.config.discover) await discover(ctx);
     let moved = 0;
     for (const slave of await slaveStates(ctx)) {
       if (slave.alive) continue;

@@ -9,10 +9,14 @@ local function heartbeatMs(value)
 end
 
 -- alive(name): the slave's heartbeat exists and is not older than deadAfter at now
+-- (one GET per slave and script call: the answer is kept for the rest of the call)
 local function slaveAliveCheck(slaveHead, slaveTail, now, deadAfter)
+  local known = {}
   return function(name)
-    local beat = heartbeatMs(redis.call('GET', slaveHead .. name .. slaveTail))
-    if not beat then return false end
-    return beat + deadAfter >= now
+    if known[name] == nil then
+      local beat = heartbeatMs(redis.call('GET', slaveHead .. name .. slaveTail))
+      known[name] = beat ~= nil and beat + deadAfter >= now
+    end
+    return known[name]
   end
 end
