@@ -212,6 +212,21 @@ t.test('managed downloads: se:downloadsEnabled, the page downloads a file, the c
     }, 30_000, 200);
     t.same(names, ['report.txt'], 'GET se/files lists the downloaded file (and no partial one)');
 
+    // what Chromium leaves while a download runs: its hidden temporary file, then NAME.crdownload
+    const downloads = join(gridFolders, foldersOf(sessionId)[0]!, 'downloads');
+    writeFileSync(join(downloads, '.org.chromium.Chromium.aB3xYz'), '');
+    writeFileSync(join(downloads, 'big.zip.crdownload'), 'partial');
+    const before = Date.now();
+    const listed = await w3c(base, 'GET', `/session/${sessionId}/se/files`, undefined, bearer);
+    t.same(listed.body.value?.names, ['report.txt'], "neither Chromium's temporary file nor a .crdownload is listed");
+    const files = listed.body.value?.files as { name: string; size: number; creationTime: number; lastModifiedTime: number }[];
+    t.same(files.map((f) => [f.name, f.size]), [['report.txt', Buffer.byteLength(REPORT)]], "Selenium 4.39+'s files: name and size in bytes");
+    t.same(Object.keys(files[0]!).sort(), ['creationTime', 'lastModifiedTime', 'name', 'size'], 'the fields of Selenium\'s DownloadedFile');
+    t.ok(files.every((f) => f.lastModifiedTime > before - 120_000 && f.lastModifiedTime <= before + 1000 && f.creationTime > before - 120_000 && f.creationTime <= before + 1000), 'times in milliseconds since the epoch, from the last minutes');
+    const [partial, temporary] = ['big.zip.crdownload', '.org.chromium.Chromium.aB3xYz'].map((name) => w3c(base, 'POST', `/session/${sessionId}/se/files`, { name }, bearer));
+    t.equal((await partial).status, 400, 'a partial download cannot be fetched');
+    t.equal((await temporary).status, 400, "nor Chromium's temporary file");
+
     const fetched = await w3c(base, 'POST', `/session/${sessionId}/se/files`, { name: 'report.txt' }, bearer);
     t.equal(fetched.status, 200);
     t.equal(fetched.body.value?.filename, 'report.txt', 'Selenium Grid\'s shape: filename');
@@ -235,6 +250,46 @@ t.test('managed downloads: se:downloadsEnabled, the page downloads a file, the c
   }
   await until('the session folder is removed when the session ends', () => foldersOf(sessionId).length === 0, 15_000);
   t.pass('session folder removed');
+});
+
+t.test("Selenium's Session Event API: fireSessionEvent is answered as Selenium Grid answers it and kept in the session's log", async (t) => {
+  const driver = await seleniumSession();
+  const sessionId = gridId((await driver.getSession()).getId());
+  try {
+    const before = Date.now();
+    const started = (await driver.fireSessionEvent('test:started')) as { success: boolean; eventType: string; timestamp: string };
+    t.same([started.success, started.eventType], [true, 'test:started'], 'fireSessionEvent: success and the event type');
+    t.ok(Date.parse(started.timestamp) >= before - 1000 && Date.parse(started.timestamp) <= Date.now() + 1000, `with when it was kept: ${started.timestamp}`);
+    await driver.fireSessionEvent('test:failed', { testName: 'LoginTest', error: 'Element not found' });
+
+    const log = (await rig.backend.send(['XRANGE', `${P}session:${sessionId}:log`, '-', '+'])) as [string, string[]][];
+    const events = log.map(([, flat]) => Object.fromEntries(flat.flatMap((v, i) => (i % 2 ? [] : [[v, flat[i + 1]]])))).filter((e) => e.code === 'EVENT');
+    t.same(events.map((e) => [e.component, e.level, JSON.parse(e.meta)]), [
+      ['node', 'info', { eventType: 'test:started', payload: null }],
+      ['node', 'info', { eventType: 'test:failed', payload: { testName: 'LoginTest', error: 'Element not found' } }],
+    ], "both are EVENT entries of the session's log stream, payload and all (no offset: it is not recorded)");
+
+    const answer = await fetch(`${base}/graphql`, { method: 'POST', headers: { ...bearer, 'content-type': 'application/json' }, body: JSON.stringify({ query: `{ session(id: "${sessionId}") { events { eventType payload offset time } } }` }) });
+    const listed = ((await answer.json()) as { data: { session: { events: { eventType: string; payload: string; offset: number | null; time: string }[] } } }).data.session.events;
+    t.same(listed.map((e) => [e.eventType, JSON.parse(e.payload), e.offset]), [['test:started', null, null], ['test:failed', { testName: 'LoginTest', error: 'Element not found' }, null]], 'GraphQL Session.events lists them');
+    t.ok(Math.abs(Date.parse(listed[0]!.time) - Date.parse(started.timestamp)) < 5000, 'at about the time it was answered with');
+
+    for (const [what, body, status] of [
+      ['no eventType', {}, 400],
+      ['an empty eventType', { eventType: ' ' }, 400],
+      ['a payload that is no object', { eventType: 'x', payload: [1, 2] }, 400],
+      ['an eventType of 201 characters', { eventType: 'x'.repeat(201) }, 400],
+      ['a payload over 8 KiB', { eventType: 'x', payload: { big: 'y'.repeat(9000) } }, 400],
+    ] as const) {
+      const refused = await w3c(base, 'POST', `/session/${sessionId}/se/event`, body, bearer);
+      t.same([refused.status, refused.body.value?.error], [status, 'invalid argument'], `${what}: 400 invalid argument`);
+    }
+    t.equal((await w3c(base, 'GET', `/session/${sessionId}/se/event`, undefined, bearer)).status, 405, 'GET se/event: 405');
+    t.equal((await rig.backend.send(['XLEN', `${P}session:${sessionId}:log`])) as number, log.length, 'a refused event is not kept');
+    t.equal(await driver.getTitle(), '', 'the session goes on');
+  } finally {
+    await driver.quit();
+  }
 });
 
 t.test('a session without se:downloadsEnabled has no managed downloads', async (t) => {
@@ -263,7 +318,8 @@ t.test('standalone (every role in one process): the same extensions, handed from
   t.equal(upload.status, 200);
   t.equal(readFileSync(String(upload.body.value), 'utf8'), 'one', 'uploaded');
   t.equal((await w3c(at, 'POST', `/session/${id}/se/file`, { file: '%%%' })).body.value?.error, 'invalid argument', 'a bad upload: invalid argument');
-  t.same((await w3c(at, 'GET', `/session/${id}/se/files`)).body.value, { names: [] }, 'se/files lists the (empty) downloads folder');
+  t.same((await w3c(at, 'GET', `/session/${id}/se/files`)).body.value, { names: [], files: [] }, 'se/files lists the (empty) downloads folder');
+  t.same((await w3c(at, 'POST', `/session/${id}/se/event`, { eventType: 'step:one' })).body.value?.eventType, 'step:one', 'se/event is answered');
 
   const socket = new WebSocket(String(caps['se:cdp']));
   const answer = await new Promise<{ id: number; result?: { product?: string } }>((resolve, reject) => {

@@ -2,7 +2,9 @@
 // Chromium and ffmpeg: a session asking for se:recordVideo spends 5 seconds
 // on a page that changes colour each second; its video, fetched through the
 // proxy by the link the API gives (whole, and in byte ranges), decodes with
-// ffprobe to about that length, and its frames show the colours in order.
+// ffprobe to about that length, and its frames show the colours in order;
+// Session Event API events fired as two colours show land, on the recording's
+// timeline (GraphQL and the grid page's player), on frames of those colours.
 // A session without recording leaves no storage key, no file and runs no
 // ffmpeg. A storage process killed -9 loses no finished recording: one made
 // while it was down is indexed from the pending list when it comes back. A
@@ -67,6 +69,8 @@ const grid = start(['orchestrator', 'manager', 'proxy', 'api'], [`proxy.port=${p
 let storage = start(['storage'], ['storage.interval=1']);
 await Promise.all([grid, storage].map((p) => p.waitFor((l) => l.msg === 'ready', 60_000)));
 
+/** A GraphQL query through the proxy: its data. */
+const graphql = async (query: string) => ((await (await fetch(`${proxy}/graphql`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ query }) })).json()) as { data: unknown }).data;
 const api = async (path: string) => (await fetch(`http://127.0.0.1:${apiPort}${path}`, { headers: auth })).json() as Promise<any>;
 /** Process command lines naming the session (its ffmpeg writes .{id}.mp4.part). */
 function processesNaming(id: string): string[] {
@@ -120,6 +124,14 @@ t.test('a recorded 5-second session: served through the proxy with Range, the ri
   t.ok(await until('ffmpeg running for the session', () => processesNaming(id).length > 0, 20_000), 'an ffmpeg encodes the session while it runs');
   const nav = await w3c(proxy, 'POST', `/session/${id}/url`, { url: `http://127.0.0.1:${pagePort}/colours` }, auth);
   t.equal(nav.status, 200);
+  // Session Event API events as each of two colours shows: the recording's timeline must put them on those frames
+  const background = async () => (await w3c(proxy, 'POST', `/session/${id}/execute/sync`, { script: 'return getComputedStyle(document.body).backgroundColor', args: [] }, auth)).body.value;
+  for (const colour of ['blue', 'yellow'] as const) {
+    const [r, g, b] = palette[colour];
+    await until(`the page to turn ${colour}`, async () => (await background()) === `rgb(${r}, ${g}, ${b})`, 15_000, 30);
+    const fired = await w3c(proxy, 'POST', `/session/${id}/se/event`, { eventType: `colour:${colour}`, payload: { colour } }, auth);
+    t.equal(fired.body.value?.success, true, `se/event colour:${colour}: success`);
+  }
   await until('the page to have shown its five colours', async () => (await w3c(proxy, 'GET', `/session/${id}/title`, undefined, auth)).body.value === 'done', 30_000, 100);
   t.equal((await w3c(proxy, 'DELETE', `/session/${id}`, undefined, auth)).status, 200);
 
@@ -166,6 +178,15 @@ t.test('a recorded 5-second session: served through the proxy with Range, the ri
   const seconds = (name: string) => names.filter((n) => n === name).length / 4;
   for (const name of ['green', 'blue', 'yellow']) t.ok(seconds(name) >= 0.5 && seconds(name) <= 1.75, `${name} lasts about a second (${seconds(name)} s)`);
 
+  // the recording's timeline: each event's offset lands on the frames of the colour it was fired on
+  const events = ((await graphql(`{ session(id: "${id}") { events { eventType offset } } }`)) as { session: { events: { eventType: string; offset: number }[] } }).session.events;
+  t.same(events.map((e) => e.eventType), ['colour:blue', 'colour:yellow'], 'GraphQL lists the events in order');
+  for (const e of events) {
+    const colour = e.eventType.split(':')[1]!;
+    const around = names.slice(Math.floor(e.offset * 4), Math.floor(e.offset * 4) + 3);
+    t.ok(around.includes(colour), `${e.eventType} at ${e.offset.toFixed(2)} s into the video: the frames there show ${colour} (${around.join(' ')})`);
+  }
+
   const used = await until('disk.bytes.used to count it', async () => Number(await backend.send(['HGET', `${prefix}metrics:storage:disk.bytes.used`, 'rec1'])) >= bytes.length, 15_000);
   t.ok(used);
   t.ok(Number(await backend.send(['HGET', `${prefix}metrics:storage:disk.bytes.total`, 'rec1'])) > 0, 'disk.bytes.total written');
@@ -188,6 +209,20 @@ t.test('the grid page links the recording and plays it', async (t) => {
   const seconds = (await duration.jsonValue()) as number;
   t.ok(seconds >= 4.5 && seconds <= 12, `the page's player loaded the video: ${seconds} s`);
   t.equal(await page.evaluate(() => document.querySelector('video')?.error?.code ?? 0), 0, 'no media error');
+
+  const timeline = page.getByTestId('timeline-event');
+  await timeline.nth(1).waitFor({ timeout: 30_000 });
+  t.match(await timeline.allTextContents(), [/^\+\d+\.\d s colour:blue \{"colour":"blue"\}$/, /^\+\d+\.\d s colour:yellow/], "the recording's timeline lists the session's events with their place in the video");
+  const offset = Number(await timeline.nth(1).getAttribute('data-offset'));
+  await page.evaluate(() => document.querySelector('video')!.pause());
+  await timeline.nth(1).click();
+  const at = (await (await page.waitForFunction((want) => {
+    const video = document.querySelector('video')!;
+    return Math.abs(video.currentTime - want) < 0.3 ? video.currentTime : 0;
+  }, offset, { timeout: 10_000 })).jsonValue()) as number;
+  t.ok(Math.abs(at - offset) < 0.3, `a click on an event seeks the video to it (${at.toFixed(2)} s, event at ${offset} s)`);
+  const cell = page.getByTestId(`events-${recorded}`);
+  t.match(await cell.textContent(), /^2 · colour:yellow/, "the session's row counts its events and names the last");
 });
 
 t.test('a page that is already still when recording starts is recorded too (a screenshot is the first frame)', async (t) => {

@@ -104,6 +104,9 @@ t.test('a live session sits in its slot with its capabilities, start and node UR
   t.equal(session.sessionId, id, 'the client\'s session id');
   t.equal(session.capabilities.browserName, 'chrome', 'the driver\'s capabilities');
   t.match(String(session.capabilities.browserVersion), /^\d+\./);
+  t.equal(session.capabilities['se:cdpVersion'], session.capabilities.browserVersion, 'se:cdpVersion, as Selenium Grid shows it');
+  t.equal(session.capabilities['se:cdp'], `ws://127.0.0.1:${port}/session/${id}/se/cdp`, "se:cdp: the grid's CDP endpoint of the session, at the address /status was asked on");
+  t.equal(session.capabilities['se:cdp'], created.body.value!.capabilities!['se:cdp'], 'the same URL its client was handed');
   t.same(session.stereotype, held[0]!.stereotype);
   t.match(session.start, ISO);
   t.ok(Date.now() - Date.parse(session.start) < 120_000, 'started just now');

@@ -7,7 +7,7 @@ export type Component = (typeof components)[number];
 export const levels = ['info', 'warn', 'fail'] as const;
 export type Level = (typeof levels)[number];
 
-/** Every code WebGrid documents, with the level its table gives it. */
+/** Every code WebGrid documents, with the level its table gives it (and coord's EVENT). */
 export const codes = {
   // node
   BOOT: 'info',
@@ -16,6 +16,8 @@ export const codes = {
   LSINIT: 'info',
   CLOSED: 'info',
   HALT: 'info',
+  // coord: a client's Session Event API event (Selenium 4.41's POST se/event), its JSON as meta
+  EVENT: 'info',
   DTIMEOUT: 'fail',
   DFAILURE: 'fail',
   STIMEOUT: 'fail',

@@ -13,6 +13,8 @@ import { buildSchema, graphql } from 'graphql';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Ctx } from './context.ts';
 import { readEnded, readGrid, type GridModel, type GridNode, type GridSlot, type Stereotype } from './grid-model.ts';
+import { eventsOf } from './se-event.ts';
+import { readLogs } from './session-log.ts';
 import { readSessions, type SessionView } from './sessions-view.ts';
 import { withRecordings } from './storage-proxy.ts';
 import { GRID_VERSION, orchestratorUri, sessionCapabilities, sessionStart, sessionTimeoutMs, sessionUri } from './status.ts';
@@ -53,6 +55,17 @@ const schema = buildSchema(`
     lastCode: String
     "coord: its screen recording, once stored: a path on the proxy, carrying the recording's own token when the grid has one"
     recording: String
+    "coord: the events its client sent with Selenium's Session Event API (POST se/event), oldest first"
+    events: [SessionEvent!]!
+  }
+  type SessionEvent {
+    "when it was kept (RFC 3339)"
+    time: String!
+    eventType: String!
+    "its payload (JSON; null when it had none)"
+    payload: String!
+    "seconds into the session's recording (null when it is not recorded)"
+    offset: Float
   }
   type Slot {
     id: String!
@@ -116,7 +129,7 @@ function slotOf(slot: GridSlot) {
   return { id: slot.id, stereotype: json(served(slot.stereotype)), lastStarted: slot.session?.status.queuedAt ?? '1970-01-01T00:00:00Z', sessionId: slot.session?.id ?? null };
 }
 
-function sessionOf(recordingOf: RecordingOf, s: SessionView, now: number, node?: GridNode, slot?: GridSlot) {
+function sessionOf(loaders: Loaders, s: SessionView, now: number, node?: GridNode, slot?: GridSlot) {
   const start = sessionStart(s);
   const ended = s.status.terminatedAt ? Date.parse(s.status.terminatedAt) : now;
   const orchestrator = node?.id ?? s.orchestrator ?? '';
@@ -136,24 +149,35 @@ function sessionOf(recordingOf: RecordingOf, s: SessionView, now: number, node?:
     startupSeconds: s.timings.startup,
     aliveSeconds: s.timings.alive,
     lastCode: s.lastCode,
-    // resolved only when a query asks for it (KEDA's does not)
-    recording: () => recordingOf(s.id),
+    // resolved only when a query asks for them (KEDA's does not)
+    recording: () => loaders.recording(s.id),
+    events: () => loaders.events(s.id),
   };
 }
 
-type RecordingOf = (sessionId: string) => Promise<string | null>;
+type Loader<T> = (sessionId: string) => Promise<T>;
+interface EventView {
+  time: string;
+  eventType: string;
+  payload: string;
+  offset: number | null;
+}
+interface Loaders {
+  recording: Loader<string | null>;
+  events: Loader<EventView[]>;
+}
 
 /**
- * The recording links a query asks for, read in one pipeline per batch: graphql-js
+ * What a query asks of many sessions, read in one pipeline per batch: graphql-js
  * resolves a list's fields in one synchronous pass, so every session of a list
- * (and of the lists beside it) lands in the same batch instead of a GET each.
+ * (and of the lists beside it) lands in the same batch instead of a read each.
  */
-function recordingLoader(ctx: Reader): RecordingOf {
-  let batch: { sessionId: string; resolve(link: string | null): void; reject(error: unknown): void }[] = [];
+function batchLoader<T>(read: (sessionIds: string[]) => Promise<T[]>): Loader<T> {
+  let batch: { sessionId: string; resolve(value: T): void; reject(error: unknown): void }[] = [];
   const flush = async (wanted: typeof batch) => {
     try {
-      const linked = await withRecordings(ctx, wanted.map((w) => ({ id: w.sessionId })));
-      wanted.forEach((w, i) => w.resolve(linked[i]!.recording ?? null));
+      const values = await read(wanted.map((w) => w.sessionId));
+      wanted.forEach((w, i) => w.resolve(values[i]!));
     } catch (error) {
       for (const w of wanted) w.reject(error);
     }
@@ -180,9 +204,17 @@ function requestedSet(s: SessionView): string {
   }
 }
 
+/** Each session's events, from its log. */
+async function readEvents(ctx: Reader, sessionIds: string[]): Promise<EventView[][]> {
+  return (await readLogs(ctx, sessionIds)).map((log) => eventsOf(log).map((e) => ({ ...e, payload: JSON.stringify(e.payload) })));
+}
+
 function rootOf(ctx: Reader, grid: GridModel, gridUri: string, timeoutMs: number) {
   const now = ctx.clock.now();
-  const recordingOf = recordingLoader(ctx);
+  const loaders: Loaders = {
+    recording: batchLoader(async (ids) => (await withRecordings(ctx, ids.map((id) => ({ id })))).map((s) => s.recording ?? null)),
+    events: batchLoader((ids) => readEvents(ctx, ids)),
+  };
   const up = grid.nodes.filter((n) => n.up);
   const nodes = grid.nodes.map((node) => {
     const held = node.slots.filter((slot) => slot.session);
@@ -198,7 +230,7 @@ function rootOf(ctx: Reader, grid: GridModel, gridUri: string, timeoutMs: number
       maxSession: node.slots.length,
       sessionTimeout: String(timeoutMs),
       slotCount: node.slots.length,
-      sessions: held.map((slot) => sessionOf(recordingOf, slot.session!, now, node, slot)),
+      sessions: held.map((slot) => sessionOf(loaders, slot.session!, now, node, slot)),
       sessionCount: held.length,
       stereotypes: JSON.stringify([...counts.values()]),
       version: GRID_VERSION,
@@ -222,8 +254,8 @@ function rootOf(ctx: Reader, grid: GridModel, gridUri: string, timeoutMs: number
     sessionsInfo: {
       sessionQueueRequests: grid.queue.map(requestedSet),
       sessions: running,
-      queue: grid.queue.map((s) => sessionOf(recordingOf, s, now)),
-      ended: async ({ limit }: { limit: number }) => (await readEnded(ctx, Math.max(0, Math.min(limit, 200)))).map((s) => sessionOf(recordingOf, s, now)),
+      queue: grid.queue.map((s) => sessionOf(loaders, s, now)),
+      ended: async ({ limit }: { limit: number }) => (await readEnded(ctx, Math.max(0, Math.min(limit, 200)))).map((s) => sessionOf(loaders, s, now)),
     },
     session: async ({ id }: { id: string }) => {
       // an id goes into key names: only what a session id can be
@@ -231,7 +263,7 @@ function rootOf(ctx: Reader, grid: GridModel, gridUri: string, timeoutMs: number
       const [view] = await readSessions(ctx, [id]);
       if (!view) throw new Error(`no session ${id}`);
       const node = grid.nodes.find((n) => n.slots.some((slot) => slot.session?.id === id));
-      return sessionOf(recordingOf, view, now, node, node?.slots.find((slot) => slot.session?.id === id));
+      return sessionOf(loaders, view, now, node, node?.slots.find((slot) => slot.session?.id === id));
     },
   };
 }

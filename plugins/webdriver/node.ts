@@ -23,6 +23,7 @@ import { closeServer, hop, listen, readBody, sendError, sendJson } from './http.
 import { relayBidi } from './bidi-relay.ts';
 import { CDP_VERSION, debuggerPort, relayCdp } from './cdp-relay.ts';
 import { isSeCommand, serveSeCommand } from './se-commands.ts';
+import type { SessionEvent } from './se-event.ts';
 import { DOWNLOADS_ENABLED, withDownloadFolder } from './se-files.ts';
 import { SessionFolder } from './session-folder.ts';
 import { startRecording, finishRecording, type Recording } from './node-recording.ts';
@@ -118,6 +119,15 @@ export class SessionNode {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
     });
+  }
+
+  /** A Session Event API event (se-event.ts): kept in the session's log as EVENT, with its place in the recording when there is one; resolves to when. */
+  private async logEvent(event: SessionEvent): Promise<string> {
+    const at = Date.now();
+    const recording = this.recording && (await Promise.race([this.recording, undefined]));
+    const offset = recording?.recorder.offsetAt(at);
+    await appendLog(this.ctx, this.id, 'node', 'EVENT', JSON.stringify(offset === undefined ? event : { ...event, offset: Math.round(offset * 1000) / 1000 }));
+    return new Date(at).toISOString();
   }
 
   private log(code: Code, meta = ''): Promise<void> {
@@ -345,7 +355,7 @@ export class SessionNode {
     this.lastSeen = Date.now();
     const rest = url.slice(prefix.length);
     if (isSeCommand(rest)) {
-      const answer = await serveSeCommand(method, rest, body, this.folder, this.downloads);
+      const answer = await serveSeCommand(method, rest, body, { folder: this.folder, downloads: this.downloads, logEvent: (event) => this.logEvent(event) });
       return { status: answer.status, contentType: JSON_TYPE, body: answer.body };
     }
     const closing = endsSession(method, rest);

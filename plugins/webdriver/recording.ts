@@ -100,6 +100,11 @@ export class Recorder {
     });
   }
 
+  /** Seconds into the video at `at` (ms since the epoch): the video starts with its first frame; undefined before it. */
+  offsetAt(at: number): number | undefined {
+    return this.startedAt ? Math.max(0, (at - this.startedAt) / 1000) : undefined;
+  }
+
   /** Connects to the browser and starts the screencast; resolves once frames are asked for. */
   static async start(options: RecorderOptions): Promise<Recorder> {
     const address = options.debuggerAddress.replace(/^localhost:/, '127.0.0.1:');

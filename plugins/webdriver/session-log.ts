@@ -23,7 +23,17 @@ export interface LogEntry {
 
 /** The session's log, oldest first. */
 export async function readLog(ctx: Pick<Ctx, 'backend' | 'keys'>, sessionId: string): Promise<LogEntry[]> {
-  const raw = (await ctx.backend.send(['XRANGE', ctx.keys.sessionLog({ sessionId }), '-', '+'])) as [string, string[]][];
+  return entriesOf((await ctx.backend.send(['XRANGE', ctx.keys.sessionLog({ sessionId }), '-', '+'])) as [string, string[]][]);
+}
+
+/** Several sessions' logs in one pipeline, oldest first each. */
+export async function readLogs(ctx: Pick<Ctx, 'backend' | 'keys'>, sessionIds: string[]): Promise<LogEntry[][]> {
+  if (!sessionIds.length) return [];
+  const raw = (await ctx.backend.pipeline(sessionIds.map((sessionId) => ['XRANGE', ctx.keys.sessionLog({ sessionId }), '-', '+']))) as [string, string[]][][];
+  return raw.map(entriesOf);
+}
+
+function entriesOf(raw: [string, string[]][]): LogEntry[] {
   return raw.map(([id, flat]) => {
     const f: Record<string, string> = {};
     for (let i = 0; i < flat.length; i += 2) f[flat[i]!] = flat[i + 1]!;

@@ -5,6 +5,7 @@
 import { MANAGER_HOST_TTL, type Ctx } from './context.ts';
 import { readGrid, type GridModel, type Stereotype } from './grid-model.ts';
 import type { SessionView } from './sessions-view.ts';
+import { withCdpUrl } from './cdp-relay.ts';
 
 export interface Capacity {
   ready: boolean;
@@ -84,8 +85,25 @@ export const sessionCapabilities = (s: SessionView) => s.capabilities.actual ?? 
 /** Where the session's node listens, once it does. */
 export const sessionUri = (s: SessionView) => (s.upstream.host ? `http://${s.upstream.host.includes(':') ? `[${s.upstream.host}]` : s.upstream.host}:${s.upstream.port}` : '');
 
+/** A session's WebSocket URL as a client reaches the grid (kind: its BiDi or its CDP endpoint). */
+export type SocketUrl = (sessionId: string, kind: 'bidi' | 'cdp') => string;
+
+/**
+ * A session's capabilities as /status shows them, like Selenium Grid: its
+ * WebSockets at the grid's address (se:cdp where it has a CDP endpoint,
+ * webSocketUrl where it asked for BiDi), never the node's own.
+ */
+function shownCapabilities(s: SessionView, socketUrl?: SocketUrl): unknown {
+  const caps = sessionCapabilities(s) as Record<string, unknown>;
+  if (!socketUrl || !s.capabilities.actual) return caps;
+  const shown = { ...caps };
+  if (typeof shown.webSocketUrl === 'string') shown.webSocketUrl = socketUrl(s.id, 'bidi');
+  withCdpUrl(shown, socketUrl(s.id, 'cdp'));
+  return shown;
+}
+
 /** Selenium Grid's nodes[] from the grid model. */
-export function seleniumNodes(grid: GridModel, timing: { sessionTimeoutMs: number; heartbeatMs: number }): SeleniumNode[] {
+export function seleniumNodes(grid: GridModel, timing: { sessionTimeoutMs: number; heartbeatMs: number }, socketUrl?: SocketUrl): SeleniumNode[] {
   return grid.nodes.map((node) => ({
     id: node.id,
     uri: orchestratorUri(node.id),
@@ -99,7 +117,7 @@ export function seleniumNodes(grid: GridModel, timing: { sessionTimeoutMs: numbe
       id: { hostId: node.id, id: slot.id },
       lastStarted: slot.session?.status.queuedAt ?? EPOCH,
       session: slot.session
-        ? { sessionId: slot.session.id, capabilities: sessionCapabilities(slot.session), stereotype: slot.stereotype, start: sessionStart(slot.session), uri: sessionUri(slot.session) }
+        ? { sessionId: slot.session.id, capabilities: shownCapabilities(slot.session, socketUrl), stereotype: slot.stereotype, start: sessionStart(slot.session), uri: sessionUri(slot.session) }
         : null,
       stereotype: slot.stereotype,
     })),
@@ -112,8 +130,8 @@ export async function sessionTimeoutMs(ctx: Pick<Ctx, 'backend' | 'keys' | 'conf
   return (Number.isFinite(stored) && stored > 0 ? stored : ctx.config.timeouts.sessionTermination) * 1000;
 }
 
-/** GET /status: coord's capacity fields and Selenium Grid 4's nodes[] with their slots and sessions. */
-export async function gridStatus(ctx: Pick<Ctx, 'backend' | 'keys' | 'clock' | 'config'>): Promise<Capacity & { nodes: SeleniumNode[] }> {
+/** GET /status: coord's capacity fields and Selenium Grid 4's nodes[] with their slots and sessions (their WebSockets at `socketUrl`). */
+export async function gridStatus(ctx: Pick<Ctx, 'backend' | 'keys' | 'clock' | 'config'>, socketUrl?: SocketUrl): Promise<Capacity & { nodes: SeleniumNode[] }> {
   const [capacity, grid, timeout] = await Promise.all([gridCapacity(ctx), readGrid(ctx), sessionTimeoutMs(ctx)]);
-  return { ...capacity, nodes: seleniumNodes(grid, { sessionTimeoutMs: timeout, heartbeatMs: ctx.config.heartbeat.interval * 1000 }) };
+  return { ...capacity, nodes: seleniumNodes(grid, { sessionTimeoutMs: timeout, heartbeatMs: ctx.config.heartbeat.interval * 1000 }, socketUrl) };
 }

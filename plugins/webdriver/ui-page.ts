@@ -39,7 +39,7 @@ const QUERY = `{
   nodesInfo { nodes { id status uri maxSession sessionCount browsers slots { id stereotype lastStarted sessionId } } }
   sessionsInfo { sessions { ...s } queue { ...s } ended(limit: 20) { ...s } }
 }
-fragment s on Session { id state capabilities requestedCapabilities queuedAt pendingAt aliveAt terminatedAt queuedSeconds startupSeconds aliveSeconds lastCode recording nodeId slot { id } }`;
+fragment s on Session { id state capabilities requestedCapabilities queuedAt pendingAt aliveAt terminatedAt queuedSeconds startupSeconds aliveSeconds lastCode recording events { time eventType payload offset } nodeId slot { id } }`;
 
 const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>coord webdriver grid</title>
@@ -56,6 +56,7 @@ h1 { font-size: 1.3rem; margin: 0 0 .3rem; } h2 { font-size: 1.05rem; margin: 1.
 table { border-collapse: collapse; width: 100%; background: #fff; } th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid #e3e6eb; vertical-align: top; font-size: 13px; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; } .state { font-weight: 600; }
 tr[data-state=alive] .state { color: #137333; } tr[data-state=pending] .state, tr[data-state=queued] .state { color: #b06000; } tr[data-state=terminated] .state { color: #5f6368; }
+.timeline button { font: inherit; border: 0; background: none; color: #1a5fb4; cursor: pointer; padding: 0; }
 details pre { max-width: 40rem; white-space: pre-wrap; font-size: 12px; margin: .2rem 0; } .muted { color: #5f6368; }
 </style></head>
 <body>
@@ -63,9 +64,10 @@ details pre { max-width: 40rem; white-space: pre-wrap; font-size: 12px; margin: 
 <div id="summary" data-testid="summary"></div><div id="error" data-testid="error"></div>
 <h2>Orchestrators</h2><div class="nodes" id="nodes" data-testid="nodes"></div>
 <h2>Sessions</h2>
-<table><thead><tr><th>session</th><th>state</th><th>browser</th><th>orchestrator / slot</th><th>queued at</th><th>waited s</th><th>startup s</th><th>alive s</th><th>last code</th><th>video</th><th>capabilities</th></tr></thead>
+<table><thead><tr><th>session</th><th>state</th><th>browser</th><th>orchestrator / slot</th><th>queued at</th><th>waited s</th><th>startup s</th><th>alive s</th><th>last code</th><th>events</th><th>video</th><th>capabilities</th></tr></thead>
 <tbody id="sessions" data-testid="sessions"></tbody></table>
-<div id="player" data-testid="player" hidden><h2>Recording <span id="playing" class="muted"></span></h2><video id="video" data-testid="video" controls preload="metadata" width="640"></video></div>
+<div id="player" data-testid="player" hidden><h2>Recording <span id="playing" class="muted"></span></h2><video id="video" data-testid="video" controls preload="metadata" width="640"></video>
+<ol id="timeline" data-testid="timeline" class="timeline"></ol></div>
 <h2>Queue</h2><table><thead><tr><th>session</th><th>waiting s</th><th>requested capabilities</th></tr></thead><tbody id="queue" data-testid="queue"></tbody></table>
 <p class="muted">Updated every second from <code>POST /graphql</code> (Selenium Grid's schema). <span id="updated" data-testid="updated"></span></p>
 <script>
@@ -83,6 +85,27 @@ const secs = (n) => (typeof n === 'number' ? n.toFixed(1) : '');
 const caps = (text) => el('details', {}, el('summary', {}, 'show'), el('pre', {}, JSON.stringify(parse(text), null, 2)));
 const browser = (s) => { const c = parse(s.capabilities); return c.browserName ? (c.browserName + ' ' + (c.browserVersion || '')).trim() : ''; };
 
+// a session's Session Event API events (POST se/event): when, into its recording, and what
+const at = (e) => (typeof e.offset === 'number' ? '+' + e.offset.toFixed(1) + ' s ' : '');
+const eventText = (e) => at(e) + e.eventType + (e.payload !== 'null' ? ' ' + e.payload : '');
+function eventsCell(s) {
+  if (!s.events.length) return '';
+  return el('details', { 'data-testid': 'events-' + s.id }, el('summary', {}, s.events.length + ' · ' + s.events[s.events.length - 1].eventType),
+    el('ol', {}, ...s.events.map((e) => el('li', { 'data-testid': 'event' }, eventText(e)))));
+}
+
+// the recording's timeline: each event of the session playing, a click seeks the video to it
+let playing = null;
+function renderTimeline(rows) {
+  const s = rows.find((r) => r.id === playing);
+  const video = document.getElementById('video');
+  document.getElementById('timeline').replaceChildren(...(s ? s.events : []).map((e) => {
+    const button = el('button', { type: 'button', 'data-testid': 'timeline-event', 'data-offset': e.offset }, eventText(e));
+    button.addEventListener('click', () => { if (typeof e.offset === 'number') video.currentTime = e.offset; });
+    return el('li', {}, button);
+  }));
+}
+
 // the player sits outside the table, which is rebuilt every second: a video in a row would restart
 function recordingLink(s) {
   const a = el('a', { href: s.recording, 'data-testid': 'recording-' + s.id }, 'play');
@@ -91,6 +114,7 @@ function recordingLink(s) {
     const video = document.getElementById('video');
     video.src = s.recording;
     document.getElementById('playing').textContent = s.id;
+    playing = s.id;
     document.getElementById('player').hidden = false;
     video.play().catch(() => {}); // a browser may refuse autoplay; the controls still play it
   });
@@ -116,7 +140,8 @@ function render(data) {
     el('td', {}, el('code', {}, s.id)), el('td', { class: 'state' }, s.state), el('td', {}, browser(s)),
     el('td', {}, s.nodeId ? s.nodeId + (s.slot ? ' / ' + s.slot.id : '') : ''), el('td', {}, s.queuedAt || ''),
     el('td', { class: 'num' }, secs(s.queuedSeconds)), el('td', { class: 'num' }, secs(s.startupSeconds)), el('td', { class: 'num' }, secs(s.aliveSeconds)),
-    el('td', {}, s.lastCode || ''), el('td', {}, s.recording ? recordingLink(s) : ''), el('td', {}, caps(s.capabilities)))));
+    el('td', {}, s.lastCode || ''), el('td', {}, eventsCell(s)), el('td', {}, s.recording ? recordingLink(s) : ''), el('td', {}, caps(s.capabilities)))));
+  renderTimeline(rows);
   document.getElementById('queue').replaceChildren(...sessionsInfo.queue.map((s) => el('tr', { 'data-testid': 'queued-' + s.id },
     el('td', {}, el('code', {}, s.id)), el('td', { class: 'num' }, secs(s.queuedSeconds)), el('td', {}, caps(s.requestedCapabilities)))));
 }

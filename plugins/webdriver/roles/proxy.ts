@@ -163,7 +163,7 @@ export function proxyRole(ctx: Ctx): Role {
       return fail(req, res, error as W3CError);
     }
     if (bare === '/status' && req.method === 'GET') {
-      const answer = { value: await gridStatus(ctx) };
+      const answer = { value: await gridStatus(ctx, (id, kind) => sessionSocketUrl(req, id, kind)) };
       return reply(req, res, { status: 200, body: JSON.stringify(answer) }, body.length);
     }
     if (bare === '/graphql') {
@@ -219,14 +219,16 @@ export function proxyRole(ctx: Ctx): Role {
     const caps = created.value?.capabilities;
     if (!id || !caps || !SESSION_ID.test(id)) return answer;
     if (secret) created.value!.sessionId = sessionHandle(token!, id);
-    const socketUrl = (kind: 'bidi' | 'cdp') => {
-      const url = new URL(`/session/${id}/se/${kind}`, publicBase(req));
-      if (token) url.searchParams.set('token', sessionToken(token, id));
-      return url.toString();
-    };
-    if (typeof caps.webSocketUrl === 'string') caps.webSocketUrl = socketUrl('bidi');
-    withCdpUrl(caps, socketUrl('cdp'));
+    if (typeof caps.webSocketUrl === 'string') caps.webSocketUrl = sessionSocketUrl(req, id, 'bidi');
+    withCdpUrl(caps, sessionSocketUrl(req, id, 'cdp'));
     return { ...answer, body: Buffer.from(JSON.stringify(created)) };
+  }
+
+  /** A session's BiDi or CDP WebSocket as the client reaches this proxy, with the session's own token when the grid has one. */
+  function sessionSocketUrl(req: IncomingMessage, id: string, kind: 'bidi' | 'cdp'): string {
+    const url = new URL(`/session/${id}/se/${kind}`, publicBase(req));
+    if (token) url.searchParams.set('token', sessionToken(token, id));
+    return url.toString();
   }
 
   /** ws(s)://host[/prefix]/ of this proxy as the client sees it. */
