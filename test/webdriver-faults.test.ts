@@ -220,6 +220,67 @@ t.test('an inline orchestrator killed -9 (the process alone): its chromedrivers 
   t.same(await Promise.all([proxy.exited, manager.exited]), [0, 0]);
 });
 
+t.test('an inline orchestrator killed -9 mid-session: the client\'s next command says the node is gone and the slot is free at once; a restart frees the rest', async (t) => {
+  const P = '{wk}:';
+  const O = `${P}orchestrator:orch-k`;
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const nodeTtl = 30; // the heartbeat timeout: what the grid would otherwise wait for
+  const ttl = [`heartbeat.nodeTtl=${nodeTtl}`, 'heartbeat.managerTtl=3', 'timeouts.slotReclaimInterval=60'];
+  const proxy = role(P, 'proxy', [`proxy.port=${port}`, ...ttl]);
+  const manager = role(P, 'manager', ttl);
+  const orchestrator = () => role(P, 'orchestrator', ['orchestrator.slots=1', 'orchestrator.id=orch-k', 'orchestrator.warmDrivers=0', ...ttl]);
+  const held = async () => (await backend.send(['HGETALL', `${O}:slots.held`])) as string[];
+  const free = async () => [...(await list(`${O}:slots.available`)), ...(await list(`${O}:slots.reclaimed`))];
+  const sessionOn = async () => {
+    const created = await w3c(base, 'POST', '/session', newSessionBody());
+    t.equal(created.status, 200, 'a session');
+    const id = created.body.value!.sessionId!;
+    t.equal((await w3c(base, 'POST', `/session/${id}/url`, { url: `${page.url}/k9` })).status, 200);
+    return id;
+  };
+
+  // 1. killed, then the client's next command
+  let doomed = orchestrator();
+  await ready(proxy, manager, doomed);
+  const first = await sessionOn();
+  const [slot] = await held();
+  doomed.kill('SIGKILL');
+  await doomed.exited;
+  const killed = Date.now();
+  const next = await w3c(base, 'GET', `/session/${first}/title`);
+  const took = Date.now() - killed;
+  t.equal(next.status, 404);
+  t.equal(next.body.value!.error, 'invalid session id');
+  t.match(next.body.value!.message, new RegExp(`the node of session ${first} is gone .*refuses connections`), `a clear error: ${next.body.value!.message}`);
+  t.ok(took < nodeTtl * 1000, `within the heartbeat timeout (${took} ms, nodeTtl ${nodeTtl} s)`);
+  t.same(await held(), [], 'the slot is no longer held');
+  t.same(await free(), [slot], 'the slot is free (reclaimed, back in slots.available once an orchestrator runs)');
+  t.equal(await backend.send(['SISMEMBER', `${P}sessions.active`, first]), 0, 'the session ended');
+  t.ok((await log(P, first)).some((e) => e.code === 'TERM' && /is gone/.test(e.meta)), 'its log says why');
+  t.match((await w3c(base, 'GET', `/session/${first}/title`)).body.value!.message, /does not exist or has ended/, 'later commands: ended');
+
+  // 2. killed with no command from its client: the restarted orchestrator frees the slot at once
+  doomed = orchestrator();
+  await ready(doomed);
+  const second = await sessionOn();
+  doomed.kill('SIGKILL');
+  await doomed.exited;
+  t.same((await held()).filter((_v, i) => i % 2 === 1), [second], 'after the kill, the slot still shows held');
+  const restartedAt = Date.now();
+  const restarted = orchestrator();
+  await ready(restarted);
+  await until('the restarted orchestrator frees the slot', async () => (await held()).length === 0 && (await list(`${O}:slots.available`)).length === 1, 20_000);
+  const freedIn = Date.now() - restartedAt;
+  t.ok(freedIn < nodeTtl * 1000, `freed ${freedIn} ms after the restart began, before the node heartbeat (${nodeTtl} s) lapsed`);
+  t.ok((await log(P, second)).some((e) => e.code === 'TERM' && /previous orchestrator process/.test(e.meta)), 'its log says why');
+  const third = await sessionOn();
+  t.equal((await w3c(base, 'GET', `/session/${third}/title`)).body.value, 'coord /k9', 'the freed slot serves a new session');
+  t.equal((await w3c(base, 'DELETE', `/session/${third}`)).status, 200);
+  for (const p of [proxy, manager, restarted]) p.kill('SIGTERM');
+  t.same(await Promise.all([proxy, manager, restarted].map((p) => p.exited)), [0, 0, 0]);
+});
+
 t.test('100 slowloris and 100 garbage connections are closed within the header timeout, and a session is served throughout', async (t) => {
   const P = '{ws}:';
   const port = await freePort();

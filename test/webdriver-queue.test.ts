@@ -1,7 +1,11 @@
 // Multi-process on real Redis: proxy, manager and an orchestrator with 2
 // slots as separate `coord run --role …` processes. 4 clients at once: 2 run
 // while 2 wait, then those run; a client whose queue timeout passes gets
-// `session not created` and QTIMEOUT is in its log.
+// `session not created` and QTIMEOUT is in its log; the queue timeout covers
+// node start-up too unless manager.queueTimeout=slot.
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t from 'tap';
 import { buildIfStale } from './support/build.ts';
 import { freePort } from './support/redis.ts';
@@ -78,6 +82,45 @@ t.test('a client whose queue timeout passes gets session not created, with QTIME
   t.equal(await backend.send(['HGET', `${P}metrics:sessions:log:fail`, 'QTIMEOUT']), '1', 'counted in metrics:sessions:log:fail');
   for (const a of held) await w3c(base, 'DELETE', `/session/${a.body.value!.sessionId}`);
   await backend.send(['HSET', `${P}timeouts`, 'queue', '600']);
+});
+
+t.test('the queue timeout covers the whole request by default (Selenium Grid\'s session-request-timeout); manager.queueTimeout=slot: the slot wait only', async (t) => {
+  const W = '{wt}:';
+  const dir = mkdtempSync(join(tmpdir(), 'coord-wd-queue-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  // a chromedriver that takes 6 s to start: node start-up outlasts the 3 s queue timeout, with a slot free at once
+  const slowDriver = join(dir, 'slow-chromedriver');
+  writeFileSync(slowDriver, '#!/bin/sh\nsleep 6\nexec /usr/bin/chromedriver "$@"\n');
+  chmodSync(slowDriver, 0o755);
+  const timeouts = [...fast, 'timeouts.queue=3', 'timeouts.sessionTermination=3'];
+  const wPort = await freePort();
+  const wBase = `http://127.0.0.1:${wPort}`;
+  const wProxy = rig.run('proxy', { prefix: W, sets: [...timeouts, `proxy.port=${wPort}`] });
+  const whole = rig.run('manager', { prefix: W, sets: timeouts });
+  const slow = rig.run('orchestrator', { prefix: W, sets: [...timeouts, 'orchestrator.slots=1', 'orchestrator.id=orch-t', `orchestrator.driverBinary=${slowDriver}`, 'orchestrator.warmDrivers=0'] });
+  await ready(wProxy, whole, slow);
+
+  let started = Date.now();
+  const cut = await w3c(wBase, 'POST', '/session', newSessionBody());
+  let waited = Date.now() - started;
+  t.equal(cut.status, 500);
+  t.equal(cut.body.value?.error, 'session not created');
+  t.match(cut.body.value?.message, /queue timeout \(3 s\), which covers the whole request/);
+  t.ok(waited >= 2900 && waited < 6000, `answered at the queue timeout though a slot was free at once: node start-up counts (${waited} ms)`);
+  await until('the slot is back', async () => (await backend.send(['LLEN', `${W}orchestrator:orch-t:slots.available`])) === 1, 30_000);
+
+  whole.kill('SIGTERM');
+  t.equal(await whole.exited, 0);
+  const slotOnly = rig.run('manager', { prefix: W, sets: [...timeouts, 'manager.queueTimeout=slot'] });
+  await ready(slotOnly);
+  started = Date.now();
+  const served = await w3c(wBase, 'POST', '/session', newSessionBody());
+  waited = Date.now() - started;
+  t.equal(served.status, 200, 'manager.queueTimeout=slot: the slot came at once, so node start-up may take its own timeout');
+  t.ok(waited >= 3000, `served after ${waited} ms, past the 3 s queue timeout`);
+  await w3c(wBase, 'DELETE', `/session/${served.body.value!.sessionId}`);
+  for (const p of [wProxy, slotOnly, slow]) p.kill('SIGTERM');
+  t.same(await Promise.all([wProxy, slotOnly, slow].map((p) => p.exited)), [0, 0, 0]);
 });
 
 t.test('coord webdriver sessions lists every session with its state and timings', async (t) => {

@@ -27,7 +27,7 @@ export interface WebDriverConfig {
     maxConnectionsPerClient: number;
     trustedProxies: string[];
   };
-  manager: { host: string; port: number; advertiseHost?: string };
+  manager: { host: string; port: number; advertiseHost?: string; queueTimeout: 'request' | 'slot' };
   orchestrator: {
     id?: string;
     slots: number;
@@ -105,6 +105,12 @@ export const configSchema = {
         host: host('Address the manager binds.'),
         port: port(0, 'Manager port (0: a free one; proxies find it through Redis).'),
         advertiseHost: { type: 'string', minLength: 1, description: 'Host proxies dial to reach this manager (default: host).' },
+        queueTimeout: {
+          type: 'string',
+          enum: ['request', 'slot'],
+          default: 'request',
+          description: 'What timeouts.queue bounds. request: the whole New Session request — the wait for a slot, scheduling and node start-up — as Selenium Grid\'s session-request-timeout does. slot: only the wait for a free slot; scheduling and node start-up then have their own timeouts on top.',
+        },
       },
     },
     orchestrator: {

@@ -67,6 +67,16 @@ export const contract = defineContract({
       writers: ['manager'],
       value: hostPort,
     },
+    managerWake: {
+      pattern: 'manager:{managerId}:wake',
+      type: 'list',
+      extension: true,
+      description: 'Wakes the manager\'s one blocking loop (all its waits for slots, scheduling and nodes share one BLPOP) when a request wants a list the loop does not block on yet; the manager empties it.',
+      ttl: 'none',
+      writers: ['manager'],
+      derivable: true,
+      item: { type: 'string', enum: ['1'] },
+    },
     storageHost: {
       pattern: 'storage:{storageId}:{providerId}:host',
       type: 'string',

@@ -3,12 +3,16 @@
 // from the matching orchestrators' slots.available lists (BLPOP, queue timeout),
 // allocates it (NALLOC), waits for scheduling (PENDING) and for the node
 // (NALIVE), then answers with the W3C new-session body. Every wait is a
-// blocking pop, none a poll. Every failure is `session not created` (or
+// blocking pop, none a poll, and all of them share one Redis connection
+// (blocking-waits.ts): a queue of hundreds costs no more connections than one
+// request. By default the queue timeout bounds the whole request (Selenium
+// Grid's session-request-timeout); manager.queueTimeout=slot keeps it to the
+// wait for a slot. Every failure is `session not created` (or
 // `invalid argument`), logged with its code, and leaves nothing held. A client
 // that leaves while waiting is logged CLEFT.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { BlockingConnection } from '../../../core/backend.ts';
+import { BlockingWaits } from '../blocking-waits.ts';
 import type { Role } from '../../../core/plugin.ts';
 import type { Code } from '../codes.ts';
 import { NODE_KEY_HEADER } from '../auth.ts';
@@ -24,14 +28,14 @@ import { rfc3339 } from '../time.ts';
 import { readTimeouts } from '../timeouts.ts';
 import { capabilitySets, firstMatch, metadataOf, W3CError, type Capabilities, type Offer } from '../w3c.ts';
 
-/** The queue wait is split into blocks this long, so new orchestrators join the match and the heartbeat stays fresh. */
+/** A queued request matches the live orchestrators again this often, so new ones join its match. */
 const QUEUE_BLOCK_SECONDS = 5;
 
 /** The wait for the node is split into blocks this long: a node that announced itself but did not answer /status yet is asked again. */
 const NODE_BLOCK_SECONDS = 1;
 
-/** Idle blocking connections kept for the next New Session requests (opening one costs a connection and its handshake). */
-const IDLE_BLOCKING = 4;
+/** How long the orchestrators' offers read for one queued request serve the others (a queue of hundreds re-matches once, not hundreds of times). */
+const OFFERS_FRESH_MS = 1000;
 
 /** A session creation that failed: its log code and the W3C error the client gets. */
 class Refusal extends Error {
@@ -57,15 +61,8 @@ export function managerRole(ctx: Ctx): Role {
   });
   let port = 0;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
-  let stopping = false;
-  const idleBlocking: BlockingConnection[] = [];
-
-  const takeBlocking = async (): Promise<BlockingConnection> => idleBlocking.pop() ?? (await backend.blocking());
-  /** A connection whose last call finished is kept for the next request; one that was cut off (client left, error) is closed. */
-  const giveBlocking = async (conn: BlockingConnection, reusable: boolean): Promise<void> => {
-    if (reusable && !stopping && idleBlocking.length < IDLE_BLOCKING) idleBlocking.push(conn);
-    else await conn.close().catch(() => {});
-  };
+  const waits = new BlockingWaits(backend, keys.managerWake({ managerId }), logger);
+  let offers: { at: number; read: Promise<Map<string, Offer>> } | undefined;
 
   async function announce(): Promise<void> {
     const host = `${advertisedHost(config.manager.host, config.manager.advertiseHost)}:${port}`;
@@ -117,17 +114,9 @@ export function managerRole(ctx: Ctx): Role {
       () => void backend.send(['SET', keys.sessionManagerHeartbeat(s), rfc3339(clock.now()), 'EX', Math.ceil(config.heartbeat.managerTtl)]).catch(() => {}),
       config.heartbeat.interval * 1000,
     );
-    const conn = await takeBlocking();
-    let reusable = true;
-    const onLeft = () => {
-      reusable = false;
-      void conn.close().catch(() => {});
-    };
-    left.addEventListener('abort', onLeft, { once: true });
     try {
-      return await runFlow(sessionId, started, body, req, conn, left);
+      return await runFlow(sessionId, started, body, req, left);
     } catch (error) {
-      if (!(error instanceof Refusal)) reusable = false; // it may have failed mid-call
       if (left.aborted) {
         await terminateSession(ctx, sessionId, { component: 'manager', code: 'CLEFT', meta: 'the client closed the connection while waiting' }).catch(() => {});
         logger.info('client left while waiting', { sessionId });
@@ -137,13 +126,12 @@ export function managerRole(ctx: Ctx): Role {
       throw error;
     } finally {
       clearInterval(beat);
-      left.removeEventListener('abort', onLeft);
-      await giveBlocking(conn, reusable && !left.aborted);
     }
   }
 
-  async function runFlow(sessionId: string, started: number, body: unknown, req: IncomingMessage, conn: BlockingConnection, left: AbortSignal): Promise<object> {
+  async function runFlow(sessionId: string, started: number, body: unknown, req: IncomingMessage, left: AbortSignal): Promise<object> {
     const s = { sessionId };
+    const rank = waits.nextRank(); // its place in this manager's queue, kept while it waits
     const refuse = async (code: Code, error: W3CError): Promise<never> => {
       await terminateSession(ctx, sessionId, { component: 'manager', code, meta: error.message });
       throw new Refusal(code, error);
@@ -156,24 +144,44 @@ export function managerRole(ctx: Ctx): Role {
     } catch (error) {
       return refuse('INVALIDCAP', error as W3CError);
     }
-    const pick = async () => firstMatch(sets, await liveOffers());
-    const [timeouts, firstPick] = await Promise.all([readTimeouts(ctx), pick()]);
-    let match = firstPick;
+    const pick = async () => firstMatch(sets, await sharedOffers());
+    const [timeouts, firstPick] = await Promise.all([readTimeouts(ctx), liveOffers().then((live) => firstMatch(sets, live))]);
+    // the queue timeout: by default the whole request's (Selenium Grid's session-request-timeout), else the slot wait's
+    const wholeRequest = config.manager.queueTimeout === 'request';
+    const requestDeadline = wholeRequest ? started + timeouts.queue * 1000 : Number.POSITIVE_INFINITY;
+    const requestTimedOut = () =>
+      refuse('QTIMEOUT', new W3CError('session not created', `no session within the queue timeout (${timeouts.queue} s), which covers the whole request: the wait for a slot, scheduling and node start-up`));
+    const match = firstPick;
     if (!match) {
       return refuse('QUNAVAILABLE', new W3CError('session not created', `no orchestrator can satisfy the capabilities ${JSON.stringify(sets)} (offered: ${describeOffers(await liveOffers())})`));
     }
 
     // queue: BLPOP across the matching orchestrators' slots.available (they share one cluster slot under a hash-tag prefix)
-    const deadline = clock.now() + timeouts.queue * 1000;
-    let popped: [string, string] | null = null;
-    while (!popped) {
-      const remaining = (deadline - clock.now()) / 1000;
-      if (remaining <= 0) return refuse('QTIMEOUT', new W3CError('session not created', `no slot became free within the queue timeout (${timeouts.queue} s)`));
-      const lists = match.orchestrators.map((orchestratorId) => keys.slotsAvailable({ orchestratorId }));
-      popped = (await conn.send(['BLPOP', ...lists, Math.min(remaining, QUEUE_BLOCK_SECONDS).toFixed(3)])) as [string, string] | null;
-      if (!popped) match = (await pick()) ?? match;
+    const deadline = wholeRequest ? requestDeadline : started + timeouts.queue * 1000;
+    const listsOf = (m: NonNullable<typeof match>) => m.orchestrators.map((orchestratorId) => keys.slotsAvailable({ orchestratorId }));
+    let lists = listsOf(match);
+    // orchestrators that start (or stop) while it waits join its match, and it keeps its place in the queue
+    const rematch = setInterval(() => {
+      void pick()
+        .then((found) => {
+          if (!found || listsOf(found).join() === lists.join()) return;
+          lists = listsOf(found);
+          waits.changed();
+        })
+        .catch(() => {});
+    }, QUEUE_BLOCK_SECONDS * 1000);
+    let popped: { key: string; value: string } | null;
+    try {
+      popped = await waits.pop(() => lists, (deadline - clock.now()) / 1000, { signal: left, rank });
+    } finally {
+      clearInterval(rematch);
     }
-    const slot = popped[1];
+    if (left.aborted) throw new Error('client left');
+    if (!popped) {
+      if (wholeRequest) return requestTimedOut();
+      return refuse('QTIMEOUT', new W3CError('session not created', `no slot became free within the queue timeout (${timeouts.queue} s)`));
+    }
+    const slot = popped.value;
     const orchestratorId = slotOwner(slot)!;
     const o = { orchestratorId };
     const allocated = await allocateSlot(ctx, sessionId, orchestratorId, slot);
@@ -181,21 +189,29 @@ export function managerRole(ctx: Ctx): Role {
     if (left.aborted) throw new Error('client left');
 
     // scheduling: the orchestrator puts its ID on session:ID:orchestrator (read without removing it)
-    const scheduled = await conn.send(['BLMOVE', keys.sessionOrchestrator(s), keys.sessionOrchestrator(s), 'RIGHT', 'LEFT', timeouts.scheduling]);
-    if (!scheduled) return refuse('OTIMEOUT', new W3CError('session not created', `orchestrator ${orchestratorId} did not schedule the node within ${timeouts.scheduling} s`));
-    await appendLog(ctx, sessionId, 'manager', 'PENDING', `scheduled by ${scheduled}`);
+    const schedulingSeconds = Math.min(timeouts.scheduling, (requestDeadline - clock.now()) / 1000);
+    const scheduled = await waits.pop([keys.sessionOrchestrator(s)], schedulingSeconds, { peek: true, signal: left });
+    if (left.aborted) throw new Error('client left');
+    if (!scheduled) {
+      if (schedulingSeconds < timeouts.scheduling) return requestTimedOut();
+      return refuse('OTIMEOUT', new W3CError('session not created', `orchestrator ${orchestratorId} did not schedule the node within ${timeouts.scheduling} s`));
+    }
+    await appendLog(ctx, sessionId, 'manager', 'PENDING', `scheduled by ${scheduled.value}`);
 
     // node startup: the node pushes its host:port onto session:ID:ready once it serves, and a session that
     // ends first gets 'ended' there, so the manager waits in a blocking pop rather than polling; then the
     // node's /status must answer
-    const nodeDeadline = clock.now() + timeouts.nodeStartup * 1000;
+    const nodeDeadline = Math.min(clock.now() + timeouts.nodeStartup * 1000, requestDeadline);
     let upstream: { host: string; port: number } | undefined;
     let actualJson: string | null = null;
     let stamps: (string | null)[] = [];
     while (!upstream) {
       const remaining = (nodeDeadline - clock.now()) / 1000;
-      if (remaining <= 0) return refuse('NTIMEOUT', new W3CError('session not created', `the node did not become responsive within ${timeouts.nodeStartup} s`));
-      await conn.send(['BLPOP', keys.sessionReady(s), Math.min(remaining, NODE_BLOCK_SECONDS).toFixed(3)]);
+      if (remaining <= 0) {
+        if (nodeDeadline === requestDeadline) return requestTimedOut();
+        return refuse('NTIMEOUT', new W3CError('session not created', `the node did not become responsive within ${timeouts.nodeStartup} s`));
+      }
+      await waits.pop([keys.sessionReady(s)], Math.min(remaining, NODE_BLOCK_SECONDS), { signal: left });
       if (left.aborted) throw new Error('client left');
       // everything NALIVE and the answer need, in one round trip
       const [active, fields, actual, status] = (await backend.pipeline([
@@ -221,6 +237,16 @@ export function managerRole(ctx: Ctx): Role {
     if (typeof actual.webSocketUrl === 'string') actual.webSocketUrl = `ws://${req.headers['x-forwarded-host'] ?? req.headers.host}/session/${sessionId}/se/bidi`;
     logger.info('session created', { sessionId, orchestratorId, slot, ms: clock.now() - started });
     return { value: { sessionId, capabilities: actual } };
+  }
+
+  /** liveOffers, read at most once per OFFERS_FRESH_MS for all the requests in the queue. */
+  function sharedOffers(): Promise<Map<string, Offer>> {
+    if (!offers || clock.now() - offers.at > OFFERS_FRESH_MS) {
+      const read = liveOffers();
+      offers = { at: clock.now(), read };
+      read.catch(() => (offers = undefined));
+    }
+    return offers.read;
   }
 
   /** Orchestrators with a live heartbeat, and what each offers. */
@@ -254,6 +280,7 @@ export function managerRole(ctx: Ctx): Role {
   return {
     async start() {
       await readTimeouts(ctx);
+      waits.start();
       port = await listen(server, config.manager.host, config.manager.port, 'webdriver manager');
       await announce();
       heartbeat = setInterval(() => void announce().catch((error) => logger.warn('manager heartbeat failed', { error: (error as Error).message })), config.heartbeat.interval * 1000);
@@ -263,8 +290,7 @@ export function managerRole(ctx: Ctx): Role {
       clearInterval(heartbeat);
       server.close(); // no new connections while in-flight work drains
       await Promise.allSettled([...inFlight]);
-      stopping = true;
-      await Promise.all(idleBlocking.splice(0).map((conn) => conn.close().catch(() => {})));
+      await waits.stop();
       await backend.pipeline([['DEL', keys.managerHost({ managerId })], ['ZREM', keys.managers(), managerId]]).catch(() => {});
       await closeServer(server);
     },

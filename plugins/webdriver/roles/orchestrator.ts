@@ -17,9 +17,10 @@ import { terminateSession } from '../terminate.ts';
 import { reclaimSlots, registerOrchestrator, scheduleSession } from '../steps.ts';
 import { readTimeouts } from '../timeouts.ts';
 import { checkEncoder } from '../recording.ts';
+import { IDLE_BLOCK_SECONDS } from '../blocking-waits.ts';
 
-/** Blocking waits return this often, so stopping never waits long. */
-const BLOCK_SECONDS = 1;
+/** Blocking waits last this long when nothing comes (an idle orchestrator's loops cost a command each per this many seconds); stopping closes their connections rather than waiting. */
+const BLOCK_SECONDS = IDLE_BLOCK_SECONDS;
 
 /** The orchestrator as the other roles of its process see it (ctx.peer('orchestrator')). */
 export interface OrchestratorRole extends Role {
@@ -194,6 +195,23 @@ export function orchestratorRole(ctx: Ctx): OrchestratorRole {
     }
   }
 
+  /**
+   * After a restart (kill -9): inline nodes lived in the previous process, so a
+   * session of ours that a node served is gone with it — its slot comes back
+   * now, not once its node heartbeat lapses. (Node processes outlive us and
+   * keep their heartbeat; reclaim judges those.)
+   */
+  async function endOrphanedInline(): Promise<void> {
+    if (config.orchestrator.nodeMode !== 'inline') return;
+    const held = (await backend.send(['HVALS', keys.slotsHeld(o)])) as string[];
+    const served = held.length ? ((await backend.pipeline(held.map((sessionId) => ['HGET', keys.sessionStatus({ sessionId }), 'aliveAt'] as [string, string, string]))) as (string | null)[]) : [];
+    for (const [i, sessionId] of held.entries()) {
+      if (!served[i] || nodes.has(sessionId)) continue;
+      const ended = await terminateSession(ctx, sessionId, { component: 'orchestrator', code: 'TERM', meta: 'its node ended with the previous orchestrator process', reason: 'dead' });
+      if (ended.terminated) logger.warn('the node of a session ended with the previous orchestrator process; session terminated and its slot reclaimed', { sessionId, slot: ended.slot });
+    }
+  }
+
   async function reclaimLoop(): Promise<void> {
     while (!done()) {
       const { slotReclaimInterval } = await readTimeouts(ctx).catch(() => config.timeouts);
@@ -221,6 +239,7 @@ export function orchestratorRole(ctx: Ctx): OrchestratorRole {
         void job.finally(() => handling.delete(job));
       }
       if (pending.length) logger.info('recovering pending sessions', { sessions: pending });
+      await endOrphanedInline();
       await reclaim();
       pool.fill();
       blocking.push(await backend.blocking(), await backend.blocking());
@@ -230,11 +249,12 @@ export function orchestratorRole(ctx: Ctx): OrchestratorRole {
     async stop(reason) {
       stopping = true;
       clearInterval(heartbeat);
+      // the loops' blocking calls end with their connections (what a cut-off BRPOPLPUSH moved stays in pending)
+      for (const conn of blocking) await conn.close().catch(() => {});
       await Promise.all(loops);
       await Promise.allSettled([...handling]);
       await Promise.all([...nodes.values()].map((n) => n.end(`orchestrator stopping (${reason})`)));
       await pool.close();
-      for (const conn of blocking) await conn.close().catch(() => {});
       // stays registered (retain) so its ID, slots and lists are found again on restart; the heartbeat lapses
       await backend.send(['DEL', keys.orchestratorHeartbeat(o)]).catch(() => {});
     },

@@ -25,6 +25,7 @@ import { isPagePath, servePage } from '../ui-page.ts';
 import { forwardStorage, STORAGE_PATH } from '../storage-proxy.ts';
 import { errorBody, W3CError } from '../w3c.ts';
 import { CDP_VERSION, withCdpUrl } from '../cdp-relay.ts';
+import { terminateSession } from '../terminate.ts';
 
 /** How long the list of live managers is reused. */
 const MANAGER_CACHE_MS = 2000;
@@ -275,6 +276,27 @@ export function proxyRole(ctx: Ctx): Role {
     return new W3CError('invalid session id', active ? `session ${sessionId} is not ready yet` : `session ${sessionId} does not exist or has ended`);
   }
 
+  /**
+   * A session's node did not answer. When the session is still active and its
+   * node is dead — it refuses connections (its process is gone: an inline
+   * node with its orchestrator killed -9), or its heartbeat has lapsed — the
+   * session ends here and its slot goes back, and the client is told so.
+   */
+  async function nodeGone(sessionId: string, target: Route, error: Error): Promise<W3CError> {
+    routes.delete(sessionId);
+    const [active, beating] = (await backend
+      .pipeline([['SISMEMBER', keys.sessionsActive(), sessionId], ['EXISTS', keys.sessionNodeHeartbeat({ sessionId })]])
+      .catch(() => [1, 1])) as number[];
+    if (!active) return new W3CError('invalid session id', `session ${sessionId} does not exist or has ended`);
+    const code = (error as NodeJS.ErrnoException).code ?? ((error.cause ?? {}) as NodeJS.ErrnoException).code;
+    const where = `${target.host}:${target.port}`;
+    if (code !== 'ECONNREFUSED' && beating) return new W3CError('unknown error', `the node of session ${sessionId} (${where}) did not answer: ${error.message}`);
+    const why = `the node of session ${sessionId} is gone (${where} ${code === 'ECONNREFUSED' ? 'refuses connections' : 'does not answer and its heartbeat has lapsed'}); the session has ended`;
+    const ended = await terminateSession(ctx, sessionId, { component: 'proxy', code: 'TERM', meta: why, reason: 'dead' }).catch(() => undefined);
+    if (ended?.terminated) logger.warn('a session\'s node is gone; session terminated and its slot reclaimed', { sessionId, node: where, slot: ended.slot });
+    return new W3CError('invalid session id', why);
+  }
+
   /** /session/{id}/… → the session's node. */
   async function command(req: IncomingMessage, res: ServerResponse, sessionId: string, path: string, body: Buffer): Promise<void> {
     const local = localNode(sessionId);
@@ -290,8 +312,8 @@ export function proxyRole(ctx: Ctx): Role {
       // the node reads nothing but the body's type: the client's other headers need not cross another hop
       const type = req.headers['content-type'];
       answer = await hop(target, req.method ?? 'GET', path, type ? { 'content-type': type, [NODE_KEY_HEADER]: target.key } : { [NODE_KEY_HEADER]: target.key }, body);
-    } catch {
-      return fail(req, res, await ended(sessionId), body.length);
+    } catch (error) {
+      return fail(req, res, await nodeGone(sessionId, target, error as Error), body.length);
     }
     if (answer.status === 404 && answer.body.includes('invalid session id')) routes.delete(sessionId);
     if (endsSession(req.method ?? 'GET', SESSION_PATH.exec(path)?.[2] ?? '')) routes.delete(sessionId);

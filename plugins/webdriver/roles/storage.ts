@@ -21,11 +21,12 @@ import { advertisedHost } from '../node.ts';
 import { diskBytes, pastLimits, readFolder, RECORDING_FILE, storageFolder, storageId, type PendingRecording, type Recording } from '../storage-files.ts';
 import { serveFile } from '../storage-serve.ts';
 import { announceProvider, forgetRecording, withdrawProvider, writeDiskMetrics } from '../storage-steps.ts';
+import { IDLE_BLOCK_SECONDS } from '../blocking-waits.ts';
 
 /** How often the provider refreshes its host key at most (a third of its TTL). */
 const BEAT_MAX_SECONDS = 20;
-/** Blocking pops return this often, so stopping never waits long. */
-const BLOCK_SECONDS = 1;
+/** An idle pop lasts this long (stopping closes its connection rather than waiting for it). */
+const BLOCK_SECONDS = IDLE_BLOCK_SECONDS;
 
 export function storageRole(ctx: Ctx): Role {
   const { config, logger, keys, backend } = ctx;
@@ -122,8 +123,8 @@ export function storageRole(ctx: Ctx): Role {
     async stop() {
       stopping = true;
       for (const timer of timers) clearInterval(timer);
+      await blocking?.close(); // ends the blocking pop at once
       await popping;
-      await blocking?.close();
       await withdrawProvider(ctx, sid, pid).catch(() => {});
       await closeServer(server);
     },
