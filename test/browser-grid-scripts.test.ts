@@ -146,6 +146,21 @@ t.test('a playwright-distributed worker (endpoint, ms heartbeat) is adopted and 
   t.equal(await backend.send(['HGET', key, 'version']), '1.62', 'written as the hash\'s version field');
 });
 
+t.test('removeWorker: the last worker of a type takes the type\'s versions index with it; one of two leaves it', async (t) => {
+  const ctx = grid();
+  await register(ctx, 'a');
+  await register(ctx, 'b');
+  const versions = ctx.keys.versions({ browserType: 'chromium' });
+  const remove = (workerId: string) => ctx.scripts.run('removeWorker', {
+    keys: { worker: { browserType: 'chromium', workerId }, active: {}, lifetime: {}, workerIndex: { browserType: 'chromium' }, freeIndex: { browserType: 'chromium' }, versions: { browserType: 'chromium' } },
+    args: { ref: `chromium:${workerId}` },
+  });
+  await remove('a');
+  t.equal(await ctx.backend.send(['EXISTS', versions]), 1, 'b still serves its version');
+  await remove('b');
+  t.equal(await ctx.backend.send(['EXISTS', versions]), 0, 'gone with the last worker');
+});
+
 t.test('release gives a lease back once, never below zero, never recreating a reaped worker', async (t) => {
   const ctx = grid();
   await register(ctx, 'a');
@@ -156,7 +171,7 @@ t.test('release gives a lease back once, never below zero, never recreating a re
   t.same(await counters(ctx, 'activeConnections'), { 'chromium:a': 0 });
   await select(ctx, 'c2');
   await ctx.scripts.run('removeWorker', {
-    keys: { worker: { browserType: 'chromium', workerId: 'a' }, active: {}, lifetime: {}, workerIndex: { browserType: 'chromium' }, freeIndex: { browserType: 'chromium' } },
+    keys: { worker: { browserType: 'chromium', workerId: 'a' }, active: {}, lifetime: {}, workerIndex: { browserType: 'chromium' }, freeIndex: { browserType: 'chromium' }, versions: { browserType: 'chromium' } },
     args: { ref: 'chromium:a' },
   });
   await release(ctx, 'c2');

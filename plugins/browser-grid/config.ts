@@ -1,6 +1,7 @@
 // The browser grid's options. Names follow playwright-distributed's
 // environment variables (accepted as they are), times are in seconds.
 import semver from 'semver';
+import { isWildcard } from './advertise.ts';
 
 export interface BrowserGridConfig {
   host: string;
@@ -56,7 +57,7 @@ export const configSchema = {
       pattern: '^[0-9]+-[0-9]+$',
       description: "Ports the browser servers bind, as 'FIRST-LAST' (default: any free port). Give at least twice as many as the process runs servers: a recycled server's replacement starts while it drains.",
     },
-    advertiseHost: { type: 'string', minLength: 1, description: 'Host proxies dial to reach this machine\'s browser servers (default: workerHost).' },
+    advertiseHost: { type: 'string', minLength: 1, description: 'Host proxies dial to reach this machine\'s browser servers (default: workerHost; when workerHost is a wildcard such as 0.0.0.0, this host\'s first non-loopback IPv4 address, else its name).' },
     executablePath: { type: 'string', minLength: 1, description: 'Browser binary (default: /usr/bin/chromium when present, else Playwright\'s own install).' },
     launchArgs: { type: 'array', items: { type: 'string' }, default: [], description: 'Extra browser command-line flags.' },
     maxConcurrentSessions: { type: 'integer', minimum: 1, default: 5, description: 'Sessions one browser server runs at once.' },
@@ -157,6 +158,7 @@ export function checkTiming(c: BrowserGridConfig): string[] {
     const needed = c.workers * (versions * c.browserTypes.length + (c.cdp && c.browserTypes.includes('chromium') ? 1 : 0));
     rule(!valid || ports.last - ports.first + 1 >= needed, `workerPorts "${c.workerPorts}" holds ${ports.last - ports.first + 1} ports, fewer than the ${needed} this process binds (workers × playwrightVersions × browserTypes, plus a CDP port per Chromium worker of the first version when cdp is on)`);
   }
+  if (c.advertiseHost) rule(!isWildcard(c.advertiseHost), `advertiseHost "${c.advertiseHost}" is a wildcard address, which proxies on other hosts cannot dial: give this host's name or address (or leave it unset to advertise this host's own address)`);
   rule(c.heartbeatInterval < c.redisKeyTtl, `redisKeyTtl (${c.redisKeyTtl}s) must be greater than heartbeatInterval (${c.heartbeatInterval}s), or live workers expire`);
   rule(c.heartbeatInterval < c.staleThreshold, `staleThreshold (${c.staleThreshold}s) must be greater than heartbeatInterval (${c.heartbeatInterval}s), or the reaper removes live workers`);
   rule(c.heartbeatInterval < c.shutdownCommandTtl, `shutdownCommandTtl (${c.shutdownCommandTtl}s) must be greater than heartbeatInterval (${c.heartbeatInterval}s), or commands expire unseen`);

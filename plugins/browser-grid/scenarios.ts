@@ -64,7 +64,7 @@ export const scenarios: ConformanceScenario<BrowserGridConfig, BrowserGridKeys>[
       await register(ctx, 'w1');
       await register(ctx, 'w2', 'draining');
       await ctx.scripts.run('removeWorker', {
-        keys: { worker: { browserType: 'chromium', workerId: 'w1' }, active: {}, lifetime: {}, workerIndex: { browserType: 'chromium' }, freeIndex: { browserType: 'chromium' } },
+        keys: { worker: { browserType: 'chromium', workerId: 'w1' }, active: {}, lifetime: {}, workerIndex: { browserType: 'chromium' }, freeIndex: { browserType: 'chromium' }, versions: { browserType: 'chromium' } },
         args: { ref: 'chromium:w1' },
       });
     },

@@ -37,7 +37,7 @@ export interface BrowserGridScripts {
     };
     args: { connectionId: ScriptArg; nowMs: ScriptArg; staleMs: ScriptArg; maxConcurrent: ScriptArg; maxLifetime: ScriptArg; rollback: ScriptArg };
   };
-  /** removeWorker: a worker leaves (after draining) or is reaped: its hash, its counter fields and its index entries go together. */
+  /** removeWorker: a worker leaves (after draining) or is reaped: its hash, its counter fields and its index entries go together; the last worker of its type takes the type's versions with it, so a clean stop leaves no key behind. */
   removeWorker: {
     keys: {
       worker: ScriptKey<K, 'worker'>;
@@ -45,6 +45,7 @@ export interface BrowserGridScripts {
       lifetime: ScriptKey<K, 'lifetimeConnections'>;
       workerIndex: ScriptKey<K, 'workerIndex'>;
       freeIndex: ScriptKey<K, 'freeIndex'>;
+      versions: ScriptKey<K, 'versions'>;
     };
     args: { ref: ScriptArg };
   };

@@ -49,6 +49,8 @@ export function proxyRole(ctx: Ctx): Role {
   const admission = new Admission(ctx, proxyId, publishCapacity, (ref, connectionId) => release(ref, connectionId, true), () => redisUp);
   waitingHere = () => admission.waiting;
   let subscriber: Subscriber | undefined;
+  /** Ends the Redis-state listener: a stopped proxy's backend closing is not Redis lost. */
+  let stopWatchingRedis = () => {};
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   let reaper: { stop(): Promise<void> } | undefined;
   let beats = 0;
@@ -126,7 +128,7 @@ export function proxyRole(ctx: Ctx): Role {
     const { browserType, workerId } = parseRef(ref);
     await scripts
       .run('removeWorker', {
-        keys: { worker: { browserType, workerId }, active: {}, lifetime: {}, workerIndex: { browserType }, freeIndex: { browserType } },
+        keys: { worker: { browserType, workerId }, active: {}, lifetime: {}, workerIndex: { browserType }, freeIndex: { browserType }, versions: { browserType } },
         args: { ref },
       })
       .catch((error) => logger.warn('removing a departed worker failed', { worker: ref, error: (error as Error).message }));
@@ -395,7 +397,7 @@ export function proxyRole(ctx: Ctx): Role {
 
   return {
     async start() {
-      backend.onState((state) => {
+      stopWatchingRedis = backend.onState((state) => {
         if (state === 'ready') {
           if (!redisUp) void redisReturned();
         } else if (redisUp) {
@@ -441,6 +443,7 @@ export function proxyRole(ctx: Ctx): Role {
       await reaper?.stop();
       await subscriber?.close();
       await backend.send(['ZREM', keys.proxyIndex(), proxyId]).catch(() => {});
+      stopWatchingRedis();
     },
   };
 }

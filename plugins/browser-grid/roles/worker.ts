@@ -10,6 +10,7 @@ import type { BrowserServer } from 'playwright-core';
 import type { Role } from '../../../core/plugin.ts';
 import type { Subscriber } from '../../../core/backend.ts';
 import { launchBrowserServer } from '../browser.ts';
+import { advertisedHost, isWildcard } from '../advertise.ts';
 import { CdpFront } from '../cdp.ts';
 import { secretPath, withoutSecret } from '../endpoint-secret.ts';
 import { onDemandAllows, portRange } from '../config.ts';
@@ -31,8 +32,11 @@ export function workerRole(ctx: Ctx): Role {
   const instances = new Set<WorkerInstance>();
   const loops: Promise<void>[] = [];
   let subscriber: Subscriber | undefined;
+  let stopWatchingRedis = () => {};
   let stopping = false;
   const ports = new PortPool(config.workerHost, portRange(config.workerPorts));
+  const advertise = advertisedHost(config.workerHost, config.advertiseHost);
+  if (advertise.detected) logger.info('workerHost is a wildcard address and advertiseHost is unset: advertising this host\'s own address', { workerHost: config.workerHost, advertiseHost: advertise.host });
   const processId = randomUUID().replaceAll('-', '');
   const cacheDir = playwrightCacheDir(config.playwrightCache);
   /** '{browserType} {major.minor}' of every version this process serves or is starting. */
@@ -42,7 +46,7 @@ export function workerRole(ctx: Ctx): Role {
   /** Starts one browser server of a type and files it with the running ones. */
   async function launch(browserType: BrowserType, playwright: Playwright, cdp: boolean): Promise<WorkerInstance> {
     video?.provide(playwright);
-    const instance = new WorkerInstance(ctx, browserType, playwright, cdp, subscriber!, ports);
+    const instance = new WorkerInstance(ctx, browserType, playwright, cdp, subscriber!, ports, advertise.host);
     instances.add(instance);
     void instance.finished.then(() => instances.delete(instance));
     try {
@@ -112,7 +116,7 @@ export function workerRole(ctx: Ctx): Role {
     async start() {
       video = prepareVideo(config.ffmpeg, cacheDir, logger); // before any playwright-core is loaded
       // Redis came back (maybe empty): register again now, not at the next heartbeat
-      ctx.backend.onState((state) => {
+      stopWatchingRedis = ctx.backend.onState((state) => {
         if (state === 'ready') for (const instance of instances) void instance.beat();
       });
       subscriber = await ctx.backend.subscriber();
@@ -149,6 +153,7 @@ export function workerRole(ctx: Ctx): Role {
       await Promise.all([...instances].map((i) => i.drain(reason)));
       await Promise.all(loops);
       await subscriber?.close();
+      stopWatchingRedis();
     },
   };
 }
@@ -187,6 +192,8 @@ class WorkerInstance {
     readonly servesCdp: boolean,
     private readonly subscriber: Subscriber,
     private readonly ports: PortPool,
+    /** The host proxies dial (advertise.ts); undefined: workerHost as it is. */
+    private readonly advertiseHost: string | undefined,
   ) {
     this.ref = workerRef(browserType, this.id);
     this.commandChannel = ctx.channels.shutdown({ browserType, workerId: this.id });
@@ -212,7 +219,9 @@ class WorkerInstance {
     this.version = this.playwright.version;
     const url = new URL(this.server.wsEndpoint());
     this.port = Number(url.port);
-    if (config.advertiseHost) url.hostname = config.advertiseHost;
+    if (this.advertiseHost) url.hostname = this.advertiseHost;
+    // a proxy on another host would dial itself
+    if (isWildcard(url.hostname)) throw new Error(`refusing to register ${url.protocol}//${url.host}: a wildcard address; set browser-grid.advertiseHost to this host's name or address`);
     this.endpoint = url.toString();
     if (config.cdp && this.servesCdp && this.browserType === 'chromium') {
       // only those who read this record (the grid's proxies) know the path the CDP port serves
@@ -220,7 +229,7 @@ class WorkerInstance {
       this.cdp = new CdpFront(config.executablePath, config.launchArgs, path);
       this.cdpPort = await this.cdp.start(config.workerHost, await this.ports.take());
       const cdpUrl = new URL(`ws://${config.workerHost}:${this.cdpPort}${path}`);
-      if (config.advertiseHost) cdpUrl.hostname = config.advertiseHost;
+      if (this.advertiseHost) cdpUrl.hostname = this.advertiseHost;
       this.cdpEndpoint = cdpUrl.toString();
     }
     this.server.process().once('exit', () => {
