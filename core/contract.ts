@@ -165,13 +165,22 @@ export function patternParams(pattern: string): string[] {
   return [...pattern.matchAll(PARAM)].map((m) => m[1]!);
 }
 
+/** Compiled parameter rules, by source: keys are built on every script call (selection's hot path), a rule is compiled once. */
+const paramRules = new Map<string, RegExp>();
+
+function paramRule(source: string): RegExp {
+  let re = paramRules.get(source);
+  if (!re) paramRules.set(source, (re = new RegExp(`^(?:${source})$`)));
+  return re;
+}
+
 /** Fills a pattern's parameters. Throws ContractError for a missing or empty one, or one that breaks the pattern. */
 export function fillPattern(pattern: string, params: Record<string, string | number> = {}, paramRegex: Readonly<Record<string, string>> = {}): string {
   return pattern.replace(PARAM, (_all, name: string) => {
     const value = params[name];
     if (value === undefined || value === '') throw new ContractError(`key pattern ${pattern}: parameter "${name}" is missing`);
     const text = String(value);
-    const re = new RegExp(`^(?:${paramRegex[name] ?? '[^:]+'})$`);
+    const re = paramRule(paramRegex[name] ?? '[^:]+');
     if (!re.test(text)) throw new ContractError(`key pattern ${pattern}: parameter ${name}="${text}" does not match ${re.source}`);
     return text;
   });

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { REDIS_CALL_MS, RedisTimeout, withDeadline } from './deadline.ts';
 import type { Ctx } from './context.ts';
+import type { BrowserType } from './refs.ts';
 
 export type Admitted =
   | { kind: 'ok'; ref: string; endpoint: string; lifetime: number; queuedMs: number }
@@ -23,9 +24,16 @@ export type Protocol = 'playwright' | 'cdp';
 
 /** A safety net for a lost capacity message; not how waiting clients are normally served. */
 const RECHECK_MS = 1000;
+/** selectWorker's keys, built. */
+type SelectKeys = Record<'active' | 'lifetime' | 'workerIndex' | 'freeIndex' | 'queue' | 'leases' | 'versions', string>;
+
+/** Key sets of selectWorker kept built (a browser type × queue each); cleared past this many, as clients name versions. */
+const KEY_SETS_KEPT = 64;
 
 export class Admission {
   private readonly waiters = new Map<string, (() => void)[]>();
+  /** selectWorker's keys by browser type and queue, built once: selection is the hot path, and building keys costs as much as a part of the script. */
+  private readonly keySets = new Map<string, SelectKeys>();
 
   constructor(
     private readonly ctx: Ctx,
@@ -54,19 +62,32 @@ export class Admission {
     for (const type of this.waiters.keys()) this.wake(type);
   }
 
+  private selectKeys(browserType: string, queue: string): SelectKeys {
+    const id = `${browserType} ${queue}`;
+    let keys = this.keySets.get(id);
+    if (!keys) {
+      const k = this.ctx.keys;
+      const type = { browserType: browserType as BrowserType };
+      keys = {
+        active: k.activeConnections(),
+        lifetime: k.lifetimeConnections(),
+        workerIndex: k.workerIndex(type),
+        freeIndex: k.freeIndex(type),
+        queue: k.queue({ ...type, version: queue }),
+        leases: k.leases({ proxyId: this.proxyId }),
+        versions: k.versions(type),
+      };
+      if (this.keySets.size >= KEY_SETS_KEPT) this.keySets.clear();
+      this.keySets.set(id, keys);
+    }
+    return keys;
+  }
+
   private select(browserType: string, version: string, connectionId: string, ticket: string, exclude: readonly string[], protocol: Protocol): Promise<Selected> {
     const { config, clock } = this.ctx;
     if (!this.redisUp()) return Promise.reject(new RedisTimeout('Redis is unreachable'));
     const call = this.ctx.scripts.run('selectWorker', {
-      keys: {
-        active: {},
-        lifetime: {},
-        workerIndex: { browserType },
-        freeIndex: { browserType },
-        queue: { browserType, version: protocol === 'cdp' ? 'cdp' : version || 'any' },
-        leases: { proxyId: this.proxyId },
-        versions: { browserType },
-      },
+      keys: this.selectKeys(browserType, protocol === 'cdp' ? 'cdp' : version || 'any'),
       args: {
         nowMs: clock.now(),
         staleMs: config.staleThreshold * 1000,

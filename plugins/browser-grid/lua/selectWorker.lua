@@ -3,7 +3,9 @@
 -- and speaking the client's Playwright major.minor (its band of freeIndex).
 -- margin = max(1, floor(maxLifetime / workers)); prefer the highest lifetime below
 -- (maxLifetime - margin), ties to fewer active; else any eligible. Reads only the top
--- of the band, dropping members it finds ineligible (they come back on their heartbeat).
+-- of the band, dropping members it finds ineligible (they come back on their heartbeat);
+-- a member's score (band + lifetime) orders the page, so only the first candidate and
+-- those tied with it on lifetime are read.
 -- Waiting clients are served first come first served: a call without a ticket gets
 -- 'queued' while anyone of its version waits, and a ticket gets 'wait' until it is at the head.
 -- KEYS[1] active = activeConnections
@@ -36,7 +38,8 @@ local ticket = ARGV[7]
 local want = ARGV[9]
 local cdp = ARGV[10] == 'cdp'
 
-if redis.call('ZCARD', KEYS[3]) == 0 then return {'absent'} end
+local workers = redis.call('ZCARD', KEYS[3])
+if workers == 0 then return {'absent'} end
 
 -- The versions live workers speak: seen within the stale threshold (a coord worker's
 -- heartbeat, a release), or with a worker free in its band right now (an idle foreign
@@ -101,13 +104,19 @@ end
 
 -- the best eligible worker among freeIndex members scored within [low, high], from the top
 local function best(low, high)
-  local pick, pickRef
+  local pick, pickRef, pickScore
   local offset = 0
-  for _ = 1, 8 do
-    local page = redis.call('ZREVRANGEBYSCORE', KEYS[4], high, low, 'LIMIT', offset, 16)
+  -- a first page of 4 (a pick usually needs one or two), then pages of 16: at most 132 members
+  local size = 4
+  for _ = 1, 9 do
+    local page = redis.call('ZREVRANGEBYSCORE', KEYS[4], high, low, 'WITHSCORES', 'LIMIT', offset, size)
+    size = 16
     if #page == 0 then break end
     local removed = 0
-    for _, ref in ipairs(page) do
+    for i = 1, #page, 2 do
+      local ref, score = page[i], tonumber(page[i + 1])
+      -- below the pick's score: a lower lifetime, as is everything after it on the page
+      if pick and score < pickScore then return pickRef, pick end
       if not excluded[ref] then
         local w = eligible(ref)
         if not w then
@@ -116,19 +125,18 @@ local function best(low, high)
         elseif cdp and not w.cdpEndpoint then
           -- serves Playwright clients only (a playwright-distributed worker): passed over, kept
         elseif not pick or (w.lifetime == pick.lifetime and w.active < pick.active) then
-          pick, pickRef = w, ref
+          pick, pickRef, pickScore = w, ref, score
         elseif w.lifetime < pick.lifetime then
           return pickRef, pick
         end
       end
     end
     if pick then break end
-    offset = offset + #page - removed
+    offset = offset + #page / 2 - removed
   end
   return pickRef, pick
 end
 
-local workers = redis.call('ZCARD', KEYS[3])
 local margin = math.max(1, math.floor(maxLifetime / math.max(workers, 1)))
 local ref, w
 for _, band in ipairs(bands) do
