@@ -6,5 +6,6 @@
 export { adapterSuite, type AdapterSuiteOptions } from './adapter-suite.ts';
 export { contractSuite, type ContractSuiteOptions } from './contract-suite.ts';
 export { scenarioContext, pluginConfig, type ScenarioContextOptions } from './scenario-context.ts';
+export { pluginScenarios } from '../core/plugin.ts';
 export { snapshotKeyspace, type KeySnapshot, type SnapshotOptions } from '../core/snapshot.ts';
 export { checkSnapshot, formatDeviations, matchEntry, type Deviation, type DeviationKind } from '../core/contract-check.ts';

@@ -57,7 +57,15 @@ export interface GlobalConfig {
   log: { level: 'debug' | 'info' | 'warn' | 'error'; format: 'auto' | 'json' | 'pretty' };
 }
 
-export type RoleFactory<C = any, K extends Record<string, KeySpec> = any> = (ctx: RoleContext<C, K>) => Role;
+/**
+ * Makes a role for one process. It may return a promise, so a plugin can
+ * import the role's code only when the role starts (`coord --help` then loads
+ * none of it).
+ *
+ * @example
+ * roles: { worker: async (ctx) => (await import('./roles/worker.ts')).workerRole(ctx) }
+ */
+export type RoleFactory<C = any, K extends Record<string, KeySpec> = any> = (ctx: RoleContext<C, K>) => Role | Promise<Role>;
 
 /**
  * One scenario for the contract conformance suite: drives the plugin's roles
@@ -100,25 +108,16 @@ export interface Plugin<C = any, K extends Record<string, KeySpec> = any> {
   roles: Readonly<Record<string, RoleFactory<C, K>>>;
   /** Roles started by `coord run --plugin P` with no --role, in start order (default: all, in declaration order). */
   defaultRoles?: readonly string[];
-  /** Scenarios for the contract conformance suite. */
-  scenarios?: readonly ConformanceScenario<C, K>[];
+  /**
+   * Scenarios for the contract conformance suite: the list, or a function that
+   * imports it when the suite runs (so loading the plugin stays cheap).
+   */
+  scenarios?: readonly ConformanceScenario<C, K>[] | (() => Promise<readonly ConformanceScenario<C, K>[]>);
   /** CLI commands the plugin adds. */
   commands?: readonly PluginCommand[];
 }
 
-/** A plugin that cannot be registered: bad shape, wrong coord range, duplicate name… */
-export class PluginError extends Error {
-  override readonly name = 'PluginError';
-}
-
-/**
- * A command line that cannot be run: unknown command or plugin, a missing or
- * bad option. A plugin command throws it for bad input; the CLI prints its
- * message as one line and exits 2.
- */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
+export { PluginError, UsageError } from './errors.ts';
 
 /** A CLI command a plugin adds, e.g. `coord grid status`. */
 export interface PluginCommand {
@@ -168,4 +167,10 @@ export interface CommandTools {
   progress(line?: string): void;
   /** Rows as aligned columns under `head` and a rule; numbers right-aligned. For print(). */
   table(head: readonly string[], rows: readonly (readonly (string | number)[])[]): string;
+}
+
+/** A plugin's conformance scenarios, imported first when it declares them as a function. */
+export async function pluginScenarios<C, K extends Record<string, KeySpec>>(plugin: Plugin<C, K>): Promise<readonly ConformanceScenario<C, K>[]> {
+  const scenarios = plugin.scenarios;
+  return typeof scenarios === 'function' ? scenarios() : (scenarios ?? []);
 }

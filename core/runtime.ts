@@ -15,6 +15,7 @@ import { PluginError, type GlobalConfig, type Plugin, type Role } from './plugin
 import { roleContext } from './role-context.ts';
 import { loadScriptDir, type ScriptDefinition } from './scripts.ts';
 import { coordVersion } from './version.ts';
+import { StartError } from './errors.ts';
 
 /** A plugin that passed every check, with its scripts parsed. */
 export interface RegisteredPlugin {
@@ -22,10 +23,7 @@ export interface RegisteredPlugin {
   readonly scripts: readonly ScriptDefinition[];
 }
 
-/** A role threw while starting; the roles started before it have been stopped. */
-export class StartError extends Error {
-  override readonly name = 'StartError';
-}
+export { StartError } from './errors.ts';
 
 /** What a plugin's name must look like (npm-style: lower case letters, digits and dashes). */
 export const PLUGIN_NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
@@ -81,7 +79,8 @@ export function registerPlugin(candidate: unknown): RegisteredPlugin {
     if (!Array.isArray(p.defaultRoles) || p.defaultRoles.length === 0) fail('defaultRoles must be a non-empty list of role names');
     for (const role of p.defaultRoles) if (!(role in p.roles)) fail(`defaultRoles names "${role}", which is not one of its roles (${Object.keys(p.roles).join(', ')})`);
   }
-  for (const [i, scenario] of (p.scenarios ?? []).entries()) {
+  if (p.scenarios !== undefined && typeof p.scenarios !== 'function' && !Array.isArray(p.scenarios)) fail('scenarios must be a list, or a function that resolves to one');
+  for (const [i, scenario] of (Array.isArray(p.scenarios) ? p.scenarios : []).entries()) {
     if (!isObject(scenario) || typeof scenario.name !== 'string' || typeof scenario.run !== 'function') fail(`scenarios[${i}] needs a name and a run(ctx) function`);
   }
   for (const [i, command] of (p.commands ?? []).entries()) {
@@ -253,7 +252,7 @@ export async function startProcess(options: StartOptions): Promise<ProcessHandle
         roles: roleNames,
         peer: (name) => made.get(`${plugin.name}/${name}`),
       });
-      const instance = plugin.roles[role]!(ctx);
+      const instance = await plugin.roles[role]!(ctx);
       made.set(`${plugin.name}/${role}`, instance);
       await instance.start();
       started.push({ plugin: plugin.name, role, instance, logger: roleLogger });

@@ -52,7 +52,7 @@ const PUBLIC: Record<string, string[]> = {
   './load-test': ['Resource', 'ResourceFactory', 'Scenario', 'Step', 'VirtualUser', 'defineScenario'],
   './conformance': [
     'AdapterSuiteOptions', 'ContractSuiteOptions', 'Deviation', 'DeviationKind', 'KeySnapshot', 'ScenarioContextOptions', 'SnapshotOptions', 'adapterSuite',
-    'checkSnapshot', 'contractSuite', 'formatDeviations', 'matchEntry', 'pluginConfig', 'scenarioContext', 'snapshotKeyspace',
+    'checkSnapshot', 'contractSuite', 'formatDeviations', 'matchEntry', 'pluginConfig', 'pluginScenarios', 'scenarioContext', 'snapshotKeyspace',
   ],
   './adapters': ['AdapterName', 'adapterNames', 'connectBackend', 'createBackend'],
   './adapters/ioredis': ['createIoredisBackend'],
@@ -131,10 +131,7 @@ function runtimeImports(): Map<string, string> {
  * feature is used: projects that use the feature install them as dev
  * dependencies, and Deno never imports them.
  */
-const OPTIONAL_ON_NODE: Record<string, string> = {
-  tap: '`coord conformance` and the exported suites run on it',
-  typescript: 'the load-test plugin transpiles .ts scenarios with it on Node',
-};
+const OPTIONAL_ON_NODE: Record<string, string> = {};
 
 t.test('every package the code imports is declared for npm and mapped for Deno', async (t) => {
   const imports = runtimeImports();
