@@ -47,8 +47,8 @@ export function commandTools(plugin: Plugin, options: Readonly<Record<string, un
     },
     async start(config, { backend, plugins = [plugin] } = {}) {
       const logger = createLogger({ ...config.log, stderr: true });
-      const { startProcess } = await import('../core/runtime.ts'); // the DI container and role runtime: only for a command that starts roles
-      return startProcess({ plugins, config, logger, backend: backend ?? connectBackend });
+      const { startRoles } = await import('../core/runtime.ts'); // the DI container and role runtime: only for a command that starts roles
+      return startRoles({ plugins, config, logger, backend: backend ?? connectBackend });
     },
     onStop(handler) {
       let first: StopSignal | undefined;

@@ -29,6 +29,14 @@ export interface AdapterSuiteOptions {
   make: () => Backend | Promise<Backend>;
 }
 
+/**
+ * Holds a backend to coord's semantics (Redis 7 is the reference). Takes tap's
+ * `t`, or any SuiteTest; `coord conformance --adapter NAME` runs it too.
+ *
+ * @example
+ * import t from 'tap';
+ * await adapterSuite(t, { name: 'mine', make: () => createMyBackend({ url }) });
+ */
 export async function adapterSuite(t: SuiteTest, opts: AdapterSuiteOptions): Promise<void> {
   const probe = await opts.make();
   const capabilities = probe.capabilities;

@@ -26,6 +26,14 @@ export interface ContractSuiteOptions {
   config?: Record<string, unknown>;
 }
 
+/**
+ * Runs each of the plugin's scenarios on a fresh backend and holds the
+ * keyspace it leaves to the plugin's contract.
+ *
+ * @example
+ * import t from 'tap';
+ * t.test('contract on embedded', (t) => contractSuite(t, { plugin, name: 'embedded', make: () => createBackend({}) }));
+ */
 export async function contractSuite(t: SuiteTest, opts: ContractSuiteOptions): Promise<void> {
   const { plugin } = opts;
   const scenarios = await pluginScenarios(plugin);

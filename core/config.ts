@@ -55,6 +55,15 @@ export const CONFIG_SECTIONS: readonly string[] = Object.freeze(['redis', 'log',
 
 type Data = Record<string, unknown>;
 
+/**
+ * The effective config: defaults < file < environment < flags, validated once
+ * against the plugins' schemas and frozen. Throws ConfigError (one line per
+ * problem, naming the path, the value, where it came from and what was expected).
+ *
+ * @example
+ * const config = loadConfig({ plugins: [plugin], file: 'coord.yaml', env: process.env, flags: [{ path: 'redis.url', value: 'redis://127.0.0.1:6379' }] });
+ * config.plugins.cron; // the plugin's section, defaults filled in
+ */
 export function loadConfig(input: ConfigInput): Readonly<CoordConfig> {
   const schema = configSchema(input.plugins, input.adapters);
   const activeNames = input.plugins.map((p) => p.name);

@@ -136,7 +136,15 @@ export { ContractError } from './errors.ts';
 
 const PARAM = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
-/** Declares a contract. Checks it once and returns it unchanged (typed). */
+/**
+ * Declares a contract. Checks it once (ContractError) and returns it unchanged (typed).
+ *
+ * @example
+ * export const contract = defineContract({
+ *   plugin: 'cron',
+ *   keys: { job: { pattern: 'job:{name}', type: 'hash', description: 'one job', ttl: 'none', writers: ['scheduler'], fields: { cron: { type: 'string' } } } },
+ * });
+ */
 export function defineContract<const K extends Record<string, KeySpec>, const Ch extends Readonly<Record<string, ChannelSpec>> = Record<never, ChannelSpec>>(
   spec: ContractSpec<K, Ch>,
 ): ContractSpec<K, Ch> {

@@ -10,7 +10,16 @@ import type { StopSignal } from './platform.ts';
 import type { ProcessHandle } from './runtime.ts';
 import type { ScriptRunner } from './scripts.ts';
 
-/** A long-running part of a process: a proxy, a worker, a reaper… */
+/**
+ * A long-running part of a process: a proxy, a worker, a reaper… `start`
+ * resolves once it serves; `stop` drains and resolves once it is done.
+ *
+ * @example
+ * const greeter = (ctx: RoleContext<Config, Keys>): Role => ({
+ *   async start() { await ctx.backend.send(['SET', ctx.keys.greeting(), 'hi']); },
+ *   async stop() {},
+ * });
+ */
 export interface Role {
   /** Starts the role; resolves when it is serving. */
   start(): Promise<void>;
@@ -80,6 +89,19 @@ export interface ConformanceScenario<C = any, K extends Record<string, KeySpec> 
   expects?: readonly (keyof K & string)[];
 }
 
+/**
+ * A plugin: one object, checked by registerPlugin when it is loaded. Its
+ * module's default export is what `coord run --plugin ./path` loads.
+ *
+ * @example
+ * const plugin: Plugin<Config, Keys> = {
+ *   name: 'greeter', version: '1.0.0', coord: '^0.1.0', description: 'says hi', contract,
+ *   config: { schema: { type: 'object', properties: { who: { type: 'string', default: 'world' } } } },
+ *   roles: { greeter: async (ctx) => (await import('./roles/greeter.ts')).greeterRole(ctx) },
+ *   scenarios: async () => (await import('./scenarios.ts')).scenarios,
+ * };
+ * export default plugin;
+ */
 export interface Plugin<C = any, K extends Record<string, KeySpec> = any> {
   /** npm-style name: lower case, digits and dashes. */
   name: string;
@@ -146,7 +168,7 @@ export interface CommandTools {
    */
   readonly configInput: Readonly<Omit<ConfigInput, 'plugins'>>;
   /**
-   * Starts roles in this process, as `coord run` does: startProcess with this
+   * Starts roles in this process, as `coord run` does: startRoles with this
    * plugin (or `plugins`) on the backend config.redis names, or on `backend`
    * (one a process started before uses, e.g. `first.backend`); log lines go
    * to standard error, since standard output is the command's result. Stop

@@ -32,6 +32,9 @@ const ROLE_NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
 /**
  * Checks a plugin object and parses its scripts. Throws PluginError with a
  * message that names the plugin and the one thing that is wrong.
+ *
+ * @example
+ * t.test('coord accepts the plugin', async (t) => t.doesNotThrow(() => registerPlugin(plugin)));
  */
 export function registerPlugin(candidate: unknown): RegisteredPlugin {
   if (!isObject(candidate)) throw new PluginError(`not a plugin: expected an object with name, version, coord, contract, config and roles, got ${kind(candidate)}`);
@@ -120,7 +123,7 @@ export interface StartOptions {
   /**
    * The roles' backend: a Backend the caller keeps (stop does not close it),
    * or a function that opens one from config.redis (stop closes it; e.g.
-   * connectBackend from 'coordkit/adapters'). Without it, the one registered
+   * connectBackend from 'coordkit/embed'). Without it, the one registered
    * under tokens.Backend in `container`.
    */
   backend?: Backend | OpenBackend;
@@ -172,12 +175,13 @@ export interface ProcessHandle {
 }
 
 /**
- * Starts one process: the roles given by config.roles (or each plugin's
+ * Starts one process's roles on the backend given (core knows no adapter:
+ * startProcess from 'coordkit' wires the built-in ones): the roles given by config.roles (or each plugin's
  * default roles) in the plugin's order. If a role fails to start, the ones
  * already started are stopped and StartError is thrown. An unreachable Redis
  * throws ConnectionError before any role starts.
  */
-export async function startProcess(options: StartOptions): Promise<ProcessHandle> {
+export async function startRoles(options: StartOptions): Promise<ProcessHandle> {
   const { config } = options;
   const registered = options.plugins.map(registerPlugin);
   const seen = new Set<string>();
@@ -210,7 +214,7 @@ export async function startProcess(options: StartOptions): Promise<ProcessHandle
   if (typeof options.backend === 'function') owned = await options.backend(config.redis, logger);
   if (options.backend) root.register(tokens.Backend, { useValue: owned ?? options.backend });
   else if (!root.isRegistered(tokens.Backend, true)) {
-    throw new StartError("no backend: pass backend (a Backend, or a function that opens one such as connectBackend from 'coordkit/adapters') or register tokens.Backend in the container");
+    throw new StartError("no backend: pass backend (a Backend, or a function that opens one such as connectBackend from 'coordkit/embed') or register tokens.Backend in the container");
   }
   const backend = root.resolve<Backend>(tokens.Backend);
 

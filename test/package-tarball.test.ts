@@ -234,11 +234,20 @@ export default plugin;
   );
   write(
     'embed.mts',
-    `import { createBackend, loadConfig, startProcess } from 'coordkit/embed';
+    `import { createBackend, loadConfig, startProcess } from 'coordkit';
+import { connectBackend, coordVersion } from 'coordkit/embed';
+import { CoordError } from 'coordkit';
+import { adapterSuite, type SuiteTest } from 'coordkit/conformance';
 import plugin from './plugin.mjs';
 const config = loadConfig({ plugins: [plugin] });
 const handle = await startProcess({ plugins: [plugin], config, backend: await createBackend({}) });
 await handle.stop('done');
+const same: string = coordVersion;
+void connectBackend;
+void same;
+const caught: unknown = new Error('x');
+if (caught instanceof CoordError && caught.code === 'COORD_ERR_CONFIG') console.log(caught.message);
+export const suite = (t: SuiteTest) => adapterSuite(t, { name: 'embedded', make: () => createBackend({}) });
 `,
   );
   write('bad-scenario.mts', `import { defineScenario } from 'coordkit/load-test';\nexport default defineScenario({ steps: [{ name: 'home', every: true, run: () => 1 }] });\n`);
