@@ -11,6 +11,14 @@ import { parseRedisUrl, UrlError } from '../core/url.ts';
 export const adapterNames = ['ioredis', 'node-redis', 'embedded'] as const;
 export type AdapterName = (typeof adapterNames)[number];
 
+/**
+ * A backend: embedded (in-process, no Redis) without a URL, else the adapter
+ * named (ioredis by default). Throws UrlError for a URL it cannot use.
+ *
+ * @example
+ * const embedded = await createBackend({});
+ * const redis = await createBackend({ url: 'redis://127.0.0.1:6379', adapter: 'node-redis' });
+ */
 export async function createBackend(options: BackendOptions & { adapter?: string }): Promise<Backend> {
   const parsed = parseRedisUrl(options.url);
   const adapter = options.adapter ?? (parsed.kind === 'embedded' ? 'embedded' : 'ioredis');
@@ -37,6 +45,9 @@ export async function createBackend(options: BackendOptions & { adapter?: string
  * The backend config.redis names (embedded without a URL), once it answers:
  * a Redis that cannot be reached rejects with ConnectionError "cannot reach
  * Redis at …: why". Pass it to startProcess as `backend` (an OpenBackend).
+ *
+ * @example
+ * const backend = await connectBackend(config.redis);
  */
 export async function connectBackend(redis: Readonly<Pick<GlobalConfig['redis'], 'url' | 'adapter'>>, logger: Logger = silentLogger): Promise<Backend> {
   const backendLogger = logger.child({ backend: redis.adapter ?? 'auto' });

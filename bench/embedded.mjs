@@ -55,7 +55,7 @@ const fmt = (us) => (us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us.toFixed
 for (let round = 0; round <= ROUNDS; round++) {
   for (const [name, make] of Object.entries(backends)) {
     for (const plugin of plugins) {
-      for (const scenario of plugin.scenarios ?? []) {
+      for (const scenario of typeof plugin.scenarios === 'function' ? await plugin.scenarios() : (plugin.scenarios ?? [])) {
         const backend = timed(await make(), round === 0 ? new Map() : calls[name], plugin.name);
         const controller = new AbortController();
         const keyPrefix = `{bench-${round}-${Math.random().toString(36).slice(2, 10)}}:`;

@@ -14,7 +14,7 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { loadConfig } from '../dist/core/config.js';
 import { connectBackend } from '../dist/adapters/index.js';
-import { startProcess } from '../dist/core/runtime.js';
+import { startRoles } from '../dist/core/runtime.js';
 import plugin from '../dist/plugins/load-test/index.js';
 import { autocannonRun, coordRun, startTarget, undiciRun } from './load-runs.mjs';
 
@@ -39,7 +39,7 @@ const flags = [
   { path: 'log.level', value: 'warn' },
   { path: 'roles', value: ['worker', 'orchestrator'] },
 ];
-const local = await startProcess({ plugins: [plugin], backend: connectBackend, config: loadConfig({ plugins: [plugin], env: {}, flags }) });
+const local = await startRoles({ plugins: [plugin], backend: connectBackend, config: loadConfig({ plugins: [plugin], env: {}, flags }) });
 const controller = local.role('load-test', 'orchestrator').controller;
 const profile = process.env.PROFILE;
 const session = new Session();

@@ -28,7 +28,7 @@ import { createBackend } from '../dist/adapters/index.js';
 import { scenarioContext } from '../dist/conformance/scenario-context.js';
 import { loadConfig } from '../dist/core/config.js';
 import { connectBackend } from '../dist/adapters/index.js';
-import { startProcess } from '../dist/core/runtime.js';
+import { startRoles } from '../dist/core/runtime.js';
 import plugin from '../dist/plugins/load-test/index.js';
 import { readBatches } from '../dist/plugins/load-test/keyspace.js';
 import { MetricsRecorder } from '../dist/plugins/load-test/metrics-recorder.js';
@@ -66,7 +66,7 @@ function flags(extra) {
 }
 
 // One worker and the orchestrator in this process, embedded backend (as `coord load run`).
-const local = await startProcess({ plugins: [plugin], backend: connectBackend, config: loadConfig({ plugins: [plugin], env: {}, flags: flags([{ path: 'roles', value: ['worker', 'orchestrator'] }]) }) });
+const local = await startRoles({ plugins: [plugin], backend: connectBackend, config: loadConfig({ plugins: [plugin], env: {}, flags: flags([{ path: 'roles', value: ['worker', 'orchestrator'] }]) }) });
 const controller = local.role('load-test', 'orchestrator').controller;
 const coordRun = (metrics, ctl = controller, seconds = SECONDS) => coordOn(ctl, url, seconds, metrics);
 const autocannonRun = (seconds = SECONDS) => autocannonOn(url, seconds);
@@ -122,7 +122,7 @@ const metricsPath = median(metricsCosts);
 const redis = await startRedis();
 const prefix = '{bench}:';
 const common = ['--redis', redis.url, '--prefix', prefix];
-const remote = await startProcess({
+const remote = await startRoles({
   plugins: [plugin],
   backend: connectBackend,
   config: loadConfig({ plugins: [plugin], env: {}, flags: flags([{ path: 'roles', value: ['orchestrator'] }, { path: 'redis.url', value: redis.url }, { path: 'redis.keyPrefix', value: prefix }]) }),

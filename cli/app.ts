@@ -1,6 +1,7 @@
 // The coord command line (cac): core commands, plus the commands plugins add.
 // Every error ends as one line on stderr and an exit code (see errors.ts).
-// Commands are imported when run, so `coord --help` loads none of them.
+// Commands are imported when run, so `coord --help` loads none of them, and
+// `coord --version` loads no plugin: every import here is cheap.
 import { cac } from 'cac';
 import { didYouMean } from '../core/did-you-mean.ts';
 import { environment, runtimeName } from '../core/platform.ts';
@@ -9,8 +10,6 @@ import { coordVersion } from '../core/version.ts';
 import { builtinPlugins } from '../plugins/index.ts';
 import { errorLine, exitCodeOf, UsageError } from './errors.ts';
 import { processIo, type Io } from './io.ts';
-import { namedPlugins } from './deployment.ts';
-import { loadPlugin } from './load-plugin.ts';
 import { addPluginCommands } from './plugin-commands.ts';
 import { RUN_OPTIONS, withConfigOptions, withPluginFlags } from './options.ts';
 
@@ -69,8 +68,9 @@ async function dispatch(argv: readonly string[], io: Io): Promise<number> {
     .action(async (what: string, name: string, o: Options) => (await import('./commands/new.ts')).newCommand(what, name, o, io));
 
   const first = argv.find((a) => !a.startsWith('-'));
+  const versionOnly = first === undefined && argv.some((a) => a === '-v' || a === '--version');
   if (first === 'run') withPluginFlags(run, await commandPlugins(argv));
-  const pluginHelp = first === undefined || !CORE_COMMANDS.includes(first) ? addPluginCommands(cli, await commandPlugins(argv), CORE_COMMANDS, io) : undefined;
+  const pluginHelp = !versionOnly && (first === undefined || !CORE_COMMANDS.includes(first)) ? addPluginCommands(cli, await commandPlugins(argv), CORE_COMMANDS, io) : undefined;
 
   cli.option('-v, --version', 'Show the version');
   cli.globalCommand.versionNumber = coordVersion; // shown atop --help
@@ -107,18 +107,25 @@ function last(cli: ReturnType<typeof cac>) {
 /**
  * The plugins whose commands and run flags to offer: the built-in ones, any named with
  * --plugin (a path or a package) and the modules of the --config file. One
- * that fails to load offers none (its error shows when it is used).
+ * that fails to load offers none (its error shows when it is used). The
+ * built-in ones are not checked here (registerPlugin, with its schema compile
+ * and Lua parse, runs when one is used): that keeps `coord --help` fast.
  */
 async function commandPlugins(argv: readonly string[]): Promise<Plugin[]> {
   const flag = (name: string) => argv.flatMap((a, i) => (a === name ? [argv[i + 1] ?? ''] : a.startsWith(`${name}=`) ? [a.slice(name.length + 1)] : []));
   const named = flag('--plugin').filter((spec) => spec && !Object.hasOwn(builtinPlugins, spec));
-  const modules = flag('--config').flatMap((file) => namedPlugins(file).filter((n) => n.spec !== n.name).map((n) => n.spec));
-  const plugins: Plugin[] = [];
-  for (const spec of [...Object.keys(builtinPlugins), ...named, ...modules]) {
-    try {
-      plugins.push(await loadPlugin(spec));
-    } catch {
-      // listed by `coord plugins` with its error
+  const configs = flag('--config');
+  const { namedPlugins } = configs.length ? await import('./deployment.ts') : { namedPlugins: () => [] };
+  const modules = configs.flatMap((file) => namedPlugins(file).filter((n) => n.spec !== n.name).map((n) => n.spec));
+  const plugins = await Promise.all(Object.values(builtinPlugins).map((load) => load()));
+  if (named.length || modules.length) {
+    const { loadPlugin } = await import('./load-plugin.ts');
+    for (const spec of [...named, ...modules]) {
+      try {
+        plugins.push(await loadPlugin(spec));
+      } catch {
+        // listed by `coord plugins` with its error
+      }
     }
   }
   return plugins;

@@ -8,7 +8,6 @@ import { createLogger } from '../core/pino-logger.ts';
 import { environment, exit, onStopSignals, stderrIsTTY, writeStderr, type StopSignal } from '../core/platform.ts';
 import type { CommandTools, Plugin, RoleContext } from '../core/plugin.ts';
 import { roleContext } from '../core/role-context.ts';
-import { registerPlugin, startProcess } from '../core/runtime.ts';
 import { builtinPlugins } from '../plugins/index.ts';
 import { moduleNames } from './deployment.ts';
 import { UsageError } from './errors.ts';
@@ -46,9 +45,10 @@ export function commandTools(plugin: Plugin, options: Readonly<Record<string, un
         if (tty) writeStderr('\n');
       } else writeStderr(tty ? `\r${line}\u001b[K` : `${line}\n`);
     },
-    start(config, { backend, plugins = [plugin] } = {}) {
+    async start(config, { backend, plugins = [plugin] } = {}) {
       const logger = createLogger({ ...config.log, stderr: true });
-      return startProcess({ plugins, config, logger, backend: backend ?? connectBackend });
+      const { startRoles } = await import('../core/runtime.ts'); // the DI container and role runtime: only for a command that starts roles
+      return startRoles({ plugins, config, logger, backend: backend ?? connectBackend });
     },
     onStop(handler) {
       let first: StopSignal | undefined;
@@ -72,6 +72,7 @@ export function commandTools(plugin: Plugin, options: Readonly<Record<string, un
       const logger = createLogger({ ...config.log, stderr: true }).child({ plugin: plugin.name });
       const backend = await connectBackend(config.redis, logger);
       const controller = new AbortController();
+      const { registerPlugin } = await import('../core/runtime.ts');
       const ctx = roleContext({
         plugin,
         scripts: registerPlugin(plugin).scripts,

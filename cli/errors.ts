@@ -1,10 +1,7 @@
 // How the CLI ends on an error: one line `coord: <message>` on stderr, exit 2
 // for what the user can fix in the command line or config (nothing was
 // started), 1 for what went wrong while working. COORD_DEBUG=1 adds the stack.
-import { ConfigError } from '../core/config.ts';
-import { PluginError, UsageError } from '../core/plugin.ts';
-import { StartError } from '../core/runtime.ts';
-import { UrlError } from '../core/url.ts';
+import { ConfigError, PluginError, StartError, UrlError, UsageError } from '../core/errors.ts';
 
 // Core owns it, so that plugin commands can throw it without importing the CLI.
 export { UsageError };

@@ -1,9 +1,10 @@
 // Options shared by the commands that name a deployment, and how their values
 // become config flags (the last layer of loadConfig).
 import type { Command } from 'cac';
-import { parseSetFlag, schemaAt, type ConfigFlag } from '../core/config.ts';
+import { parseSetFlag, schemaAt, type ConfigFlag } from '../core/config-flags.ts';
 import { list, text } from '../core/option-values.ts';
-import { PluginError, type Plugin } from '../core/plugin.ts';
+import { PluginError } from '../core/errors.ts';
+import type { Plugin } from '../core/plugin.ts';
 
 export { list, text };
 
@@ -34,10 +35,11 @@ export function checkRunFlags(plugin: Plugin): void {
   }
 }
 
-/** Adds --config, --set and the options above to a command. */
+/** Adds --config, --set and the options above to a command, but those it already has (conformance's own --adapter). */
 export function withConfigOptions(command: Command): Command {
+  const own = new Set(command.options.map((o) => o.rawName.split(' ')[0]));
   command.option('--config <file>', 'Config file (JSON or YAML)');
-  for (const o of CONFIG_OPTIONS) command.option(o.flags, o.description);
+  for (const o of CONFIG_OPTIONS) if (!own.has(o.flags.split(' ')[0]!)) command.option(o.flags, o.description);
   return command.option('--set <path=value>', 'Any config value, e.g. --set browser-grid.port=9000 (repeatable)', { type: [String] });
 }
 

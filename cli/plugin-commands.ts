@@ -4,7 +4,6 @@
 import type { CAC } from 'cac';
 import { didYouMean } from '../core/did-you-mean.ts';
 import type { Plugin, PluginCommand } from '../core/plugin.ts';
-import { commandTools } from './command-tools.ts';
 import { UsageError } from './errors.ts';
 import type { Io } from './io.ts';
 import { withConfigOptions } from './options.ts';
@@ -57,6 +56,8 @@ export function addPluginCommands(cli: CAC, plugins: readonly Plugin[], reserved
         const close = didYouMean(words.slice(0, 2).join(' '), names);
         throw new UsageError(`unknown command "${words.join(' ')}"${close ? `: did you mean "${close}"?` : ''} (have: ${names.join(', ')})`);
       }
+      // The tools (config, backend, logger) are imported when a command runs: `coord --help` needs none of them.
+      const { commandTools } = await import('./command-tools.ts');
       const code = await entry.command.run(options, words.slice(entry.words.length), commandTools(entry.plugin, options, io, entry.command.name));
       return typeof code === 'number' ? code : 0;
     });

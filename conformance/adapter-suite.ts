@@ -8,7 +8,7 @@
 // with a hash tag unique to the run ('{suite-…}:'), so the suite also runs on a
 // Redis Cluster next to other data. Tests are skipped only from the adapter's
 // declared capabilities. Real Redis 7 is the reference: every expectation holds there.
-import type { Test } from 'tap';
+import type { SuiteTest } from './suite-test.ts';
 import type { Backend } from '../core/backend.ts';
 import { blockingTests } from './adapter-suite/blocking.ts';
 import { dataTypeTests } from './adapter-suite/datatypes.ts';
@@ -29,7 +29,15 @@ export interface AdapterSuiteOptions {
   make: () => Backend | Promise<Backend>;
 }
 
-export async function adapterSuite(t: Test, opts: AdapterSuiteOptions): Promise<void> {
+/**
+ * Holds a backend to coord's semantics (Redis 7 is the reference). Takes tap's
+ * `t`, or any SuiteTest; `coord conformance --adapter NAME` runs it too.
+ *
+ * @example
+ * import t from 'tap';
+ * await adapterSuite(t, { name: 'mine', make: () => createMyBackend({ url }) });
+ */
+export async function adapterSuite(t: SuiteTest, opts: AdapterSuiteOptions): Promise<void> {
   const probe = await opts.make();
   const capabilities = probe.capabilities;
   await probe.close();

@@ -3,10 +3,10 @@
 // holds it to the plugin's contract. A plugin author runs it with one call:
 //
 //   contractSuite(t, { plugin, name: 'ioredis', make: () => createBackend({ url }) });
-import type { Test } from 'tap';
+import type { SuiteTest } from './suite-test.ts';
 import type { Backend, Command } from '../core/backend.ts';
 import { checkSnapshot, matchEntry } from '../core/contract-check.ts';
-import type { Plugin } from '../core/plugin.ts';
+import { type Plugin, pluginScenarios } from '../core/plugin.ts';
 import { escapeGlob, snapshotKeyspace } from '../core/snapshot.ts';
 import { scenarioContext } from './scenario-context.ts';
 
@@ -26,9 +26,17 @@ export interface ContractSuiteOptions {
   config?: Record<string, unknown>;
 }
 
-export async function contractSuite(t: Test, opts: ContractSuiteOptions): Promise<void> {
+/**
+ * Runs each of the plugin's scenarios on a fresh backend and holds the
+ * keyspace it leaves to the plugin's contract.
+ *
+ * @example
+ * import t from 'tap';
+ * t.test('contract on embedded', (t) => contractSuite(t, { plugin, name: 'embedded', make: () => createBackend({}) }));
+ */
+export async function contractSuite(t: SuiteTest, opts: ContractSuiteOptions): Promise<void> {
   const { plugin } = opts;
-  const scenarios = plugin.scenarios ?? [];
+  const scenarios = await pluginScenarios(plugin);
   if (!scenarios.length) {
     t.fail(`plugin ${plugin.name} declares no scenarios: nothing shows that what it writes matches its contract`);
     return;

@@ -1,22 +1,17 @@
 // coordkit's entry for adapter authors (a backend on another Redis client):
-// `import type { Backend, BackendFactory } from 'coordkit/adapter'`. The
-// interface a backend implements, the errors it raises, the URL parser the
-// built-in adapters share. Hold it to coord's semantics with adapterSuite
-// from 'coordkit/conformance'.
+// `import type { BackendFactory, BackendOptions } from 'coordkit/adapter'`.
+// What a backend implements beyond the Backend interface 'coordkit' exports
+// (with ReplyError and ConnectionError, the errors it raises), and the URL
+// parser the built-in adapters share. Hold it to coord's semantics with
+// adapterSuite from 'coordkit/conformance'.
 export type {
-  Arg,
-  Backend,
   BackendCapabilities,
   BackendFactory,
   BackendOptions,
   BackendState,
   BlockingConnection,
   Command,
-  PubSubMessage,
-  Reply,
   ScriptSource,
-  Subscriber,
 } from './backend.ts';
-export { ConnectionError, ReplyError } from './backend.ts';
 export type { HostPort, ParsedUrl } from './url.ts';
-export { mask, parseRedisUrl, UrlError } from './url.ts';
+export { mask, parseRedisUrl } from './url.ts';

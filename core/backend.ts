@@ -27,10 +27,7 @@ export class ReplyError extends Error {
   }
 }
 
-/** The backend could not be reached (refused, DNS, TLS, auth, closed). */
-export class ConnectionError extends Error {
-  override readonly name = 'ConnectionError';
-}
+export { ConnectionError } from './errors.ts';
 
 /** A Lua script as the registry hands it to an adapter. */
 export interface ScriptSource {

@@ -12,6 +12,7 @@ import type { JsonSchema } from './contract.ts';
 import { didYouMean } from './did-you-mean.ts';
 import type { GlobalConfig, Plugin } from './plugin.ts';
 import { mask, parseRedisUrl, UrlError } from './url.ts';
+import { ConfigError } from './errors.ts';
 
 export interface CoordConfig extends GlobalConfig {
   /** Roles to start (`--role`); empty: the plugins' default roles. */
@@ -20,14 +21,6 @@ export interface CoordConfig extends GlobalConfig {
   plugins: Record<string, Record<string, unknown>>;
 }
 
-/** A value given on the command line. `path` is dotted: 'redis.url', 'roles', 'browser-grid.maxConcurrentSessions'. */
-export interface ConfigFlag {
-  path: string;
-  /** Text is coerced by the schema's type, like environment values. */
-  value: unknown;
-  /** The flag as typed, for messages ('--redis'); default `--set <path>`. */
-  flag?: string;
-}
 
 export interface ConfigInput {
   /** The plugins of this process: their sections are validated and filled. */
@@ -42,15 +35,9 @@ export interface ConfigInput {
   adapters?: readonly string[];
 }
 
-/** A config that cannot be used. The message is one line; `problems` lists each one. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-  readonly problems: readonly string[];
-  constructor(problems: readonly string[]) {
-    super(problems.join('; '));
-    this.problems = problems;
-  }
-}
+export { ConfigError } from './errors.ts';
+export { type ConfigFlag, parseSetFlag, schemaAt } from './config-flags.ts';
+import { type ConfigFlag, schemaAt } from './config-flags.ts';
 
 /** Environment variables every process reads, in order (a later one wins). */
 const GLOBAL_ENV: readonly [name: string, path: string][] = [
@@ -68,6 +55,15 @@ export const CONFIG_SECTIONS: readonly string[] = Object.freeze(['redis', 'log',
 
 type Data = Record<string, unknown>;
 
+/**
+ * The effective config: defaults < file < environment < flags, validated once
+ * against the plugins' schemas and frozen. Throws ConfigError (one line per
+ * problem, naming the path, the value, where it came from and what was expected).
+ *
+ * @example
+ * const config = loadConfig({ plugins: [plugin], file: 'coord.yaml', env: process.env, flags: [{ path: 'redis.url', value: 'redis://127.0.0.1:6379' }] });
+ * config.plugins.cron; // the plugin's section, defaults filled in
+ */
 export function loadConfig(input: ConfigInput): Readonly<CoordConfig> {
   const schema = configSchema(input.plugins, input.adapters);
   const activeNames = input.plugins.map((p) => p.name);
@@ -120,12 +116,6 @@ export function loadConfig(input: ConfigInput): Readonly<CoordConfig> {
   return deepFreeze({ redis, log: config.log, roles: config.roles, plugins });
 }
 
-/** Parses `path=value` as given to `--set`. */
-export function parseSetFlag(text: string): ConfigFlag {
-  const at = text.indexOf('=');
-  if (at <= 0) throw new ConfigError([`config: --set "${text}": expected path=value, e.g. --set log.level=debug`]);
-  return { path: text.slice(0, at), value: text.slice(at + 1), flag: `--set ${text.slice(0, at)}` };
-}
 
 /** The schema of the whole config: coord's own sections plus one per active plugin; `adapters`: the names redis.adapter may take. */
 export function configSchema(plugins: readonly Plugin[], adapters?: readonly string[]): JsonSchema {
@@ -265,16 +255,6 @@ function textCoercer(schema: JsonSchema): (path: string[], value: string | strin
   };
 }
 
-/** The sub-schema at a path, following `properties` and `items`. */
-export function schemaAt(schema: JsonSchema, path: readonly string[]): JsonSchema | undefined {
-  let node: JsonSchema | undefined = schema;
-  for (const name of path) {
-    if (!node) return undefined;
-    if (node.type === 'array' && /^\d+$/.test(name)) node = node.items as JsonSchema | undefined;
-    else node = (node.properties as Record<string, JsonSchema> | undefined)?.[name];
-  }
-  return node;
-}
 
 // ---- validation and messages
 

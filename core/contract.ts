@@ -2,6 +2,7 @@
 // gets typed key builders from it. The validator (contract-check.ts), the
 // markdown reference (contract-doc.ts) and the script registry read the same
 // declaration, so no key name is spelled anywhere else.
+import { ContractError } from './errors.ts';
 
 /** A JSON Schema (draft 2020-12 subset that ajv understands). */
 export type JsonSchema = Record<string, unknown>;
@@ -131,13 +132,19 @@ export type ChannelBuilders<Ch extends Readonly<Record<string, ChannelSpec>>> = 
   readonly [E in keyof Ch]: KeyBuilder<Ch[E]['pattern']>;
 };
 
-export class ContractError extends Error {
-  override readonly name = 'ContractError';
-}
+export { ContractError } from './errors.ts';
 
 const PARAM = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
-/** Declares a contract. Checks it once and returns it unchanged (typed). */
+/**
+ * Declares a contract. Checks it once (ContractError) and returns it unchanged (typed).
+ *
+ * @example
+ * export const contract = defineContract({
+ *   plugin: 'cron',
+ *   keys: { job: { pattern: 'job:{name}', type: 'hash', description: 'one job', ttl: 'none', writers: ['scheduler'], fields: { cron: { type: 'string' } } } },
+ * });
+ */
 export function defineContract<const K extends Record<string, KeySpec>, const Ch extends Readonly<Record<string, ChannelSpec>> = Record<never, ChannelSpec>>(
   spec: ContractSpec<K, Ch>,
 ): ContractSpec<K, Ch> {

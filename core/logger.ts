@@ -21,7 +21,14 @@ export const silentLogger: Logger = {
   child: () => silentLogger,
 };
 
-/** A logger that keeps lines in memory, for tests that assert on logs. */
+/**
+ * A logger that keeps lines in memory, for tests that assert on logs.
+ *
+ * @example
+ * const logger = memoryLogger();
+ * await startProcess({ plugins: [plugin], config, logger });
+ * logger.lines.some((l) => l.msg === 'role started');
+ */
 export function memoryLogger(lines: { level: LogLevel; msg: string; fields: Record<string, unknown> }[] = []): Logger & { lines: typeof lines } {
   const make = (bindings: Record<string, unknown>): Logger => ({
     debug: (msg, fields) => lines.push({ level: 'debug', msg, fields: { ...bindings, ...fields } }),

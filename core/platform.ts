@@ -84,8 +84,3 @@ export function moduleUrl(pathOrUrl: string, cwd = process.cwd()): string {
 export function cwd(): string {
   return process.cwd();
 }
-
-/** tap (used by `coord conformance`) runs its tests on Node only: under Deno its stack capture fails. */
-export function tapRunsHere(): boolean {
-  return !isDeno;
-}

@@ -10,7 +10,16 @@ import type { StopSignal } from './platform.ts';
 import type { ProcessHandle } from './runtime.ts';
 import type { ScriptRunner } from './scripts.ts';
 
-/** A long-running part of a process: a proxy, a worker, a reaper… */
+/**
+ * A long-running part of a process: a proxy, a worker, a reaper… `start`
+ * resolves once it serves; `stop` drains and resolves once it is done.
+ *
+ * @example
+ * const greeter = (ctx: RoleContext<Config, Keys>): Role => ({
+ *   async start() { await ctx.backend.send(['SET', ctx.keys.greeting(), 'hi']); },
+ *   async stop() {},
+ * });
+ */
 export interface Role {
   /** Starts the role; resolves when it is serving. */
   start(): Promise<void>;
@@ -57,7 +66,15 @@ export interface GlobalConfig {
   log: { level: 'debug' | 'info' | 'warn' | 'error'; format: 'auto' | 'json' | 'pretty' };
 }
 
-export type RoleFactory<C = any, K extends Record<string, KeySpec> = any> = (ctx: RoleContext<C, K>) => Role;
+/**
+ * Makes a role for one process. It may return a promise, so a plugin can
+ * import the role's code only when the role starts (`coord --help` then loads
+ * none of it).
+ *
+ * @example
+ * roles: { worker: async (ctx) => (await import('./roles/worker.ts')).workerRole(ctx) }
+ */
+export type RoleFactory<C = any, K extends Record<string, KeySpec> = any> = (ctx: RoleContext<C, K>) => Role | Promise<Role>;
 
 /**
  * One scenario for the contract conformance suite: drives the plugin's roles
@@ -72,6 +89,19 @@ export interface ConformanceScenario<C = any, K extends Record<string, KeySpec> 
   expects?: readonly (keyof K & string)[];
 }
 
+/**
+ * A plugin: one object, checked by registerPlugin when it is loaded. Its
+ * module's default export is what `coord run --plugin ./path` loads.
+ *
+ * @example
+ * const plugin: Plugin<Config, Keys> = {
+ *   name: 'greeter', version: '1.0.0', coord: '^0.1.0', description: 'says hi', contract,
+ *   config: { schema: { type: 'object', properties: { who: { type: 'string', default: 'world' } } } },
+ *   roles: { greeter: async (ctx) => (await import('./roles/greeter.ts')).greeterRole(ctx) },
+ *   scenarios: async () => (await import('./scenarios.ts')).scenarios,
+ * };
+ * export default plugin;
+ */
 export interface Plugin<C = any, K extends Record<string, KeySpec> = any> {
   /** npm-style name: lower case, digits and dashes. */
   name: string;
@@ -100,25 +130,16 @@ export interface Plugin<C = any, K extends Record<string, KeySpec> = any> {
   roles: Readonly<Record<string, RoleFactory<C, K>>>;
   /** Roles started by `coord run --plugin P` with no --role, in start order (default: all, in declaration order). */
   defaultRoles?: readonly string[];
-  /** Scenarios for the contract conformance suite. */
-  scenarios?: readonly ConformanceScenario<C, K>[];
+  /**
+   * Scenarios for the contract conformance suite: the list, or a function that
+   * imports it when the suite runs (so loading the plugin stays cheap).
+   */
+  scenarios?: readonly ConformanceScenario<C, K>[] | (() => Promise<readonly ConformanceScenario<C, K>[]>);
   /** CLI commands the plugin adds. */
   commands?: readonly PluginCommand[];
 }
 
-/** A plugin that cannot be registered: bad shape, wrong coord range, duplicate name… */
-export class PluginError extends Error {
-  override readonly name = 'PluginError';
-}
-
-/**
- * A command line that cannot be run: unknown command or plugin, a missing or
- * bad option. A plugin command throws it for bad input; the CLI prints its
- * message as one line and exits 2.
- */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
+export { PluginError, UsageError } from './errors.ts';
 
 /** A CLI command a plugin adds, e.g. `coord grid status`. */
 export interface PluginCommand {
@@ -147,7 +168,7 @@ export interface CommandTools {
    */
   readonly configInput: Readonly<Omit<ConfigInput, 'plugins'>>;
   /**
-   * Starts roles in this process, as `coord run` does: startProcess with this
+   * Starts roles in this process, as `coord run` does: startRoles with this
    * plugin (or `plugins`) on the backend config.redis names, or on `backend`
    * (one a process started before uses, e.g. `first.backend`); log lines go
    * to standard error, since standard output is the command's result. Stop
@@ -168,4 +189,10 @@ export interface CommandTools {
   progress(line?: string): void;
   /** Rows as aligned columns under `head` and a rule; numbers right-aligned. For print(). */
   table(head: readonly string[], rows: readonly (readonly (string | number)[])[]): string;
+}
+
+/** A plugin's conformance scenarios, imported first when it declares them as a function. */
+export async function pluginScenarios<C, K extends Record<string, KeySpec>>(plugin: Plugin<C, K>): Promise<readonly ConformanceScenario<C, K>[]> {
+  const scenarios = plugin.scenarios;
+  return typeof scenarios === 'function' ? scenarios() : (scenarios ?? []);
 }

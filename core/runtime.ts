@@ -15,6 +15,7 @@ import { PluginError, type GlobalConfig, type Plugin, type Role } from './plugin
 import { roleContext } from './role-context.ts';
 import { loadScriptDir, type ScriptDefinition } from './scripts.ts';
 import { coordVersion } from './version.ts';
+import { StartError } from './errors.ts';
 
 /** A plugin that passed every check, with its scripts parsed. */
 export interface RegisteredPlugin {
@@ -22,10 +23,7 @@ export interface RegisteredPlugin {
   readonly scripts: readonly ScriptDefinition[];
 }
 
-/** A role threw while starting; the roles started before it have been stopped. */
-export class StartError extends Error {
-  override readonly name = 'StartError';
-}
+export { StartError } from './errors.ts';
 
 /** What a plugin's name must look like (npm-style: lower case letters, digits and dashes). */
 export const PLUGIN_NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
@@ -34,6 +32,9 @@ const ROLE_NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
 /**
  * Checks a plugin object and parses its scripts. Throws PluginError with a
  * message that names the plugin and the one thing that is wrong.
+ *
+ * @example
+ * t.test('coord accepts the plugin', async (t) => t.doesNotThrow(() => registerPlugin(plugin)));
  */
 export function registerPlugin(candidate: unknown): RegisteredPlugin {
   if (!isObject(candidate)) throw new PluginError(`not a plugin: expected an object with name, version, coord, contract, config and roles, got ${kind(candidate)}`);
@@ -81,7 +82,8 @@ export function registerPlugin(candidate: unknown): RegisteredPlugin {
     if (!Array.isArray(p.defaultRoles) || p.defaultRoles.length === 0) fail('defaultRoles must be a non-empty list of role names');
     for (const role of p.defaultRoles) if (!(role in p.roles)) fail(`defaultRoles names "${role}", which is not one of its roles (${Object.keys(p.roles).join(', ')})`);
   }
-  for (const [i, scenario] of (p.scenarios ?? []).entries()) {
+  if (p.scenarios !== undefined && typeof p.scenarios !== 'function' && !Array.isArray(p.scenarios)) fail('scenarios must be a list, or a function that resolves to one');
+  for (const [i, scenario] of (Array.isArray(p.scenarios) ? p.scenarios : []).entries()) {
     if (!isObject(scenario) || typeof scenario.name !== 'string' || typeof scenario.run !== 'function') fail(`scenarios[${i}] needs a name and a run(ctx) function`);
   }
   for (const [i, command] of (p.commands ?? []).entries()) {
@@ -121,7 +123,7 @@ export interface StartOptions {
   /**
    * The roles' backend: a Backend the caller keeps (stop does not close it),
    * or a function that opens one from config.redis (stop closes it; e.g.
-   * connectBackend from 'coordkit/adapters'). Without it, the one registered
+   * connectBackend from 'coordkit/embed'). Without it, the one registered
    * under tokens.Backend in `container`.
    */
   backend?: Backend | OpenBackend;
@@ -173,12 +175,13 @@ export interface ProcessHandle {
 }
 
 /**
- * Starts one process: the roles given by config.roles (or each plugin's
+ * Starts one process's roles on the backend given (core knows no adapter:
+ * startProcess from 'coordkit' wires the built-in ones): the roles given by config.roles (or each plugin's
  * default roles) in the plugin's order. If a role fails to start, the ones
  * already started are stopped and StartError is thrown. An unreachable Redis
  * throws ConnectionError before any role starts.
  */
-export async function startProcess(options: StartOptions): Promise<ProcessHandle> {
+export async function startRoles(options: StartOptions): Promise<ProcessHandle> {
   const { config } = options;
   const registered = options.plugins.map(registerPlugin);
   const seen = new Set<string>();
@@ -211,7 +214,7 @@ export async function startProcess(options: StartOptions): Promise<ProcessHandle
   if (typeof options.backend === 'function') owned = await options.backend(config.redis, logger);
   if (options.backend) root.register(tokens.Backend, { useValue: owned ?? options.backend });
   else if (!root.isRegistered(tokens.Backend, true)) {
-    throw new StartError("no backend: pass backend (a Backend, or a function that opens one such as connectBackend from 'coordkit/adapters') or register tokens.Backend in the container");
+    throw new StartError("no backend: pass backend (a Backend, or a function that opens one such as connectBackend from 'coordkit/embed') or register tokens.Backend in the container");
   }
   const backend = root.resolve<Backend>(tokens.Backend);
 
@@ -253,7 +256,7 @@ export async function startProcess(options: StartOptions): Promise<ProcessHandle
         roles: roleNames,
         peer: (name) => made.get(`${plugin.name}/${name}`),
       });
-      const instance = plugin.roles[role]!(ctx);
+      const instance = await plugin.roles[role]!(ctx);
       made.set(`${plugin.name}/${role}`, instance);
       await instance.start();
       started.push({ plugin: plugin.name, role, instance, logger: roleLogger });

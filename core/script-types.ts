@@ -73,7 +73,13 @@ function describe(lua: string): string {
   return end === -1 ? joined : joined.slice(0, end + 1);
 }
 
-/** Writes `dir`/scripts.gen.ts; returns true when its text changed. */
+/**
+ * Writes `dir`/scripts.gen.ts (the typed call of each Lua script under
+ * `dir`/lua, from their headers); returns true when its text changed.
+ *
+ * @example
+ * writeScriptTypes('.'); // in a plugin folder: npm run script-types
+ */
 export function writeScriptTypes(dir: string, typeName = 'Scripts'): boolean {
   const file = join(dir, SCRIPT_TYPES_FILE);
   const text = scriptTypesSource(dir, typeName);

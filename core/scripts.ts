@@ -25,10 +25,9 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ReplyError, type Arg, type Backend, type Reply, type ScriptSource } from './backend.ts';
 import { fillPattern, patternHead, type ContractSpec, type KeyParams, type KeySpec } from './contract.ts';
+import { ScriptError } from './errors.ts';
 
-export class ScriptError extends Error {
-  override readonly name = 'ScriptError';
-}
+export { ScriptError } from './errors.ts';
 
 interface KeySlot {
   index: number;
@@ -180,6 +179,7 @@ export function parseScript(name: string, lua: string, contract: ContractSpec, l
     if (!spec.derivable) throw new ScriptError(`${where}: ARGV[${arg.index}] @head ${arg.head}: the contract does not declare that key derivable`);
   }
   if (FORBIDDEN.test(lua)) throw new ScriptError(`${where}: calls KEYS or SCAN; keep an index key instead`);
+  checkKeyReads(where, lines, end, keys);
 
   const order = includeOrder(where, includes, libraries);
   const out: string[] = [];
@@ -199,6 +199,25 @@ export function parseScript(name: string, lua: string, contract: ContractSpec, l
   const text = out.join('\n'); // without includes: the file as it is
   const sha = createHash('sha1').update(text).digest('hex');
   return { name, lua: text, sha, keys, args, includes: order, origins };
+}
+
+/**
+ * A script that reads KEYS[n] for an n its header does not declare would get
+ * nil on Redis and touch a key the contract does not know: refused at load,
+ * naming the line. (Only literal indexes can be checked; a variadic last slot
+ * allows every index from its own on.)
+ */
+function checkKeyReads(where: string, lines: readonly string[], end: number, keys: readonly KeySlot[]): void {
+  const last = keys.at(-1);
+  const variadicFrom = last?.variadic ? last.index : Number.POSITIVE_INFINITY;
+  for (let i = end; i < lines.length; i++) {
+    for (const m of lines[i]!.replace(/--.*$/, '').matchAll(/\bKEYS\[(\d+)\]/g)) {
+      const n = Number(m[1]);
+      if (n >= variadicFrom || keys.some((k) => k.index === n)) continue;
+      const declared = keys.length ? keys.map((k) => `KEYS[${k.index}${k.variadic ? '..' : ''}]`).join(', ') : 'none';
+      throw new ScriptError(`${where}: line ${i + 1} reads KEYS[${n}], which its header does not declare (declared: ${declared})`);
+    }
+  }
 }
 
 const libraryFile = (lib: string) => `${LIBRARY_DIR}/${lib}.lua`;

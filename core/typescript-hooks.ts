@@ -1,66 +1,41 @@
-// Node module hooks (module.register) that let the compiled coord import a
+// A Node module hook (module.register) that lets the compiled coord import a
 // user's module written in TypeScript: Node 20 cannot run .ts files, so each
 // .ts/.mts module is transpiled as it loads (types stripped, not checked) with
-// the `typescript` package — coord's own when it has one, else the one in the
-// project coord runs in. The module's own relative .ts imports load the same
-// way. Registered by typescript-modules.ts; Deno, and a Node started with a
-// TypeScript loader, never get here.
+// sucrase, a dependency of coord — so it needs no TypeScript install and works
+// whatever TypeScript version the user's project has. The module's own
+// relative .ts imports load the same way. Registered by typescript-modules.ts;
+// Deno, and a Node started with a TypeScript loader, never get here.
 import { readFile } from 'node:fs/promises';
-import { createRequire, type LoadHook } from 'node:module';
-import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-
-type TypeScript = typeof import('typescript');
+import type { LoadHook } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { transform } from 'sucrase';
 
 const TS = /\.m?ts$/;
 
-/** The `typescript` package's entry, from coord's folder or the working directory, without loading it (that takes a second); undefined when neither has it. */
-export function typescriptUrl(): string | undefined {
-  for (const base of [import.meta.url, pathToFileURL(join(process.cwd(), 'noop.js')).href]) {
-    try {
-      return pathToFileURL(createRequire(base).resolve('typescript')).href;
-    } catch {
-      // not installed there
-    }
+/**
+ * The module's JavaScript: types and type-only imports removed, enums and
+ * parameter properties compiled, lines kept where they were (so stack traces
+ * point into the .ts file). A syntax error throws `file:line:col: what`.
+ */
+export function transpile(source: string, path: string): string {
+  try {
+    const out = transform(source, { transforms: ['typescript'], filePath: path, sourceMapOptions: { compiledFilename: path } });
+    const map = Buffer.from(JSON.stringify({ ...out.sourceMap, sources: [path], sourcesContent: [source] })).toString('base64');
+    return `${out.code}\n//# sourceMappingURL=data:application/json;base64,${map}`;
+  } catch (err) {
+    throw syntaxError(err, path);
   }
-  return undefined;
 }
 
-let typescript: Promise<TypeScript | undefined> | undefined;
-
-/** The `typescript` package, loaded once; undefined when it is not installed. */
-export function loadTypescript(): Promise<TypeScript | undefined> {
-  typescript ??= (async () => {
-    const url = typescriptUrl();
-    if (!url) return undefined;
-    const module = (await import(url)) as TypeScript & { default?: TypeScript };
-    return module.default ?? module;
-  })();
-  return typescript;
+/** sucrase's "Error transforming F: Unexpected token (3:7)" as "F:3:7: Unexpected token". */
+export function syntaxError(err: unknown, path: string): Error {
+  const e = err as { message?: string; loc?: { line: number; column: number } };
+  const what = (e.message ?? String(err)).replace(/^Error transforming [^:]*: /, '').replace(/ \(\d+:\d+\)$/, '');
+  return new SyntaxError(e.loc ? `${path}:${e.loc.line}:${e.loc.column}: ${what}` : `${path}: ${what}`);
 }
 
 export const load: LoadHook = async (url, context, nextLoad) => {
   const path = url.startsWith('file:') ? fileURLToPath(url.split('?')[0]!) : '';
   if (!TS.test(path) || path.endsWith('.d.ts')) return nextLoad(url, context);
-  const ts = await loadTypescript();
-  // typescript-modules.ts checks before registering; this is for a package removed since.
-  if (!ts) throw new Error(`${path}: Node needs the typescript package to load .ts files (npm install --save-dev typescript)`);
-  const output = ts.transpileModule(await readFile(path, 'utf8'), {
-    fileName: path,
-    reportDiagnostics: true,
-    compilerOptions: {
-      module: ts.ModuleKind.ESNext,
-      target: ts.ScriptTarget.ES2022,
-      inlineSourceMap: true,
-      inlineSources: true,
-      isolatedModules: true,
-      verbatimModuleSyntax: false, // an import used only as a type is dropped, whatever the user's tsconfig says
-    },
-  });
-  const problem = output.diagnostics?.find((d) => d.category === ts.DiagnosticCategory.Error);
-  if (problem) {
-    const at = problem.file && problem.start !== undefined ? problem.file.getLineAndCharacterOfPosition(problem.start) : undefined;
-    throw new SyntaxError(`${at ? `${path}:${at.line + 1}:${at.character + 1}` : path}: ${ts.flattenDiagnosticMessageText(problem.messageText, ' ')}`);
-  }
-  return { format: 'module', source: output.outputText, shortCircuit: true };
+  return { format: 'module', source: transpile(await readFile(path, 'utf8'), path), shortCircuit: true };
 };

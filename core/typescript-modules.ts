@@ -1,7 +1,7 @@
 // Imports a module the user names (a plugin, a worker, a scenario): .js/.mjs
 // as they are; .ts natively on Deno and under a Node TypeScript loader (tap),
-// and on plain Node 20 through typescript-hooks.ts, registered the first time a
-// .ts import fails. On Node, the module's imports of coord's package get the
+// and on plain Node 20 through typescript-hooks.ts (sucrase, a dependency: no
+// TypeScript install needed), registered the first time a .ts import fails. On Node, the module's imports of coord's package get the
 // running coord (package-hooks.ts, registered before the first such import).
 // Whatever goes wrong is one ModuleLoadError line: which module, and why.
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -10,12 +10,9 @@ import { isAbsolute } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { findUp } from './paths.ts';
 import { isDeno, moduleUrl } from './platform.ts';
-import { loadTypescript, typescriptUrl } from './typescript-hooks.ts';
+import { ModuleLoadError } from './errors.ts';
 
-/** A module that does not load: `cannot load <label>: <why>`. */
-export class ModuleLoadError extends Error {
-  override readonly name = 'ModuleLoadError';
-}
+export { ModuleLoadError } from './errors.ts';
 
 const TS = /\.m?ts$/;
 let hooksRegistered: Promise<void> | undefined;
@@ -65,9 +62,6 @@ async function registerPackageHooks(): Promise<void> {
 }
 
 async function registerHooks(): Promise<void> {
-  if (!typescriptUrl()) {
-    throw new Error('Node needs the typescript package to load .ts files: npm install --save-dev typescript in your project, compile the module to .js, or run coord on Deno');
-  }
   const { register } = await import('node:module');
   const self = import.meta.url;
   register(new URL(`./typescript-hooks${self.slice(self.lastIndexOf('.'))}`, self).href); // .js once built, .ts from the sources
@@ -85,20 +79,17 @@ async function why(err: unknown, file: string | undefined): Promise<string> {
 
 /**
  * Where a syntax error is: Node 20 does not say for a dynamic import, so the
- * file is parsed again with the typescript package when it is installed.
+ * file is parsed again (sucrase, loaded only then).
  */
 async function syntaxErrorPlace(err: SyntaxError, file: string): Promise<string | undefined> {
   const fromStack = /^file:\/\/(\S+:\d+)$/m.exec(err.stack ?? '')?.[1];
   if (fromStack) return decodeURIComponent(fromStack);
+  const { transform } = await import('sucrase');
   try {
-    const ts = await loadTypescript();
-    if (!ts) return undefined;
-    const out = ts.transpileModule(await readFile(file, 'utf8'), { fileName: file, reportDiagnostics: true, compilerOptions: { allowJs: true } });
-    const problem = out.diagnostics?.find((d) => d.start !== undefined && d.file);
-    if (!problem) return undefined;
-    const { line, character } = problem.file!.getLineAndCharacterOfPosition(problem.start!);
-    return `${file}:${line + 1}:${character + 1}`;
-  } catch {
+    transform(await readFile(file, 'utf8'), { transforms: TS.test(file) ? ['typescript'] : [], filePath: file });
     return undefined;
+  } catch (problem) {
+    const loc = (problem as { loc?: { line: number; column: number } }).loc;
+    return loc ? `${file}:${loc.line}:${loc.column}` : undefined;
   }
 }

@@ -4,6 +4,7 @@
 //   rediss://…                             the same over TLS
 //   redis://host:port,host:port,…          Redis Cluster seeds (also rediss://)
 //   redis+cluster://host:port[,…]          Redis Cluster from a single seed
+import { UrlError } from './errors.ts';
 
 export interface HostPort {
   host: string;
@@ -23,9 +24,7 @@ export type ParsedUrl =
     };
 
 /** A URL that cannot be used; the message says what and what was expected. */
-export class UrlError extends Error {
-  override readonly name = 'UrlError';
-}
+export { UrlError } from './errors.ts';
 
 const EXPECTED =
   'expected redis://[user:password@]host[:port][/db], rediss://…, redis://host:port,host:port (cluster) or embedded://';

@@ -54,7 +54,13 @@ t.test('errors: one line each, with the exit codes of Node', async (t) => {
   oneLineError(t, cli('run', '--plugin', echo, '--bogus'), 2, 'coord: unknown option --bogus (see --help)');
   const port = await freePort();
   oneLineError(t, cli('run', '--plugin', echo, '--redis', `redis://127.0.0.1:${port}`), 1, new RegExp(`^coord: cannot reach Redis at redis://127\\.0\\.0\\.1:${port}: `));
-  oneLineError(t, cli('conformance'), 2, 'coord: conformance runs on Node only (tap does not run under Deno): use npx coord conformance');
+});
+
+t.test('conformance runs on Deno too (its runner is node:assert)', async (t) => {
+  const r = cli('conformance', '--plugin', echo, '--adapter', 'embedded');
+  t.equal(r.status, 0, r.stderr);
+  t.match(r.stdout, /^contract echo on embedded\s+both roles write their greeting\s+\d+\s+0\s+0$/m, "the fixture plugin's contract");
+  t.match(r.stdout, /\d+ sections, 0 failed\n$/);
 });
 
 t.test('run: ready, then SIGTERM stops the roles in reverse and exits 0', async (t) => {

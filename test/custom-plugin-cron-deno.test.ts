@@ -10,6 +10,7 @@ import { buildIfStale } from './support/build.ts';
 import { root } from './support/cli.ts';
 import { startRedis } from './support/redis.ts';
 import plugin from '../examples/cron/index.ts';
+import { pluginScenarios } from '../core/plugin.ts';
 
 t.before(() => buildIfStale()); // the example imports 'coord', which is the built package
 const redis = await startRedis();
@@ -24,7 +25,7 @@ t.test('every scenario keeps to the contract on all three adapters, under Deno',
   });
   t.equal(r.status, 0, `exit 0: ${r.stderr}`);
   const results = r.stdout.trim().split('\n').map((line) => JSON.parse(line) as { runtime: string; adapter: string; scenario: string; keys: number; deviations: string[]; missing: string[]; error?: string });
-  const scenarios = plugin.scenarios!.map((s) => s.name);
+  const scenarios = (await pluginScenarios(plugin)).map((s) => s.name);
   t.same(results.map((x) => `${x.adapter}: ${x.scenario}`), ['embedded', 'ioredis', 'node-redis'].flatMap((a) => scenarios.map((s) => `${a}: ${s}`)), 'each scenario on each adapter');
   for (const x of results) {
     t.match(x.runtime, /^deno 2\./, 'ran under Deno');

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { ConfigError, loadConfig } from '../core/config.ts';
 import { memoryLogger } from '../core/logger.ts';
-import { startProcess, type ProcessHandle } from '../core/runtime.ts';
+import { startRoles, type ProcessHandle } from '../core/runtime.ts';
 import { connectBackend } from '../adapters/index.ts';
 import { cronStatus } from '../examples/cron/commands.ts';
 import type { CronJob } from '../examples/cron/config.ts';
@@ -37,7 +37,7 @@ async function start(jobs: CronJob[], options: Record<string, unknown> = {}) {
     ],
   });
   const logger = memoryLogger();
-  const handle: ProcessHandle = await startProcess({ plugins: [plugin], config, logger, backend: connectBackend });
+  const handle: ProcessHandle = await startRoles({ plugins: [plugin], config, logger, backend: connectBackend });
   const ctx = scenarioContext({ plugin, backend: handle.backend, keyPrefix: prefix, signal: handle.signal }) as unknown as CronContext;
   return { handle, logs: logger.lines, status: () => cronStatus(ctx) };
 }

@@ -1,7 +1,7 @@
 // Loading a user's plugin, as a user's project holds it: by path (.js, .mjs,
 // .ts with its own relative .ts imports, or a folder) and by npm package name
 // (resolved from the project's node_modules, not coord's), on Node (the
-// compiled CLI transpiles .ts with the typescript package) and on Deno (the
+// compiled CLI transpiles .ts with sucrase, no TypeScript installed) and on Deno (the
 // sources, TypeScript natively). A plugin that cannot load is one line.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync, copyFileSync } from 'node:fs';
@@ -131,7 +131,7 @@ for (const runtime of ['node', 'deno'] as const) {
       t.notMatch(r.stderr, /\n\s+at /, 'no stack');
     };
     oneLine(cli(runtime, 'run', '--plugin', './missing.ts'), 'coord: cannot load plugin ./missing.ts: no such file');
-    oneLine(cli(runtime, 'run', '--plugin', './bad.ts'), runtime === 'node' ? /^coord: cannot load plugin \.\/bad\.ts: SyntaxError: .*bad\.ts:1:19: Expression expected/ : /^coord: cannot load plugin \.\/bad\.ts: .*Expression expected/);
+    oneLine(cli(runtime, 'run', '--plugin', './bad.ts'), runtime === 'node' ? /^coord: cannot load plugin \.\/bad\.ts: SyntaxError: .*bad\.ts:1:19: Unexpected token\n$/ : /^coord: cannot load plugin \.\/bad\.ts: .*Expression expected/);
     oneLine(cli(runtime, 'run', '--plugin', './nodefault.mjs'), 'coord: cannot load plugin ./nodefault.mjs: the module has no default export (export default plugin)');
     oneLine(cli(runtime, 'run', '--plugin', './empty'), 'coord: cannot load plugin ./empty: the folder has no index.ts, index.js or package.json with exports or main');
     // yaml is one of coord's own dependencies, but not installed in the project: not a plugin of the project.

@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { scenarioContext } from '../conformance/scenario-context.ts';
 import plugin from '../plugins/load-test/index.ts';
 import { HISTOGRAM_PRECISION } from '../plugins/load-test/histogram.ts';
-import { TestController } from '../plugins/load-test/test-control.ts';
+import { TestController } from '../plugins/load-test/test-lifecycle.ts';
 import { exactPercentile, startLoad, startTarget } from './support/load.ts';
 import { root } from './support/cli.ts';
 

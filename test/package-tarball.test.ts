@@ -1,23 +1,32 @@
-// coord as its users get it: the project packed (`npm pack`) and the tarball
-// installed into a fresh project (its dependencies from the npm registry).
-// There, `npx coord run --plugin browser-grid` serves a Playwright client and
-// drains on Ctrl-C; `coord new plugin` makes a folder whose own `npm install &&
-// npm test` and typecheck pass against the installed coord; and a load-test
-// scenario and a plugin type-check against the installed types.
+// coord as a stranger gets it, following the README and docs/plugins.md
+// literally: the project packed (`npm pack`) and the tarball installed into a
+// fresh project (`npm init -y && npm i ./coordkit-*.tgz`, its dependencies from
+// the npm registry, nothing else). There, with no TypeScript installed, then
+// with TypeScript 7, then with TypeScript 5: `coord conformance` passes,
+// `coord new plugin demo` makes a plugin that `coord conformance --plugin
+// ./demo` and `coord run --plugin ./demo` take as made, and a .ts load-test
+// scenario runs. Also: `npx coord run --plugin browser-grid` serves a
+// Playwright client; the made plugin's own `npm install && npm test` passes;
+// and a consumer file type-checks against the published types with
+// skipLibCheck: false (they need nothing outside coord's own dependencies).
 import { spawn, spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { buildIfStale } from './support/build.ts';
 import { root } from './support/cli.ts';
+import { startTarget } from './support/load.ts';
 import { freePort, startRedis } from './support/redis.ts';
+import { until } from './support/until.ts';
 
 t.before(() => buildIfStale());
-t.setTimeout(900_000); // a real npm install, twice, and a plugin's own test run: minutes on a loaded machine
+t.setTimeout(1_500_000); // real npm installs and three walkthroughs: minutes on a loaded machine
 const redis = await startRedis();
 t.teardown(() => redis.stop());
+const target = await startTarget();
+t.teardown(() => target.close());
 const work = mkdtempSync(join(tmpdir(), 'coord-tarball-'));
 const project = join(work, 'project');
 mkdirSync(project);
@@ -29,6 +38,32 @@ const npmFlags = ['--no-audit', '--no-fund', '--prefer-offline'];
 function sh(command: string, args: string[], cwd: string, options: SpawnSyncOptions = {}) {
   const r = spawnSync(command, args, { cwd, env, encoding: 'utf8', timeout: 300_000, ...options });
   return { status: r.status, out: `${String(r.stdout ?? '')}${String(r.stderr ?? '')}`, stdout: String(r.stdout ?? '') };
+}
+
+/** `npx coord ARGS…` in its own process group until `ready` is logged, then Ctrl-C (SIGINT to the group); resolves to the log. */
+async function runUntilReady(t: Test, args: string[]): Promise<string> {
+  const child = spawn('npx', ['coord', ...args, '--log-format', 'json'], { cwd: project, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const group = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      // already gone
+    }
+  };
+  t.teardown(() => group('SIGKILL'));
+  let out = '';
+  let err = '';
+  let code: number | null | undefined;
+  child.stdout.on('data', (d: Buffer) => (out += d));
+  child.stderr.on('data', (d: Buffer) => (err += d));
+  const exited = new Promise<void>((resolve) => child.once('exit', (c) => ((code = c), resolve())));
+  await until(`npx coord ${args.join(' ')} ready (stderr: ${err.slice(-300)})`, () => /"msg":"ready"/.test(out) || code !== undefined, 120_000);
+  t.match(out, /"msg":"ready"/, `npx coord ${args.join(' ')}: ready`, { stderr: err.slice(-1000) });
+  group('SIGINT');
+  await exited; // npx ends as a terminal's Ctrl-C ends it; coord's own stop is in its log
+  await until('the roles stopped on SIGINT', () => /"reason":"SIGINT","msg":"role stopped"/.test(out), 60_000).catch(() => undefined);
+  t.match(out, /"reason":"SIGINT","msg":"role stopped"/, 'Ctrl-C stops it');
+  return out;
 }
 
 let tarball = '';
@@ -45,14 +80,68 @@ t.test('npm pack makes a tarball with the built code, the Lua, the template and 
   t.notOk(paths.some((p) => p.startsWith('dist/test/')), 'no test helpers');
 });
 
-t.test('installs into a fresh project', async (t) => {
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'user-project', private: true, type: 'module' }, null, 2));
-  // typescript: coord transpiles .ts plugins with it on Node, and tsc checks the user's code below.
-  const r = sh('npm', ['install', tarball, 'typescript@5.9', '@types/node@20', ...npmFlags], project);
+t.test('installs into a fresh project: npm init -y, npm i ./coordkit-*.tgz, nothing else', async (t) => {
+  t.equal(sh('npm', ['init', '-y'], project).status, 0, 'npm init -y');
+  const r = sh('npm', ['install', tarball, ...npmFlags], project);
   t.equal(r.status, 0, r.out.slice(-3000));
   const installed = JSON.parse(readFileSync(join(project, 'node_modules/coordkit/package.json'), 'utf8')) as { name: string; bin: Record<string, string> };
   t.same([installed.name, Object.keys(installed.bin)], ['coordkit', ['coord']], 'the package coordkit, the command coord');
+  for (const absent of ['typescript', 'tap']) t.notOk(existsSync(join(project, 'node_modules', absent)), `no ${absent} installed`);
 });
+
+writeFileSync(
+  join(project, 's.ts'),
+  `import { defineScenario } from 'coordkit/load-test';
+interface Params { baseUrl: string; [key: string]: unknown }
+export default defineScenario<Params>({
+  params: { baseUrl: 'http://127.0.0.1:1' },
+  steps: [{ name: 'home', run: async (user) => { await user.http.get('/ping', { metric: 'GET /ping' }); } }],
+});
+`,
+);
+
+/** What docs/plugins.md walks a newcomer through, as it says it. */
+function walkthrough(typescript: string) {
+  t.test(`${typescript}: coord conformance, coord new plugin demo, its conformance and run, a .ts scenario`, async (t) => {
+    const conformance = sh('npx', ['coord', 'conformance', '--adapter', 'embedded'], project);
+    t.equal(conformance.status, 0, 'coord conformance --adapter embedded passes', { output: conformance.out.slice(-3000) });
+    t.match(conformance.stdout, /^adapter embedded\s+scripts\s+\d+\s+0\s+0$/m, 'the adapter suite ran');
+    t.match(conformance.stdout, /\d+ sections, 0 failed\n$/);
+
+    if (!existsSync(join(project, 'demo'))) {
+      const made = sh('npx', ['coord', 'new', 'plugin', 'demo'], project);
+      t.equal(made.status, 0, made.out);
+      t.match(made.stdout, 'coord run --plugin ./demo');
+    }
+    const own = sh('npx', ['coord', 'conformance', '--plugin', './demo', '--adapter', 'embedded'], project);
+    t.equal(own.status, 0, 'coord conformance --plugin ./demo passes', { output: own.out.slice(-3000) });
+    t.match(own.stdout, /^contract demo on embedded\s/m, "the demo plugin's contract ran");
+    await runUntilReady(t, ['run', '--plugin', './demo']);
+
+    const before = (await target.stats()).total;
+    const load = sh('npx', ['coord', 'load', 'run', '--scenario', 's.ts', '--users', '2', '--duration', '2s', '--param', `baseUrl=${target.url}`, '--out', 'json'], project);
+    t.equal(load.status, 0, 'coord load run --scenario s.ts', { output: load.out.slice(-3000) });
+    const served = (await target.stats()).total - before;
+    t.ok(served > 0, `the scenario sent requests (${served})`);
+    t.equal((JSON.parse(load.stdout) as { total: { count: number } }).total.count, served, 'and counted each');
+  });
+}
+
+walkthrough('no TypeScript installed');
+
+t.test('npm i -D typescript@7', async (t) => {
+  const r = sh('npm', ['install', '--save-dev', 'typescript@7', ...npmFlags], project);
+  t.equal(r.status, 0, r.out.slice(-3000));
+  t.match(JSON.parse(readFileSync(join(project, 'node_modules/typescript/package.json'), 'utf8')).version, /^7\./);
+});
+walkthrough('with TypeScript 7');
+
+t.test('npm i -D typescript@5', async (t) => {
+  const r = sh('npm', ['install', '--save-dev', 'typescript@5', ...npmFlags], project);
+  t.equal(r.status, 0, r.out.slice(-3000));
+  t.match(JSON.parse(readFileSync(join(project, 'node_modules/typescript/package.json'), 'utf8')).version, /^5\./);
+});
+walkthrough('with TypeScript 5');
 
 t.test('npx coord run --plugin browser-grid serves a Playwright client and drains on Ctrl-C', async (t) => {
   const port = await freePort();
@@ -95,10 +184,8 @@ t.test('npx coord run --plugin browser-grid serves a Playwright client and drain
   t.notMatch(err, /again while stopping/);
 });
 
-t.test('coord new plugin: its own npm install, npm test and typecheck pass against the installed coord', async (t) => {
-  const made = sh('npx', ['coord', 'new', 'plugin', 'job-queue'], project);
-  t.equal(made.status, 0, made.out);
-  const plugin = join(project, 'job-queue');
+t.test('the demo plugin: its own npm install, npm test and typecheck pass against the installed coord', async (t) => {
+  const plugin = join(project, 'demo'); // made by the walkthroughs above
   const pkg = JSON.parse(readFileSync(join(plugin, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
   t.equal(pkg.devDependencies.coordkit, 'file:../node_modules/coordkit', 'its dev dependency is the installed coord');
   const install = sh('npm', ['install', ...npmFlags], plugin);
@@ -111,13 +198,13 @@ t.test('coord new plugin: its own npm install, npm test and typecheck pass again
   t.equal(typecheck.status, 0, 'tsc passes', { output: typecheck.out });
 });
 
-t.test("a load-test scenario and a plugin type-check against the installed types (and a wrong field does not)", async (t) => {
+t.test("with typescript@5, a scenario, a plugin and an embedding type-check against the installed types with skipLibCheck: false (and a wrong field does not)", async (t) => {
   const write = (file: string, text: string) => writeFileSync(join(project, file), text);
-  const compilerOptions = { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: ['node'], skipLibCheck: true };
-  write('tsconfig.json', JSON.stringify({ compilerOptions, files: ['scenario.ts', 'plugin.ts', 'embed.ts'] }));
-  write('tsconfig.bad.json', JSON.stringify({ compilerOptions, files: ['bad-scenario.ts'] }));
+  const compilerOptions = { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: ['node'], skipLibCheck: false };
+  write('tsconfig.json', JSON.stringify({ compilerOptions, files: ['scenario.mts', 'plugin.mts', 'embed.mts'] }));
+  write('tsconfig.bad.json', JSON.stringify({ compilerOptions, files: ['bad-scenario.mts'] }));
   write(
-    'scenario.ts',
+    'scenario.mts',
     `import { defineScenario, type Scenario, type VirtualUser } from 'coordkit/load-test';
 interface Params { baseUrl: string; [key: string]: unknown }
 export const plain: Scenario<Params> = { params: { baseUrl: 'http://127.0.0.1:1' }, steps: [{ name: 'home', run: (user) => user.http.get('/') }] };
@@ -128,7 +215,7 @@ export default defineScenario<Params>({
 `,
   );
   write(
-    'plugin.ts',
+    'plugin.mts',
     `import { defineContract, type ConformanceScenario, type Plugin, type Role, type RoleContext } from 'coordkit';
 const contract = defineContract({ plugin: 'greeter', keys: { greeting: { pattern: 'greeting', type: 'string', description: 'the greeting', ttl: 'none', writers: ['greeter'], value: { type: 'string' } } } });
 type Keys = typeof contract.keys;
@@ -146,18 +233,27 @@ export default plugin;
 `,
   );
   write(
-    'embed.ts',
-    `import { createBackend, loadConfig, startProcess } from 'coordkit/embed';
-import plugin from './plugin.js';
+    'embed.mts',
+    `import { createBackend, loadConfig, startProcess } from 'coordkit';
+import { connectBackend, coordVersion } from 'coordkit/embed';
+import { CoordError } from 'coordkit';
+import { adapterSuite, type SuiteTest } from 'coordkit/conformance';
+import plugin from './plugin.mjs';
 const config = loadConfig({ plugins: [plugin] });
 const handle = await startProcess({ plugins: [plugin], config, backend: await createBackend({}) });
 await handle.stop('done');
+const same: string = coordVersion;
+void connectBackend;
+void same;
+const caught: unknown = new Error('x');
+if (caught instanceof CoordError && caught.code === 'COORD_ERR_CONFIG') console.log(caught.message);
+export const suite = (t: SuiteTest) => adapterSuite(t, { name: 'embedded', make: () => createBackend({}) });
 `,
   );
-  write('bad-scenario.ts', `import { defineScenario } from 'coordkit/load-test';\nexport default defineScenario({ steps: [{ name: 'home', every: true, run: () => 1 }] });\n`);
+  write('bad-scenario.mts', `import { defineScenario } from 'coordkit/load-test';\nexport default defineScenario({ steps: [{ name: 'home', every: true, run: () => 1 }] });\n`);
   const good = sh('npx', ['tsc', '-p', 'tsconfig.json'], project);
   t.equal(good.status, 0, 'tsc passes', { output: good.out });
   const bad = sh('npx', ['tsc', '-p', 'tsconfig.bad.json'], project);
   t.equal(bad.status, 2, 'tsc fails on a wrong field');
-  t.match(bad.out, /bad-scenario\.ts\(2,\d+\): error TS2322: Type '(true|boolean)' is not assignable/, 'at the field, by type');
+  t.match(bad.out, /bad-scenario\.mts\(2,\d+\): error TS2322: Type '(true|boolean)' is not assignable/, 'at the field, by type');
 });

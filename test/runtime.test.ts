@@ -11,7 +11,7 @@ import type { Clock } from '../core/clock.ts';
 import { loadConfig, type CoordConfig } from '../core/config.ts';
 import { memoryLogger } from '../core/logger.ts';
 import { PluginError, type Plugin, type Role, type RoleContext } from '../core/plugin.ts';
-import { registerPlugin, rolesToStart, startProcess, StartError } from '../core/runtime.ts';
+import { registerPlugin, rolesToStart, startRoles, StartError } from '../core/runtime.ts';
 import { freePort, startRedis } from './support/redis.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'coord-runtime-'));
@@ -145,7 +145,7 @@ t.test('a process on real Redis', async (t) => {
     const backend = await createBackend({ url: redis.url });
     t.teardown(() => backend.close());
     const config = configFor([plugin], { keyPrefix: '{t1}:' });
-    const handle = await startProcess({ plugins: [plugin], config, logger, clock, backend });
+    const handle = await startRoles({ plugins: [plugin], config, logger, clock, backend });
 
     t.same(handle.roles, [
       { plugin: 'recorder', role: 'a' },
@@ -201,7 +201,7 @@ t.test('a process on real Redis', async (t) => {
     const backend = await createBackend({ url: redis.url });
     t.teardown(() => backend.close());
     await t.rejects(
-      startProcess({ plugins: [failing], config: configFor([failing]), logger, backend }),
+      startRoles({ plugins: [failing], config: configFor([failing]), logger, backend }),
       new StartError('role b of plugin recorder failed to start: port 8080 is taken'),
     );
     t.same(events, ['start a', 'stop a (role b of plugin recorder failed to start, signal aborted: true)'], 'a stopped, c never started');
@@ -227,7 +227,7 @@ t.test('a process on real Redis', async (t) => {
     const logger = memoryLogger();
     const backend = await createBackend({ url: redis.url });
     t.teardown(() => backend.close());
-    const handle = await startProcess({ plugins: [faulty], config: configFor([faulty]), logger, backend });
+    const handle = await startRoles({ plugins: [faulty], config: configFor([faulty]), logger, backend });
     await handle.stop('SIGINT');
     t.same(events.filter((e) => e.startsWith('stop')).map((e) => e.slice(0, 6)), ['stop c', 'stop a']);
     t.same(
@@ -239,7 +239,7 @@ t.test('a process on real Redis', async (t) => {
   t.test('--role picks roles; the backend a function opens from config.redis is used and closed', async (t) => {
     const events: string[] = [];
     const plugin = recorder(events);
-    const handle = await startProcess({ plugins: [plugin], config: configFor([plugin], { roles: ['c', 'a'], url: redis.url, keyPrefix: '{t2}:' }), backend: connectBackend });
+    const handle = await startRoles({ plugins: [plugin], config: configFor([plugin], { roles: ['c', 'a'], url: redis.url, keyPrefix: '{t2}:' }), backend: connectBackend });
     t.equal(handle.backend.name, 'ioredis', 'a Redis URL gets the ioredis adapter by default');
     t.same(handle.roles.map((r) => r.role), ['a', 'c']);
     const check = await createBackend({ url: redis.url });
@@ -264,7 +264,7 @@ t.test('a process on real Redis', async (t) => {
     });
     const backend = await createBackend({ url: redis.url });
     t.teardown(() => backend.close());
-    const handle = await startProcess({ plugins: [plugin], config: configFor([plugin], { keyPrefix: '{t3}:' }), backend });
+    const handle = await startRoles({ plugins: [plugin], config: configFor([plugin], { keyPrefix: '{t3}:' }), backend });
     await handle.stop('done');
     t.equal(await backend.send(['GET', '{t3}:mark:a']), 'rec', "the script ran with the plugin's config default as its argument");
   });
@@ -281,10 +281,10 @@ t.test('a process on real Redis', async (t) => {
     const plugins = [make('one'), make('two')];
     const backend = await createBackend({ url: redis.url });
     t.teardown(() => backend.close());
-    const handle = await startProcess({ plugins, config: configFor(plugins), backend });
+    const handle = await startRoles({ plugins, config: configFor(plugins), backend });
     await handle.stop('done');
     t.same(seen, { one: ['label of one', ['main', 'main']], two: ['label of two', ['main', 'main']] });
-    await t.rejects(startProcess({ plugins: [plugins[0]!, plugins[0]!], config: configFor([plugins[0]!]), backend }), new PluginError('plugin one is registered twice'));
+    await t.rejects(startRoles({ plugins: [plugins[0]!, plugins[0]!], config: configFor([plugins[0]!]), backend }), new PluginError('plugin one is registered twice'));
   });
 });
 
@@ -293,7 +293,7 @@ t.test('an unreachable Redis fails before any role starts', async (t) => {
   const plugin = recorder(events);
   const port = await freePort();
   const url = `redis://127.0.0.1:${port}`;
-  const err = await startProcess({ plugins: [plugin], config: configFor([plugin], { url }), backend: connectBackend }).then(
+  const err = await startRoles({ plugins: [plugin], config: configFor([plugin], { url }), backend: connectBackend }).then(
     () => undefined,
     (e: unknown) => e,
   );
@@ -305,7 +305,7 @@ t.test('an unreachable Redis fails before any role starts', async (t) => {
 
 t.test('no backend given nor registered: a StartError that says how to give one', async (t) => {
   const plugin = recorder([]);
-  await t.rejects(startProcess({ plugins: [plugin], config: configFor([plugin]) }), {
+  await t.rejects(startRoles({ plugins: [plugin], config: configFor([plugin]) }), {
     name: 'StartError',
     message: /^no backend: pass backend \(a Backend, or a function that opens one such as connectBackend/,
   });
@@ -324,7 +324,7 @@ t.test("a role finds another role of its plugin in this process (ctx.peer), as t
   });
   const backend = await createBackend({ url: 'embedded://peer' });
   t.teardown(() => backend.close());
-  const handle = await startProcess({ plugins: [plugin], config: configFor([plugin]), backend });
+  const handle = await startRoles({ plugins: [plugin], config: configFor([plugin]), backend });
   t.equal(handle.role<{ answer: number } & Role>('recorder', 'a')?.answer, 42, "the handle reaches a's own object too");
   await handle.stop('done');
   t.same(seen, { a: 42, c: undefined }, "b saw a's own object; c, which does not exist, is undefined");

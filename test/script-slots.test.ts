@@ -6,6 +6,7 @@ import calculateSlot from 'cluster-key-slot';
 import { createBackend } from '../adapters/index.ts';
 import type { Backend } from '../core/backend.ts';
 import { scenarioContext } from '../conformance/scenario-context.ts';
+import { pluginScenarios } from '../core/plugin.ts';
 import { builtinPlugins } from '../plugins/index.ts';
 
 for (const [name, load] of Object.entries(builtinPlugins)) {
@@ -22,7 +23,7 @@ for (const [name, load] of Object.entries(builtinPlugins)) {
         },
       },
     });
-    for (const scenario of plugin.scenarios ?? []) {
+    for (const scenario of await pluginScenarios(plugin)) {
       await scenario.run(scenarioContext({ plugin, backend: recording, keyPrefix: '{slots}:', signal: new AbortController().signal }));
     }
     await real.close();

@@ -60,12 +60,16 @@ export class LuaVm {
     }
   }
 
+  /** The SHA of the script running now, for the errors redis.call raises. */
+  private running = '';
+
   /** Runs a compiled script with KEYS and ARGV; returns its reply or throws ReplyError. */
   run(sha: string, keys: readonly string[], args: readonly string[]): Reply {
     const { lua, L } = this;
     const ref = this.compiled.get(sha);
     if (ref === undefined) throw new ReplyError('NOSCRIPT No matching script. Please use EVAL.');
     const base = lua._lua_gettop(L);
+    this.running = sha;
     try {
       lua._lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(ref));
       lua._lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
@@ -118,7 +122,15 @@ export class LuaVm {
       return 1;
     } catch (error) {
       lua._lua_settop(L, 0);
-      this.pushTable(L, 'err', toReplyError(error).message);
+      let message = toReplyError(error).message;
+      if (!protectedCall) {
+        // As Redis 7 says where a script's redis.call failed: the line of the call (the runner maps it to the .lua file).
+        lua._luaL_where(L, 1);
+        const line = /:(\d+):/.exec(strings.read(L, 1))?.[1];
+        lua._lua_settop(L, 0);
+        if (line) message += ` script: ${this.running}, on @user_script:${line}.`;
+      }
+      this.pushTable(L, 'err', message);
       if (protectedCall) return 1;
       return lua._lua_error(L); // unwinds to the script's pcall (or the run's): nothing after this runs
     }

@@ -19,6 +19,8 @@ export interface LuaApi {
   _luaL_openlibs(L: number): void;
   _luaL_loadbufferx(L: number, buffer: number, size: number, name: number, mode: number): number;
   _luaL_ref(L: number, t: number): number;
+  /** Pushes 'chunkname:currentline: ' of the function `level` up the stack. */
+  _luaL_where(L: number, level: number): void;
   _lua_gettop(L: number): number;
   _lua_settop(L: number, index: number): void;
   _lua_type(L: number, index: number): number;

@@ -1,14 +1,15 @@
 // `coord conformance [--adapter A]… [--plugin P]… [--redis URL]`: runs the
-// shared suites (adapter semantics, plugin contracts) in this process through
-// tap's Test class and prints one row per section. Needs tap (a dev
-// dependency of whoever runs it) and Node: tap does not run under Deno.
-import type { Test, TestOpts } from 'tap';
+// shared suites (adapter semantics, plugin contracts) in this process on
+// coord's own runner (conformance/suite-run.ts: node:assert, nothing to
+// install) and prints one row per section.
 import { adapterNames, createBackend } from '../../adapters/index.ts';
 import { loadConfig } from '../../core/config.ts';
-import { environment, tapRunsHere } from '../../core/platform.ts';
+import { environment } from '../../core/platform.ts';
 import type { Plugin } from '../../core/plugin.ts';
 import { adapterSuite } from '../../conformance/adapter-suite.ts';
 import { contractSuite } from '../../conformance/contract-suite.ts';
+import { type SectionOutcome, SuiteRun } from '../../conformance/suite-run.ts';
+import type { SuiteTest } from '../../conformance/suite-test.ts';
 import { builtinPlugins } from '../../plugins/index.ts';
 import { UsageError } from '../errors.ts';
 import type { Io } from '../io.ts';
@@ -17,7 +18,7 @@ import { configFlags, list, text } from '../options.ts';
 
 interface Suite {
   name: string;
-  run(t: Test): Promise<void>;
+  run(t: SuiteTest): Promise<void>;
 }
 
 interface Row {
@@ -30,7 +31,6 @@ interface Row {
 }
 
 export async function conformanceCommand(options: Readonly<Record<string, unknown>>, io: Io): Promise<number> {
-  if (!tapRunsHere()) throw new UsageError('conformance runs on Node only (tap does not run under Deno): use npx coord conformance');
   const plugins: Plugin[] = await loadPlugins(list(options.plugin).length ? list(options.plugin) : Object.keys(builtinPlugins));
   const config = loadConfig({
     plugins,
@@ -49,11 +49,11 @@ export async function conformanceCommand(options: Readonly<Record<string, unknow
 
   const make = (adapter: string) => () => createBackend({ adapter, url: adapter === 'embedded' ? undefined : url, clientName: 'coord-conformance' });
   const suites: Suite[] = [
-    ...adapters.map((adapter) => ({ name: `adapter ${adapter}`, run: (t: Test) => adapterSuite(t, { name: adapter, make: make(adapter) }) })),
+    ...adapters.map((adapter) => ({ name: `adapter ${adapter}`, run: (t: SuiteTest) => adapterSuite(t, { name: adapter, make: make(adapter) }) })),
     ...plugins.flatMap((plugin) =>
       adapters.map((adapter) => ({
         name: `contract ${plugin.name} on ${adapter}`,
-        run: (t: Test) => contractSuite(t, { plugin, name: adapter, make: make(adapter), keyPrefix: config.redis.keyPrefix, config: config.plugins[plugin.name] }),
+        run: (t: SuiteTest) => contractSuite(t, { plugin, name: adapter, make: make(adapter), keyPrefix: config.redis.keyPrefix, config: config.plugins[plugin.name] }),
       })),
     ),
   ];
@@ -67,42 +67,28 @@ export async function conformanceCommand(options: Readonly<Record<string, unknow
 }
 
 async function runSuites(suites: readonly Suite[]): Promise<Row[]> {
-  const { Test, t: tapRoot } = await import('tap').catch((err: { code?: string }) => {
-    if (err.code === 'ERR_MODULE_NOT_FOUND') throw new UsageError('conformance needs the tap package: npm install --save-dev tap');
-    throw err;
-  });
-  // Importing tap makes its root test, which times the whole process out after
-  // 30 s; the suites here run on their own root and may take longer on a real Redis.
-  tapRoot.setTimeout(0);
-  const root = new Test({ name: 'coord conformance' } as TestOpts);
-  root.on('data', () => {}); // the TAP text is not shown: the table is
   const rows: Row[] = [];
   for (const suite of suites) {
-    await root.test(suite.name, async (t) => {
-      let sectionFails = 0;
-      t.on('subtestEnd', (section) => {
-        // Sections are named '<adapter>: <section>' or '<plugin> on <adapter>: <scenario>'; the suite column says that already.
-        const row = rowOf(suite.name, section.name.replace(/^[^:]+: /, ''), section);
-        if (row.fail) sectionFails += 1;
-        rows.push(row);
-      });
-      try {
-        await suite.run(t);
-      } finally {
-        // A suite that failed outside its sections (it threw, or could not connect) gets a row of its own.
-        if (t.counts.fail > sectionFails) {
-          const own = rowOf(suite.name, '(suite)', t);
-          rows.push({ ...own, failures: own.failures.slice(sectionFails) });
-        }
-      }
+    const sections: string[] = [];
+    // Sections are named '<adapter>: <section>' or '<plugin> on <adapter>: <scenario>'; the suite column says that already.
+    const root = new SuiteRun(suite.name, (section) => {
+      sections.push(section.name);
+      rows.push(rowOf(suite.name, section.name.replace(/^[^:]+: /, ''), section));
     });
+    try {
+      await suite.run(root);
+    } catch (err) {
+      root.fail(`the suite threw ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`);
+    }
+    // A suite that failed outside its sections (it threw, or could not connect) gets a row of its own.
+    const own = root.outcome.failures.filter((f) => !sections.some((name) => f.startsWith(`${name} › `)));
+    if (own.length) rows.push({ suite: suite.name, section: '(suite)', pass: 0, fail: own.length, skip: 0, failures: own });
   }
-  root.end();
   return rows;
 }
 
-function rowOf(suite: string, section: string, t: { counts: { pass: number; fail: number; skip: number }; lists: { fail: { name: string }[] } }): Row {
-  return { suite, section, pass: t.counts.pass, fail: t.counts.fail, skip: t.counts.skip, failures: t.lists.fail.map((r) => r.name) };
+function rowOf(suite: string, section: string, outcome: SectionOutcome): Row {
+  return { suite, section, pass: outcome.pass, fail: outcome.fail, skip: outcome.skip, failures: outcome.failures };
 }
 
 function table(rows: readonly Row[]): string {

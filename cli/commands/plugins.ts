@@ -1,8 +1,15 @@
 // `coord plugins`: every plugin that can be run, with its roles.
+import type { Plugin } from '../../core/plugin.ts';
 import { builtinPlugins } from '../../plugins/index.ts';
 import type { Io } from '../io.ts';
-import { loadPlugin } from '../load-plugin.ts';
 import { list } from '../options.ts';
+
+/** A built-in plugin as it is (its own tests check it); a module path or package loaded and checked. */
+async function listed(spec: string): Promise<Plugin> {
+  const builtin = Object.hasOwn(builtinPlugins, spec) ? builtinPlugins[spec] : undefined;
+  if (builtin) return builtin();
+  return (await import('../load-plugin.ts')).loadPlugin(spec);
+}
 
 export async function pluginsCommand(options: Readonly<Record<string, unknown>>, io: Io): Promise<number> {
   const specs = [...Object.keys(builtinPlugins), ...list(options.plugin)];
@@ -13,7 +20,7 @@ export async function pluginsCommand(options: Readonly<Record<string, unknown>>,
   let code = 0;
   for (const spec of specs) {
     try {
-      const p = await loadPlugin(spec);
+      const p = await listed(spec);
       const roles = Object.keys(p.roles);
       const defaults = p.defaultRoles && p.defaultRoles.join() !== roles.join() ? ` (default: ${p.defaultRoles.join(', ')})` : '';
       io.out(`${p.name} ${p.version}  ${p.description}\n  roles: ${roles.join(', ')}${defaults}`);

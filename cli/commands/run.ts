@@ -10,7 +10,7 @@ import { createLogger } from '../../core/pino-logger.ts';
 import { environment, exit, onStopSignals, stdoutIsTTY } from '../../core/platform.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { Plugin } from '../../core/plugin.ts';
-import { startProcess, type RunningRole } from '../../core/runtime.ts';
+import { startRoles, type RunningRole } from '../../core/runtime.ts';
 import { adapterNames, connectBackend } from '../../adapters/index.ts';
 import { builtinPlugins } from '../../plugins/index.ts';
 import { UsageError } from '../errors.ts';
@@ -37,7 +37,7 @@ export async function runCommand(options: Readonly<Record<string, unknown>>, io:
     adapters: adapterNames,
   });
   const logger = createLogger(config.log);
-  const handle = await startProcess({ plugins, config, logger, backend: connectBackend });
+  const handle = await startRoles({ plugins, config, logger, backend: connectBackend });
 
   // Signals are handled before `ready` is said: whoever stops the process on seeing it must not kill it.
   const stopped = new Promise<number>((resolve) => {

@@ -1,6 +1,6 @@
 // Blocking commands on blocking() connections: null after their timeout, woken at
 // once by a push from another connection, and never stalling the shared connection.
-import type { Test } from 'tap';
+import type { SuiteTest } from '../suite-test.ts';
 import type { Backend, Command } from '../../core/backend.ts';
 import { settled, sleep, type SuiteContext } from './support.ts';
 
@@ -9,7 +9,7 @@ import { settled, sleep, type SuiteContext } from './support.ts';
 // with room for a loaded machine (CI runs two test files at once beside Chromium).
 export const WAKE_MS = 1000;
 
-export async function blockingTests(t: Test, ctx: SuiteContext): Promise<void> {
+export async function blockingTests(t: SuiteTest, ctx: SuiteContext): Promise<void> {
   await t.test('blocking pops return null after their timeout', (t) =>
     ctx.use('btimeout', async (b) => {
       const conn = await b.blocking();

@@ -1,8 +1,8 @@
 // The everyday commands plugins use on strings, hashes, sets, sorted sets and lists.
-import type { Test } from 'tap';
+import type { SuiteTest } from '../suite-test.ts';
 import { pairs, sorted, type SuiteContext } from './support.ts';
 
-export async function dataTypeTests(t: Test, ctx: SuiteContext): Promise<void> {
+export async function dataTypeTests(t: SuiteTest, ctx: SuiteContext): Promise<void> {
   await t.test('strings and keys: SET NX EX, INCR, DEL, EXISTS, EXPIRE, MGET', (t) =>
     ctx.use('keys', async (b) => {
       const k = (name: string) => ctx.key('keys', name);

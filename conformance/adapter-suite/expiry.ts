@@ -1,8 +1,8 @@
 // Keys with a time to live: TTL/PTTL values, and keys gone once they expire.
-import type { Test } from 'tap';
+import type { SuiteTest } from '../suite-test.ts';
 import { sleep, type SuiteContext } from './support.ts';
 
-export async function expiryTests(t: Test, ctx: SuiteContext): Promise<void> {
+export async function expiryTests(t: SuiteTest, ctx: SuiteContext): Promise<void> {
   const skip = ctx.capabilities.expiry ? false : `${ctx.name} declares capabilities.expiry false`;
 
   await t.test('TTL and PTTL report what SET EX, EXPIRE and PEXPIRE set', { skip }, (t) =>

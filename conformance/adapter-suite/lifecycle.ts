@@ -1,9 +1,9 @@
 // Opening and closing: ready(), the descriptive fields, close() idempotent and final.
-import type { Test } from 'tap';
+import type { SuiteTest } from '../suite-test.ts';
 import type { Backend, BackendState } from '../../core/backend.ts';
 import { settled, sleep, type SuiteContext } from './support.ts';
 
-export async function lifecycleTests(t: Test, ctx: SuiteContext, make: () => Backend | Promise<Backend>): Promise<void> {
+export async function lifecycleTests(t: SuiteTest, ctx: SuiteContext, make: () => Backend | Promise<Backend>): Promise<void> {
   await t.test('ready(), name and displayUrl', async (t) => {
     const b = await make();
     await b.ready();

@@ -1,7 +1,7 @@
 // Pub/sub on dedicated connections: channel and pattern deliveries, unsubscribing.
 // "Not delivered" is proven by ordering: one publisher's messages arrive in the order
 // sent, so once a later marker arrived, an earlier message that did not never will.
-import type { Test } from 'tap';
+import type { SuiteTest } from '../suite-test.ts';
 import type { PubSubMessage } from '../../core/backend.ts';
 import { sleep, until, type SuiteContext } from './support.ts';
 
@@ -10,7 +10,7 @@ const WAIT = 2000;
 /** The message as a plain object, without a pattern key when it has none. */
 const plain = ({ channel, message, pattern }: PubSubMessage) => (pattern === undefined ? { channel, message } : { channel, message, pattern });
 
-export async function pubsubTests(t: Test, ctx: SuiteContext): Promise<void> {
+export async function pubsubTests(t: SuiteTest, ctx: SuiteContext): Promise<void> {
   await t.test('SUBSCRIBE delivers messages in order; the shared connection keeps serving commands', (t) =>
     ctx.use('pubsub', async (b) => {
       const channel = ctx.key('pubsub', 'news');

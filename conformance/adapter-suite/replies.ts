@@ -1,8 +1,8 @@
 // Reply shapes (RESP2 normalised: string, number, null, nested arrays) and error replies.
-import type { Test } from 'tap';
+import type { SuiteTest } from '../suite-test.ts';
 import { pairs, rejectsWithCode, type SuiteContext } from './support.ts';
 
-export async function replyTests(t: Test, ctx: SuiteContext): Promise<void> {
+export async function replyTests(t: SuiteTest, ctx: SuiteContext): Promise<void> {
   await t.test('replies are normalised: strings, integers, nil, arrays', (t) =>
     ctx.use('replies', async (b) => {
       const k = ctx.key('replies', 'str');

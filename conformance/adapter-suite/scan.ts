@@ -1,9 +1,9 @@
 // SCAN completeness (every key once, nothing extra, no internal keys) and TYPE.
-import type { Test } from 'tap';
+import type { SuiteTest } from '../suite-test.ts';
 import type { Command } from '../../core/backend.ts';
 import type { SuiteContext } from './support.ts';
 
-export async function scanTests(t: Test, ctx: SuiteContext): Promise<void> {
+export async function scanTests(t: SuiteTest, ctx: SuiteContext): Promise<void> {
   await t.test('scan returns every matching key exactly once and nothing else', (t) =>
     ctx.use('scan', async (b) => {
       const expected = new Set<string>();

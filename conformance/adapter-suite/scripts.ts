@@ -1,10 +1,10 @@
 // Lua scripts as plugins write them: EVALSHA with the EVAL fallback, KEYS/ARGV order,
 // Redis's Lua→reply conversions, redis.error_reply / status_reply, and cjson.
-import type { Test } from 'tap';
+import type { SuiteTest } from '../suite-test.ts';
 import { rejectsWithCode, script, settled, type SuiteContext } from './support.ts';
 import { ReplyError } from '../../core/backend.ts';
 
-export async function scriptTests(t: Test, ctx: SuiteContext): Promise<void> {
+export async function scriptTests(t: SuiteTest, ctx: SuiteContext): Promise<void> {
   await t.test('evalScript runs a script never run before (EVALSHA → EVAL) and passes KEYS and ARGV in order', (t) =>
     ctx.use('eval', async (b) => {
       const order = script(ctx, 'order', 'return {KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], #KEYS, #ARGV, type(ARGV[2])}');

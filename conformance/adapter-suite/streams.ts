@@ -1,6 +1,6 @@
 // Streams: XADD with caps, ranges, XREAD (also BLOCK), XTRIM, XDEL, and consumer groups
 // when the adapter declares them.
-import type { Test } from 'tap';
+import type { SuiteTest } from '../suite-test.ts';
 import type { Reply } from '../../core/backend.ts';
 import { rejectsWithCode, settled, sleep, type SuiteContext } from './support.ts';
 import { WAKE_MS } from './blocking.ts';
@@ -9,7 +9,7 @@ const ID = /^\d+-\d+$/;
 
 type Entry = [id: string, fields: string[]];
 
-export async function streamTests(t: Test, ctx: SuiteContext): Promise<void> {
+export async function streamTests(t: SuiteTest, ctx: SuiteContext): Promise<void> {
   await t.test('XADD, XLEN, XRANGE, XREVRANGE, XREAD', (t) =>
     ctx.use('stream', async (b) => {
       const s = ctx.key('stream', 's');

@@ -1,7 +1,7 @@
 // What every section of the adapter suite shares: the run's key namespace,
 // a fresh backend per subtest, and small helpers for timing and errors.
 import { createHash, randomUUID } from 'node:crypto';
-import type { Test } from 'tap';
+import type { SuiteTest } from '../suite-test.ts';
 import { ReplyError, type Backend, type BackendCapabilities, type ScriptSource } from '../../core/backend.ts';
 
 export interface SuiteContext {
@@ -75,7 +75,7 @@ export async function settled<T>(promise: Promise<T>): Promise<{ value?: T; erro
 }
 
 /** Asserts that `promise` rejects with a ReplyError whose code is `code`. */
-export async function rejectsWithCode(t: Test, promise: Promise<unknown>, code: string, what: string): Promise<void> {
+export async function rejectsWithCode(t: SuiteTest, promise: Promise<unknown>, code: string, what: string): Promise<void> {
   const outcome = await settled(promise);
   if (!('error' in outcome) || outcome.error === undefined) {
     t.fail(`${what}: expected a ${code} error reply, got ${JSON.stringify(outcome.value)}`);

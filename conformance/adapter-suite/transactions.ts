@@ -1,10 +1,10 @@
 // MULTI/EXEC (replies in order, errors reject, no interleaving) and pipelines
 // (per-entry results, an error entry does not fail the rest).
-import type { Test } from 'tap';
+import type { SuiteTest } from '../suite-test.ts';
 import { ReplyError, type Command } from '../../core/backend.ts';
 import { rejectsWithCode, type SuiteContext } from './support.ts';
 
-export async function transactionTests(t: Test, ctx: SuiteContext): Promise<void> {
+export async function transactionTests(t: SuiteTest, ctx: SuiteContext): Promise<void> {
   await t.test('multi returns every reply in order', (t) =>
     ctx.use('multi', async (b) => {
       const k = ctx.key('multi', 'n');

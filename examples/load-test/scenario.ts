@@ -1,7 +1,7 @@
 // A complete load-test scenario: run it with
 //   coord load run --scenario examples/load-test/scenario.ts --users 50 --spawn-rate 10 --duration 30s \
 //     --param baseUrl=http://127.0.0.1:8080 --threshold 'p95<200ms' --threshold 'errors<1%'
-// (on Node, a .ts scenario needs the typescript package installed; .js/.mjs needs nothing).
+// (a .ts scenario needs no TypeScript install: coord strips its types as it loads).
 import type { Scenario } from '../../plugins/load-test/scenario.ts';
 
 interface Params {

@@ -4,10 +4,6 @@ import { findUp } from '../../core/paths.ts';
 import type { Plugin } from '../../core/plugin.ts';
 import { checkTiming, configEnv, configSchema, type BrowserGridConfig } from './config.ts';
 import { contract, type BrowserGridKeys } from './contract.ts';
-import { proxyRole } from './roles/proxy.ts';
-import { reaperRole } from './roles/reaper.ts';
-import { workerRole } from './roles/worker.ts';
-import { scenarios } from './scenarios.ts';
 import { commands } from './commands.ts';
 
 const plugin: Plugin<BrowserGridConfig, BrowserGridKeys> = {
@@ -18,9 +14,14 @@ const plugin: Plugin<BrowserGridConfig, BrowserGridKeys> = {
   contract,
   scripts: findUp(import.meta.url, 'plugins/browser-grid/lua'),
   config: { schema: configSchema, env: configEnv, check: checkTiming },
-  roles: { worker: workerRole, proxy: proxyRole, reaper: reaperRole },
+  // Each role's code is imported when the role starts: loading the plugin (coord --help, coord plugins) stays cheap.
+  roles: {
+    worker: async (ctx) => (await import('./roles/worker.ts')).workerRole(ctx),
+    proxy: async (ctx) => (await import('./roles/proxy.ts')).proxyRole(ctx),
+    reaper: async (ctx) => (await import('./roles/reaper.ts')).reaperRole(ctx),
+  },
   defaultRoles: ['worker', 'proxy'],
-  scenarios,
+  scenarios: async () => (await import('./scenarios.ts')).scenarios,
   commands,
 };
 

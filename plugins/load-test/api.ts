@@ -18,7 +18,7 @@ import { reportRoutes } from './report-routes.ts';
 import { resourceRoutes } from './resource-routes.ts';
 import { readProbes } from './probes.ts';
 import { parseStages } from './shape.ts';
-import { ConflictError, type StartOptions, type TestController } from './test-control.ts';
+import { ConflictError, type StartOptions, type TestController } from './test-lifecycle.ts';
 import type { Ctx } from './context.ts';
 
 export async function serveApi(ctx: Ctx, controller: TestController): Promise<Server> {

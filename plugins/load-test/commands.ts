@@ -6,7 +6,7 @@ import { UsageError, type CommandTools, type PluginCommand } from '../../core/pl
 import { apiCall } from './api-client.ts';
 import { InputError, parseCount } from './parse.ts';
 import { summaryTable } from './report.ts';
-import type { TestStatus } from './test-control.ts';
+import type { TestStatus } from './test-lifecycle.ts';
 
 const API_OPTIONS = [
   { flags: '--api <url>', description: 'Orchestrator API (default http://127.0.0.1:8089)' },

@@ -7,9 +7,6 @@ import type { Plugin } from '../../core/plugin.ts';
 import { commands } from './commands.ts';
 import { checkConfig, configEnv, configFlags, configSchema, type LoadTestConfig } from './config.ts';
 import { contract, type LoadTestKeys } from './contract.ts';
-import { orchestratorRole } from './roles/orchestrator.ts';
-import { workersRole } from './roles/workers.ts';
-import { scenarios } from './scenarios.ts';
 
 const plugin: Plugin<LoadTestConfig, LoadTestKeys> = {
   name: 'load-test',
@@ -19,9 +16,13 @@ const plugin: Plugin<LoadTestConfig, LoadTestKeys> = {
   contract,
   scripts: findUp(import.meta.url, 'plugins/load-test/lua'),
   config: { schema: configSchema, env: configEnv, flags: configFlags, check: checkConfig },
-  roles: { orchestrator: orchestratorRole, worker: workersRole },
+  // Each role's code is imported when the role starts: loading the plugin (coord --help, coord plugins) stays cheap.
+  roles: {
+    orchestrator: async (ctx) => (await import('./roles/orchestrator.ts')).orchestratorRole(ctx),
+    worker: async (ctx) => (await import('./roles/workers.ts')).workersRole(ctx),
+  },
   defaultRoles: ['worker', 'orchestrator'],
-  scenarios,
+  scenarios: async () => (await import('./scenarios.ts')).scenarios,
   commands,
 };
 

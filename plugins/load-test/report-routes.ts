@@ -12,8 +12,8 @@
 import type { ServerResponse } from 'node:http';
 import type { ProbeSeries } from './probes.ts';
 import { failuresCsv, formatActual, resultCsv, resultHtml, resultJson } from './report.ts';
-import type { TestController } from './test-control.ts';
-import { ConflictError } from './test-control.ts';
+import type { TestController } from './test-lifecycle.ts';
+import { ConflictError } from './test-lifecycle.ts';
 import { evaluateThresholds, parseThreshold } from './thresholds.ts';
 
 export const reportRouteNames = ['GET /api/thresholds', 'GET /api/report', 'GET /api/stats.csv', 'GET /api/failures.csv', 'GET /api/exceptions.csv', 'GET /api/result.json'];

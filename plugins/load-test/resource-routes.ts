@@ -13,7 +13,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Command } from '../../core/backend.ts';
 import { InputError, parseCount } from './parse.ts';
-import { ConflictError, type TestController } from './test-control.ts';
+import { ConflictError, type TestController } from './test-lifecycle.ts';
 import type { Ctx } from './context.ts';
 
 export interface ResourceView {

@@ -2,7 +2,7 @@
 // run's exit code as load-run.ts computed it from the thresholds, with that
 // rule added. Kept apart from traffic.ts, which the orchestrator imports.
 import { writeStderr } from '../../core/platform.ts';
-import type { TestController } from './test-control.ts';
+import type { TestController } from './test-lifecycle.ts';
 import { NO_REQUESTS } from './traffic.ts';
 
 /**

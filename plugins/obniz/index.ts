@@ -5,10 +5,6 @@ import type { Plugin } from '../../core/plugin.ts';
 import { commands } from './commands.ts';
 import { checkConfig, configEnv, configFlags, configSchema, type ObnizConfig } from './config.ts';
 import { contract, type ObnizKeys } from './contract.ts';
-import { managerRole } from './roles/manager.ts';
-import { masterRole } from './roles/master.ts';
-import { slaveRole } from './roles/slave.ts';
-import { scenarios } from './scenarios.ts';
 
 const plugin: Plugin<ObnizConfig, ObnizKeys> = {
   name: 'obniz',
@@ -18,9 +14,14 @@ const plugin: Plugin<ObnizConfig, ObnizKeys> = {
   contract,
   scripts: findUp(import.meta.url, 'plugins/obniz/lua'),
   config: { schema: configSchema, env: configEnv, flags: configFlags, check: checkConfig },
-  roles: { master: masterRole, manager: managerRole, slave: slaveRole },
+  // Each role's code is imported when the role starts: loading the plugin (coord --help, coord plugins) stays cheap.
+  roles: {
+    master: async (ctx) => (await import('./roles/master.ts')).masterRole(ctx),
+    manager: async (ctx) => (await import('./roles/manager.ts')).managerRole(ctx),
+    slave: async (ctx) => (await import('./roles/slave.ts')).slaveRole(ctx),
+  },
   defaultRoles: ['master'],
-  scenarios,
+  scenarios: async () => (await import('./scenarios.ts')).scenarios,
   commands,
 };
 

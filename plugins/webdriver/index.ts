@@ -5,14 +5,6 @@ import type { Plugin } from '../../core/plugin.ts';
 import { commands } from './commands.ts';
 import { checkConfig, configEnv, configSchema, type WebDriverConfig } from './config.ts';
 import { contract, type WebDriverKeys } from './contract.ts';
-import { apiRole } from './roles/api.ts';
-import { gcRole } from './roles/gc.ts';
-import { managerRole } from './roles/manager.ts';
-import { nodeRole } from './roles/node.ts';
-import { orchestratorRole } from './roles/orchestrator.ts';
-import { proxyRole } from './roles/proxy.ts';
-import { storageRole } from './roles/storage.ts';
-import { scenarios } from './scenarios.ts';
 
 const plugin: Plugin<WebDriverConfig, WebDriverKeys> = {
   name: 'webdriver',
@@ -22,9 +14,18 @@ const plugin: Plugin<WebDriverConfig, WebDriverKeys> = {
   contract,
   scripts: findUp(import.meta.url, 'plugins/webdriver/lua'),
   config: { schema: configSchema, env: configEnv, check: checkConfig },
-  roles: { orchestrator: orchestratorRole, manager: managerRole, proxy: proxyRole, api: apiRole, gc: gcRole, node: nodeRole, storage: storageRole },
+  // Each role's code is imported when the role starts: loading the plugin (coord --help, coord plugins) stays cheap.
+  roles: {
+    orchestrator: async (ctx) => (await import('./roles/orchestrator.ts')).orchestratorRole(ctx),
+    manager: async (ctx) => (await import('./roles/manager.ts')).managerRole(ctx),
+    proxy: async (ctx) => (await import('./roles/proxy.ts')).proxyRole(ctx),
+    api: async (ctx) => (await import('./roles/api.ts')).apiRole(ctx),
+    gc: async (ctx) => (await import('./roles/gc.ts')).gcRole(ctx),
+    node: async (ctx) => (await import('./roles/node.ts')).nodeRole(ctx),
+    storage: async (ctx) => (await import('./roles/storage.ts')).storageRole(ctx),
+  },
   defaultRoles: ['orchestrator', 'manager', 'proxy', 'api', 'gc', 'storage'],
-  scenarios,
+  scenarios: async () => (await import('./scenarios.ts')).scenarios,
   commands,
 };
 

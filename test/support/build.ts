@@ -2,7 +2,7 @@
 // than the build. `npm test` builds before tap starts (the pretest script), so
 // this only does work when a test file is run alone after an edit.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { root } from './cli.ts';
 
@@ -26,4 +26,5 @@ export function buildIfStale(): void {
   if (built > newest) return;
   const tsc = spawnSync(join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json'], { cwd: root, encoding: 'utf8' });
   if (tsc.status !== 0) throw new Error(`the build (tsc -p tsconfig.json) failed:\n${(tsc.stdout + tsc.stderr).slice(0, 4000)}`);
+  chmodSync(main, 0o755); // as npm run build leaves it: the bin npx links to
 }

@@ -55,7 +55,7 @@ export async function freePort(bus = false): Promise<number> {
   throw new Error('no free loopback port found');
 }
 
-function startProcess(port: number, dir: string, extra: string[] = []): ChildProcess {
+function spawnRedisServer(port: number, dir: string, extra: string[] = []): ChildProcess {
   const child = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extra],
@@ -101,7 +101,7 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
     ...(options.args ?? []),
   ];
   const cliArgs = tls ? ['--tls', '--cacert', tls.caFile] : [];
-  let child = startProcess(port, dir, extra);
+  let child = spawnRedisServer(port, dir, extra);
   await waitForPing(port, undefined, cliArgs);
   return {
     url: `${tls ? 'rediss' : 'redis'}://127.0.0.1:${port}`,
@@ -112,14 +112,14 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
     },
     async restart() {
       await killAndWait(child, 'SIGKILL');
-      child = startProcess(port, dir, extra);
+      child = spawnRedisServer(port, dir, extra);
       await waitForPing(port, undefined, cliArgs);
     },
     async down() {
       await killAndWait(child, 'SIGKILL');
     },
     async up() {
-      child = startProcess(port, dir, extra);
+      child = spawnRedisServer(port, dir, extra);
       await waitForPing(port, undefined, cliArgs);
     },
   };
@@ -136,7 +136,7 @@ export async function startCluster(): Promise<RedisCluster> {
     if (!ports.includes(port)) ports.push(port);
   }
   const children = ports.map((port) =>
-    startProcess(port, dir, [
+    spawnRedisServer(port, dir, [
       '--cluster-enabled', 'yes',
       '--cluster-config-file', join(dir, `nodes-${port}.conf`),
       '--cluster-node-timeout', '2000',

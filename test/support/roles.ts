@@ -6,7 +6,7 @@ import type { Backend } from '../../core/backend.ts';
 import { loadConfig, type ConfigFlag } from '../../core/config.ts';
 import { memoryLogger } from '../../core/logger.ts';
 import type { Plugin } from '../../core/plugin.ts';
-import { startProcess, type ProcessHandle } from '../../core/runtime.ts';
+import { startRoles as startCore, type ProcessHandle } from '../../core/runtime.ts';
 
 export interface RolesProcess {
   handle: ProcessHandle;
@@ -42,6 +42,6 @@ export async function startRoles(plugin: Plugin, opts: RolesOptions): Promise<Ro
     ],
   });
   const logger = memoryLogger();
-  const handle = await startProcess({ plugins: [plugin], config, logger, backend: opts.backend ?? connectBackend });
+  const handle = await startCore({ plugins: [plugin], config, logger, backend: opts.backend ?? connectBackend });
   return { handle, logs: logger.lines };
 }

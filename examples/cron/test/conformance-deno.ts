@@ -5,7 +5,7 @@
 // any deviation.
 //   deno run -A examples/cron/test/conformance-deno.ts [redis://host:port]
 import { createBackend, registerPlugin, type Backend } from 'coordkit';
-import { checkSnapshot, matchEntry, scenarioContext, snapshotKeyspace } from 'coordkit/conformance';
+import { checkSnapshot, matchEntry, pluginScenarios, scenarioContext, snapshotKeyspace } from 'coordkit/conformance';
 import plugin from '../index.ts';
 
 const deno = (globalThis as { Deno?: { args: string[]; version: { deno: string } } }).Deno;
@@ -16,7 +16,7 @@ registerPlugin(plugin);
 
 let failed = 0;
 for (const adapter of adapters) {
-  for (const scenario of plugin.scenarios ?? []) {
+  for (const scenario of await pluginScenarios(plugin)) {
     const backend: Backend = await createBackend({ adapter, url: adapter === 'embedded' ? undefined : url });
     const keyPrefix = `{deno-${crypto.randomUUID().slice(0, 8)}}:`;
     const controller = new AbortController();

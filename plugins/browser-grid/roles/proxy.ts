@@ -415,7 +415,8 @@ export function proxyRole(ctx: Ctx): Role {
       if (config.adoptForeignWorkers) {
         await watchWorkers(ctx, subscriber, { written: (ref) => void workerWritten(ref), gone: (ref) => void workerGone(ref) });
         await watchForeignWorkers();
-        if (!notified) logger.info('keyspace notifications unavailable (CONFIG SET refused): foreign workers are found by a SCAN every 2 heartbeats');
+        // An in-process backend has no notifications to turn on and no other implementation writing to it: nothing to say.
+        if (!notified && ctx.backend.capabilities.reconnect) logger.info('keyspace notifications unavailable (CONFIG SET refused): foreign workers are found by a SCAN every 2 heartbeats');
       }
       await beat();
       heartbeat = setInterval(() => void beat(), config.heartbeatInterval * 1000);

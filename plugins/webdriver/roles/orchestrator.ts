@@ -104,7 +104,7 @@ export function orchestratorRole(ctx: Ctx): OrchestratorRole {
     if (scheduled === 0) return; // ended meanwhile; the script took it out of pending
     try {
       if (config.orchestrator.nodeMode === 'inline') await startInline(sessionId, timeouts);
-      else await startProcess(sessionId, timeouts.nodeStartup);
+      else await startNodeProcess(sessionId, timeouts.nodeStartup);
     } catch (error) {
       logger.warn('node failed to start', { sessionId, error: (error as Error).message });
     } finally {
@@ -126,7 +126,7 @@ export function orchestratorRole(ctx: Ctx): OrchestratorRole {
   }
 
   /** A node process: started, then watched until it has published its upstream (or failed). */
-  async function startProcess(sessionId: string, nodeStartup: number): Promise<void> {
+  async function startNodeProcess(sessionId: string, nodeStartup: number): Promise<void> {
     const node = spawnNodeProcess(ctx, sessionId, id);
     nodes.set(sessionId, { end: async () => void node.child.kill('SIGTERM') });
     void node.exited.then(async (why) => {

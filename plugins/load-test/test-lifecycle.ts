@@ -1,4 +1,4 @@
-// The orchestrator's control of one test at a time, as vikhry runs it:
+// A load test's lifecycle, one test at a time, as the orchestrator drives it (as vikhry runs it):
 // CAS IDLE → PREPARING (epoch + 1), resources, start_test to the alive
 // workers, RUNNING while users ramp at the spawn rate (round-robin, in Lua),
 // STOPPING: stop_test, wait for every worker's acknowledgement (users stopped,

@@ -1,0 +1,67 @@
+// How long the `coord` command takes to start and finish, as a ratio to
+// `node -e 1` measured in the same run (the machine's load moves both alike).
+// Each round runs every command once, in turn (paired rounds); the figures are
+// medians over the rounds, with the spread (lowest–highest ratio of a round).
+//
+//   npm run build && node bench/cli-start.mjs      (BENCH_ROUNDS=21 for more rounds; 11 by default)
+//
+// Goals (issue 23): --version and --help ≤ 3×, `coord plugins` ≤ 4×,
+// `coord grid status` and `coord obniz status` against a live Redis ≤ 4×.
+// Writes bench/results/cli-start.md. Needs redis-server.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { startRedis } from '../dist/test/support/redis.js';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 11);
+const main = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const redis = await startRedis();
+const commands = [
+  ['node -e 1', ['-e', '1'], null],
+  ['coord --version', [main, '--version'], 3],
+  ['coord --help', [main, '--help'], 3],
+  ['coord plugins', [main, 'plugins'], 4],
+  ['coord grid status --redis URL', [main, 'grid', 'status', '--redis', redis.url], 4],
+  ['coord obniz status --redis URL', [main, 'obniz', 'status', '--redis', redis.url], 4],
+];
+const env = { ...process.env, REDIS_URL: '', COORD_REDIS_URL: '', NODE_OPTIONS: '' };
+const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+
+function timeOnce(args) {
+  const start = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, args, { env, encoding: 'utf8' });
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  if (r.status !== 0) throw new Error(`node ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return ms;
+}
+
+const loadBefore = load();
+for (const [, args] of commands) timeOnce(args); // warm-up: the file cache, not counted
+const ms = commands.map(() => []);
+for (let round = 0; round < ROUNDS; round++) for (const [i, [, args]] of commands.entries()) ms[i].push(timeOnce(args));
+const loadAfter = load();
+redis.stop();
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const rows = commands.map(([name, , goal], i) => {
+  const ratios = ms[i].map((v, round) => v / ms[0][round]); // paired: each round against its own node -e 1
+  const ratio = median(ratios);
+  return { name, median: median(ms[i]), ratio, low: Math.min(...ratios), high: Math.max(...ratios), goal, met: goal === null ? '' : ratio <= goal ? 'yes' : 'NO' };
+});
+const table = [
+  '| command | median ms | ratio to node -e 1 (median of paired rounds) | spread of the ratio (lowest–highest round) | goal | met |',
+  '|---|---:|---:|---|---:|---|',
+  ...rows.map((r) => `| \`${r.name}\` | ${r.median.toFixed(0)} | ${r.ratio.toFixed(2)}× | ${r.low.toFixed(2)}–${r.high.toFixed(2)}× | ${r.goal === null ? '' : `≤ ${r.goal}×`} | ${r.met} |`),
+].join('\n');
+const text = `# coord CLI start-up
+
+\`node bench/cli-start.mjs\` on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}: ${ROUNDS} paired rounds (each round runs every
+command once, in this order, after one warm-up round); each command's time is the wall clock of the whole process,
+from spawn to exit. \`coord grid status\` and \`coord obniz status\` ask a live redis-server on loopback (empty
+keyspace). Load average (1, 5, 15 min) before: ${loadBefore}; after: ${loadAfter} — the machine was shared with other
+work, so absolute times are inflated; the ratio to \`node -e 1\` of the same round is the figure to read.
+
+${table}
+`;
+console.log(text);
+writeFileSync(fileURLToPath(new URL('./results/cli-start.md', import.meta.url)), text);
