@@ -24,6 +24,7 @@ export interface WebDriverConfig {
     headerTimeout: number;
     bodyLimit: number;
     maxConnectionsPerClient: number;
+    stereotypeVersion: 'none' | 'major' | 'full';
   };
   manager: { host: string; port: number; advertiseHost?: string };
   orchestrator: {
@@ -92,6 +93,7 @@ export const configSchema = {
         headerTimeout: seconds(10, 'A request head not whole this long after the connection opened (or after its first byte) is answered 408 and the connection closed.'),
         bodyLimit: { type: 'integer', minimum: 1024, default: 16 * 1024 * 1024, description: 'Largest request body in bytes (default 16 MiB) the proxy, managers and nodes take; a larger one is answered 413 with a W3C error. Give every process the same value.' },
         maxConnectionsPerClient: { type: 'integer', minimum: 0, default: 256, description: 'Open connections one client address may have (0: no cap); more are answered 429 and closed.' },
+        stereotypeVersion: { type: 'string', enum: ['none', 'major', 'full'], default: 'none', description: 'The browserVersion GraphQL stereotypes carry (what KEDA\'s selenium-grid scaler matches a trigger\'s browserVersion against): none, as Selenium Grid serves detected drivers (for triggers without one); major (e.g. 156) or full, for triggers naming a version. Read by the proxy and the API.' },
       },
     },
     manager: {
