@@ -12,7 +12,9 @@
 //   full ("156.0.…"):    0 running + 2 queued (both versioned requests)
 // This grid's answer must count the same, for the newest KEDA scaler and an
 // older one. Before, its stereotypes carried the full version and the
-// documented trigger (no version) counted 0 of the 2 running sessions.
+// documented trigger (no version) counted 0 of the 2 running sessions. With
+// proxy.stereotypeVersion=major the stereotypes carry "156", and the triggers
+// naming the major or the full version count the running sessions instead.
 import t from 'tap';
 import { kedaCount, KEDA_QUERY, type KedaResponse, type KedaTrigger } from './support/keda-selenium-grid.ts';
 import { freePort } from './support/redis.ts';
@@ -21,7 +23,7 @@ import { newSessionBody, startWebdriver, w3c } from './support/webdriver.ts';
 
 const TOKEN = 'keda-token-1';
 const port = await freePort();
-const grid = await startWebdriver({ redis: 'embedded://keda', options: { proxy: { port, token: TOKEN }, orchestrator: { slots: 2, id: 'orch-k' } } });
+const grid = await startWebdriver({ redis: 'embedded://keda', options: { proxy: { port, token: TOKEN }, api: { port: 0 }, orchestrator: { slots: 2, id: 'orch-k' } } });
 t.teardown(() => grid.handle.stop('test done'));
 const base = `http://127.0.0.1:${port}`;
 const bearer = { authorization: `Bearer ${TOKEN}` };
@@ -94,4 +96,42 @@ t.test('2 running and 3 queued sessions: KEDA counts them as it counts Selenium 
     return a.data.nodesInfo.nodes![0]!.sessionCount === 0 ? a : undefined;
   }, 30_000);
   t.same(kedaCount(idle, trigger()), { newRequestNodes: 0, onGoingSessions: 0, errors: [] }, 'an idle grid: KEDA counts 0 (it may scale to the minimum)');
+});
+
+t.test('proxy.stereotypeVersion=major (as a docker-selenium node with SE_NODE_BROWSER_VERSION): triggers naming the version count the running sessions', async (t) => {
+  const vPort = await freePort();
+  const versioned = await startWebdriver({ redis: 'embedded://keda-major', options: { proxy: { port: vPort, token: TOKEN, stereotypeVersion: 'major' }, api: { port: 0 }, orchestrator: { slots: 1, id: 'orch-v' } } });
+  t.teardown(() => versioned.handle.stop('test done'));
+  const at = `http://127.0.0.1:${vPort}`;
+  const answerOf = async () => {
+    const res = await fetch(`${at}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer }, body: JSON.stringify({ query: KEDA_QUERY }) });
+    return (await res.json()) as KedaResponse;
+  };
+  await until('the orchestrator is registered', async () => (await answerOf()).data.nodesInfo.nodes?.length === 1, 30_000);
+  const running = await w3c(at, 'POST', '/session', newSessionBody({ platformName: 'linux' }), bearer);
+  t.equal(running.status, 200);
+  const full = String(running.body.value!.capabilities!.browserVersion);
+  const major = full.split('.')[0]!;
+  const waiting = (async () => {
+    const made = await w3c(at, 'POST', '/session', newSessionBody({ platformName: 'linux', browserVersion: major }), bearer);
+    if (made.status === 200) await w3c(at, 'DELETE', `/session/${made.body.value!.sessionId}`, undefined, bearer);
+    return made.status;
+  })();
+  const answer = await until('a request is queued', async () => {
+    const a = await answerOf();
+    return a.data.sessionsInfo.sessionQueueRequests?.length === 1 ? a : undefined;
+  }, 30_000);
+  t.same(JSON.parse(answer.data.nodesInfo.nodes![0]!.stereotypes), [{ slots: 1, stereotype: { browserName: 'chrome', browserVersion: major, platformName: 'linux' } }], 'the stereotype carries the major version');
+  for (const [what, browserVersion, want] of [
+    ['no browserVersion', undefined, { running: 0, queued: 0 }],
+    [`the major version "${major}"`, major, { running: 1, queued: 1 }],
+    [`the full version "${full}"`, full, { running: 1, queued: 1 }],
+  ] as const) {
+    for (const legacy of [false, true]) {
+      const count = kedaCount(answer, { browserName: 'chrome', platformName: 'linux', ...(browserVersion ? { browserVersion } : {}), legacy });
+      t.same({ running: count.onGoingSessions, queued: count.newRequestNodes, errors: count.errors }, { ...want, errors: [] }, `${legacy ? 'the older' : 'the newest'} KEDA scaler, ${what}: ${want.running} running + ${want.queued} queued`);
+    }
+  }
+  t.equal((await w3c(at, 'DELETE', `/session/${running.body.value!.sessionId}`, undefined, bearer)).status, 200);
+  t.equal(await waiting, 200, 'the waiting client was served');
 });

@@ -26,6 +26,7 @@ export interface WebDriverConfig {
     bodyLimit: number;
     maxConnectionsPerClient: number;
     trustedProxies: string[];
+    stereotypeVersion: 'none' | 'major' | 'full';
   };
   manager: { host: string; port: number; advertiseHost?: string; queueTimeout: 'request' | 'slot' };
   orchestrator: {
@@ -95,6 +96,7 @@ export const configSchema = {
         bodyLimit: { type: 'integer', minimum: 1024, default: 16 * 1024 * 1024, description: 'Largest request body in bytes (default 16 MiB) the proxy, managers and nodes take; a larger one is answered 413 with a W3C error. Give every process the same value.' },
         maxConnectionsPerClient: { type: 'integer', minimum: 0, default: 256, description: 'Slow connections one client may have: those whose request head is still incomplete 1 s after it was awaited (0: no cap); one more is answered 429 and closed. Connections that send whole requests promptly are never counted.' },
         trustedProxies: { type: 'array', items: { type: 'string', minLength: 1 }, default: [], description: 'Load balancers or reverse proxies in front of the proxy (addresses, or subnets such as 10.0.0.0/8) whose X-Forwarded-For names the client: the client is its last address not in this list. Empty: X-Forwarded-For is not believed.' },
+        stereotypeVersion: { type: 'string', enum: ['none', 'major', 'full'], default: 'none', description: 'The browserVersion GraphQL stereotypes carry (what KEDA\'s selenium-grid scaler matches a trigger\'s browserVersion against): none, as Selenium Grid serves detected drivers (for triggers without one); major (e.g. 156) or full, for triggers naming a version. Read by the proxy and the API.' },
       },
     },
     manager: {

@@ -6,7 +6,8 @@
 // browserName and platformName, no browserVersion — KEDA matches a stereotype
 // only when the trigger's browserVersion starts with the stereotype's, so a
 // version there would hide running sessions from the documented trigger
-// (which has none). coord adds a few fields the grid page reads (marked below). Runs on
+// (which has none); proxy.stereotypeVersion adds the major or full version,
+// for triggers that name one. coord adds a few fields the grid page reads (marked below). Runs on
 // graphql-js: an unknown field or a syntax error is a GraphQL error, never
 // a crash.
 import { buildSchema, graphql } from 'graphql';
@@ -120,13 +121,21 @@ const schema = buildSchema(`
 
 const json = (value: unknown) => JSON.stringify(value ?? {});
 
-/** A stereotype as Selenium Grid 4 serves a detected driver's: its browserName and platformName (see the top of this file). */
-function served(stereotype: Stereotype): { browserName: string; platformName: string } {
-  return { browserName: stereotype.browserName, platformName: stereotype.platformName };
+type StereotypeVersion = Reader['config']['proxy']['stereotypeVersion'];
+
+/**
+ * A stereotype as Selenium Grid 4 serves a detected driver's: its browserName
+ * and platformName (see the top of this file); with proxy.stereotypeVersion,
+ * the browser's major or full version too, as a node configured with one
+ * (docker-selenium's SE_NODE_BROWSER_VERSION) serves it.
+ */
+function served(stereotype: Stereotype, version: StereotypeVersion): { browserName: string; browserVersion?: string; platformName: string } {
+  const browserVersion = version === 'full' ? stereotype.browserVersion : version === 'major' ? stereotype.browserVersion.split('.')[0] : '';
+  return { browserName: stereotype.browserName, ...(browserVersion ? { browserVersion } : {}), platformName: stereotype.platformName };
 }
 
-function slotOf(slot: GridSlot) {
-  return { id: slot.id, stereotype: json(served(slot.stereotype)), lastStarted: slot.session?.status.queuedAt ?? '1970-01-01T00:00:00Z', sessionId: slot.session?.id ?? null };
+function slotOf(slot: GridSlot, version: StereotypeVersion) {
+  return { id: slot.id, stereotype: json(served(slot.stereotype, version)), lastStarted: slot.session?.status.queuedAt ?? '1970-01-01T00:00:00Z', sessionId: slot.session?.id ?? null };
 }
 
 function sessionOf(loaders: Loaders, s: SessionView, now: number, node?: GridNode, slot?: GridSlot) {
@@ -141,7 +150,7 @@ function sessionOf(loaders: Loaders, s: SessionView, now: number, node?: GridNod
     nodeId: orchestrator,
     nodeUri: orchestrator ? orchestratorUri(orchestrator) : '',
     sessionDurationMillis: String(Math.max(0, ended - Date.parse(start))),
-    slot: slot ? slotOf(slot) : null,
+    slot: slot ? slotOf(slot, loaders.stereotypeVersion) : null,
     state: s.state,
     requestedCapabilities: json(s.capabilities.requested),
     ...s.status,
@@ -163,6 +172,8 @@ interface EventView {
   offset: number | null;
 }
 interface Loaders {
+  /** proxy.stereotypeVersion, which every stereotype of the answer follows. */
+  stereotypeVersion: StereotypeVersion;
   recording: Loader<string | null>;
   events: Loader<EventView[]>;
 }
@@ -211,7 +222,9 @@ async function readEvents(ctx: Reader, sessionIds: string[]): Promise<EventView[
 
 function rootOf(ctx: Reader, grid: GridModel, gridUri: string, timeoutMs: number) {
   const now = ctx.clock.now();
+  const version = ctx.config.proxy.stereotypeVersion;
   const loaders: Loaders = {
+    stereotypeVersion: version,
     recording: batchLoader(async (ids) => (await withRecordings(ctx, ids.map((id) => ({ id })))).map((s) => s.recording ?? null)),
     events: batchLoader((ids) => readEvents(ctx, ids)),
   };
@@ -220,8 +233,8 @@ function rootOf(ctx: Reader, grid: GridModel, gridUri: string, timeoutMs: number
     const held = node.slots.filter((slot) => slot.session);
     const counts = new Map<string, { slots: number; stereotype: unknown }>();
     for (const slot of node.slots) {
-      const key = json(served(slot.stereotype));
-      counts.set(key, { slots: (counts.get(key)?.slots ?? 0) + 1, stereotype: served(slot.stereotype) });
+      const key = json(served(slot.stereotype, version));
+      counts.set(key, { slots: (counts.get(key)?.slots ?? 0) + 1, stereotype: served(slot.stereotype, version) });
     }
     return {
       id: node.id,
@@ -236,7 +249,7 @@ function rootOf(ctx: Reader, grid: GridModel, gridUri: string, timeoutMs: number
       version: GRID_VERSION,
       osInfo: { arch: '', name: node.platformName, version: '' },
       browsers: JSON.stringify(node.stereotypes),
-      slots: node.slots.map(slotOf),
+      slots: node.slots.map((slot) => slotOf(slot, version)),
     };
   });
   const running = nodes.flatMap((n) => n.sessions);
