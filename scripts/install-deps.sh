@@ -3,15 +3,17 @@
 #   main: chromium (the browser grid's workers)
 #   test: redis-server, redis-tools, chromium, chromium-driver, ffmpeg, python3-selenium (tests use real ones; ffmpeg encodes and
 #         checks screen recordings; python3-selenium is the Python Selenium client the webdriver tests drive the grid with)
+#   bench: test's, and openjdk-17-jre-headless (bench/webdriver.mjs runs Selenium Grid 4's jar beside coord)
 set -euo pipefail
 what="${1:-test}"
 case "$what" in
   main) need=(chromium) ;;
   test) need=(redis-server redis-tools chromium chromium-driver ffmpeg python3-selenium) ;;
-  *) echo "usage: $0 main|test" >&2; exit 2 ;;
+  bench) need=(redis-server redis-tools chromium chromium-driver ffmpeg python3-selenium openjdk-17-jre-headless) ;;
+  *) echo "usage: $0 main|test|bench" >&2; exit 2 ;;
 esac
 
-declare -A binary=([redis-server]=redis-server [redis-tools]=redis-cli [chromium]=chromium [chromium-driver]=chromedriver [ffmpeg]=ffmpeg)
+declare -A binary=([redis-server]=redis-server [redis-tools]=redis-cli [chromium]=chromium [chromium-driver]=chromedriver [ffmpeg]=ffmpeg [openjdk-17-jre-headless]=java)
 # Whether a package is there: its binary on PATH, or for a Python library, Debian's python3 importing it
 # (/usr/bin/python3 explicitly: a pyenv or venv python3 earlier on PATH does not see Debian's packages).
 present() {

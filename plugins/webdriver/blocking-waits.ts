@@ -57,11 +57,6 @@ export class BlockingWaits {
     await this.backend.send(['DEL', this.wakeKey]).catch(() => {});
   }
 
-  /** Connections this manager holds for blocking waits (1 once started). */
-  get connections(): number {
-    return this.conn ? 1 : 0;
-  }
-
   /**
    * The first item pushed onto one of `keys` that no earlier waiter takes, or null after `seconds` or once
    * `signal` aborts. With `peek`, the item stays in its list (read, as BLMOVE list list reads it). Of the

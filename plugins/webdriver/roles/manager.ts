@@ -176,7 +176,11 @@ export function managerRole(ctx: Ctx): Role {
     } finally {
       clearInterval(rematch);
     }
-    if (left.aborted) throw new Error('client left');
+    if (left.aborted) {
+      // a slot that came as the client left goes back first in line
+      if (popped) await backend.send(['LPUSH', popped.key, popped.value]).catch(() => {});
+      throw new Error('client left');
+    }
     if (!popped) {
       if (wholeRequest) return requestTimedOut();
       return refuse('QTIMEOUT', new W3CError('session not created', `no slot became free within the queue timeout (${timeouts.queue} s)`));
