@@ -20,6 +20,7 @@ export interface BrowserGridConfig {
   heartbeatInterval: number;
   redisKeyTtl: number;
   staleThreshold: number;
+  proxyTimeout: number;
   reaperRunInterval: number;
   shutdownCommandTtl: number;
   drainTimeout: number;
@@ -34,6 +35,7 @@ export interface BrowserGridConfig {
   playwrightVersions?: string[];
   playwrightCache?: string;
   ffmpeg: string;
+  registryTimeout: number;
   versionsOnDemand?: string | string[];
 }
 
@@ -65,6 +67,7 @@ export const configSchema = {
     heartbeatInterval: seconds(5, 'How often a worker refreshes its record.'),
     redisKeyTtl: seconds(60, 'TTL of a worker record; must exceed heartbeatInterval.'),
     staleThreshold: seconds(30, 'Heartbeat age after which a worker is not selected and is reaped; must exceed heartbeatInterval.'),
+    proxyTimeout: seconds(10, "Heartbeat age after which a proxy is taken for dead: every live proxy looks on each of its heartbeats and gives back the dead one's leases (so within proxyTimeout + heartbeatInterval); must exceed heartbeatInterval."),
     reaperRunInterval: seconds(300, 'How often the reaper runs; must exceed staleThreshold.'),
     shutdownCommandTtl: seconds(60, 'TTL of a shutdown command; must exceed heartbeatInterval.'),
     drainTimeout: seconds(300, 'Longest a draining worker waits for its sessions to close.'),
@@ -100,6 +103,7 @@ export const configSchema = {
       description: 'Folder of playwright-core versions (pw-<major.minor>/node_modules/playwright-core), installed there on first use (default: $XDG_CACHE_HOME/coord/playwright, else ~/.cache/coord/playwright). Fill it in advance to run offline.',
     },
     ffmpeg: { type: 'string', minLength: 1, default: 'ffmpeg', description: "The ffmpeg the browser servers encode clients' videos with (recordVideo), in place of Playwright's own build: a path, or a name looked up on PATH. Absent: the worker starts, says so, and video recording fails." },
+    registryTimeout: seconds(5, 'Longest a worker waits for the npm registry when it must install a playwright-core version (one look-up, no retries): an offline host or a refused connection fails the clients waiting for that version within this bound plus npm\'s start-up, naming the cause.'),
     versionsOnDemand: {
       oneOf: [
         { type: 'string', minLength: 1 },
@@ -161,6 +165,7 @@ export function checkTiming(c: BrowserGridConfig): string[] {
   if (c.advertiseHost) rule(!isWildcard(c.advertiseHost), `advertiseHost "${c.advertiseHost}" is a wildcard address, which proxies on other hosts cannot dial: give this host's name or address (or leave it unset to advertise this host's own address)`);
   rule(c.heartbeatInterval < c.redisKeyTtl, `redisKeyTtl (${c.redisKeyTtl}s) must be greater than heartbeatInterval (${c.heartbeatInterval}s), or live workers expire`);
   rule(c.heartbeatInterval < c.staleThreshold, `staleThreshold (${c.staleThreshold}s) must be greater than heartbeatInterval (${c.heartbeatInterval}s), or the reaper removes live workers`);
+  rule(c.heartbeatInterval < c.proxyTimeout, `proxyTimeout (${c.proxyTimeout}s) must be greater than heartbeatInterval (${c.heartbeatInterval}s), or live proxies are taken for dead`);
   rule(c.heartbeatInterval < c.shutdownCommandTtl, `shutdownCommandTtl (${c.shutdownCommandTtl}s) must be greater than heartbeatInterval (${c.heartbeatInterval}s), or commands expire unseen`);
   rule(c.staleThreshold < c.reaperRunInterval, `reaperRunInterval (${c.reaperRunInterval}s) must be greater than staleThreshold (${c.staleThreshold}s)`);
   return problems;

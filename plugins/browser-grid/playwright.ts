@@ -28,6 +28,18 @@ export interface Playwright {
 }
 
 const INSTALL_TIMEOUT_MS = 180_000;
+/** What npm needs to start and print its error, on top of the registry's own bound. */
+const NPM_START_MS = 15_000;
+/** Plain words for the socket errors an unreachable registry gives. */
+const CAUSES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'name lookup failed',
+  ETIMEDOUT: 'timed out',
+  ECONNRESET: 'connection reset',
+  ENETUNREACH: 'network unreachable',
+  EHOSTUNREACH: 'host unreachable',
+};
 const loaded = new Map<string, Promise<Playwright>>();
 
 /** The cache folder: browser-grid.playwrightCache, else $XDG_CACHE_HOME/coord/playwright, else ~/.cache/coord/playwright. */
@@ -42,17 +54,17 @@ export function bundledPlaywright(): Promise<Playwright> {
 }
 
 /** playwright-core of major.minor `version` ('' for the bundled one), found or installed once per process. */
-export function playwrightOf(version: string, cacheDir: string): Promise<Playwright> {
+export function playwrightOf(version: string, cacheDir: string, registryTimeoutMs = 5000): Promise<Playwright> {
   let found = loaded.get(version);
   if (!found) {
-    found = find(version, cacheDir);
+    found = find(version, cacheDir, registryTimeoutMs);
     loaded.set(version, found);
     found.catch(() => loaded.delete(version)); // a failed install is tried again on the next request
   }
   return found;
 }
 
-async function find(version: string, cacheDir: string): Promise<Playwright> {
+async function find(version: string, cacheDir: string, registryTimeoutMs: number): Promise<Playwright> {
   const own = createRequire(import.meta.url);
   // imported, not required: Deno maps the bare name through deno.json
   const bundled: Playwright = { core: await import('playwright-core'), version: (own('playwright-core/package.json') as { version: string }).version, source: 'bundled', root: dirname(own.resolve('playwright-core/package.json')) };
@@ -64,7 +76,7 @@ async function find(version: string, cacheDir: string): Promise<Playwright> {
   const dir = join(cacheDir, `pw-${version}`);
   const cached = tryLoad(createRequire(join(dir, 'index.js')), 'playwright-core', 'cache');
   if (cached && majorMinor(cached.version) === version) return cached;
-  await install(version, cacheDir, dir);
+  await install(version, cacheDir, dir, registryTimeoutMs);
   const installed = tryLoad(createRequire(join(dir, 'index.js')), 'playwright-core', 'installed');
   if (!installed || majorMinor(installed.version) !== version) {
     throw new Error(`playwright-core@${version} installed into ${dir} reports version ${installed?.version ?? 'none'}`);
@@ -89,7 +101,13 @@ function tryLoad(from: NodeJS.Require, name: string, source: string): Playwright
  * folder of its own, then renamed into place, so two processes installing at once
  * never see a half-written copy.
  */
-async function install(version: string, cacheDir: string, dir: string): Promise<void> {
+async function install(version: string, cacheDir: string, dir: string, registryTimeoutMs: number): Promise<void> {
+  // One look-up with no retries first: an unreachable registry (offline, refused) or a
+  // version it does not have fails within registryTimeout, with npm's own cause, instead of
+  // after npm's minute of retries.
+  const lookup = ['view', `playwright-core@${version}`, 'version', '--fetch-retries=0', `--fetch-timeout=${registryTimeoutMs}`];
+  const missing = await run('npm', lookup, registryTimeoutMs + NPM_START_MS);
+  if (missing !== undefined) throw new Error(`cannot install playwright-core@${version} from the npm registry: ${missing}`);
   const staging = join(cacheDir, `.pw-${version}-${randomUUID()}`);
   await mkdir(staging, { recursive: true });
   try {
@@ -116,8 +134,16 @@ function run(command: string, args: string[], timeoutMs: number): Promise<string
     child.once('error', (error) => resolve(`${command}: ${error.message}`));
     child.once('close', (code, signal) => {
       if (code === 0) return resolve(undefined);
-      const tail = err.trim().split('\n').slice(-3).join(' ');
-      resolve(tail || `${command} exited with ${signal ?? code}`);
+      resolve(npmCause(err) || `${command} exited with ${signal ?? code}${signal ? ` (after ${timeoutMs} ms)` : ''}`);
     });
   });
+}
+
+/** The cause in npm's error output: the failed request and its socket error in plain words, else npm's first error line. */
+export function npmCause(stderr: string): string {
+  const lines = stderr.split('\n').map((l) => l.replace(/^npm (?:error|ERR!) ?/, '').trim()).filter(Boolean);
+  const code = lines.map((l) => /^code (\S+)/.exec(l)?.[1]).find(Boolean);
+  const fetch = lines.map((l) => /FetchError: (.*)/.exec(l)?.[1]).find(Boolean);
+  if (fetch) return `${code && CAUSES[code] ? `${CAUSES[code]}: ` : ''}${fetch}`;
+  return lines.find((l) => !/^(code|errno|syscall) /.test(l) && !/^A complete log/.test(l)) ?? '';
 }

@@ -24,6 +24,13 @@ const DROPPED = new Set(['host', 'authorization', 'x-coord-cdp-lease']);
 
 export class DialError extends Error {
   override readonly name = 'DialError';
+  constructor(
+    message: string,
+    /** The socket error's code ('ECONNREFUSED': nothing listens there any more), when there was one. */
+    readonly code?: string,
+  ) {
+    super(message);
+  }
 }
 
 /** Opens a connection to a worker endpoint and replays the client's upgrade request on it. */
@@ -36,14 +43,14 @@ export function dialUpgrade(endpoint: string, req: Pick<IncomingMessage, 'rawHea
       ? tlsConnect({ host: url.hostname, port, servername: url.hostname })
       : tcpConnect({ host: url.hostname, port });
     const chunks: Buffer[] = [];
-    const fail = (why: string) => {
+    const fail = (why: string, code?: string) => {
       socket.destroy();
-      reject(new DialError(`${url.host}: ${why}`));
+      reject(new DialError(`${url.host}: ${why}`, code));
     };
     const timer = setTimeout(() => fail(`no answer within ${timeoutMs} ms`), timeoutMs);
-    socket.once('error', (error) => {
+    socket.once('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      fail(error.message);
+      fail(error.message, error.code);
     });
     socket.once(secure ? 'secureConnect' : 'connect', () => {
       const lines = [`GET ${url.pathname}${url.search} HTTP/1.1`, `Host: ${url.host}`];

@@ -52,13 +52,14 @@ export async function gridStatus(
     return flat.filter((_v, j) => j % 2 === 0 && opts.nowMs - Number(flat[j + 1]) <= opts.staleMs).sort();
   });
   const queues = await backend.pipeline(
-    browserTypes.flatMap((t, i) => [...versions[i]!, 'any'].map((version) => ['ZCARD', keys.queue({ browserType: t, version })] as [string, ...string[]])),
+    // 'cdp': the DevTools-protocol clients' queue (admission.ts)
+    browserTypes.flatMap((t, i) => [...versions[i]!, 'any', 'cdp'].map((version) => ['ZCARD', keys.queue({ browserType: t, version })] as [string, ...string[]])),
   );
   const queued: number[] = [];
   let at = 0;
   browserTypes.forEach((_t, i) => {
     queued[i] = 0;
-    for (let n = 0; n <= versions[i]!.length; n++) queued[i] += Number(queues[at++] ?? 0);
+    for (let n = 0; n < versions[i]!.length + 2; n++) queued[i] += Number(queues[at++] ?? 0);
   });
   const replies = await backend.pipeline(
     refs.flatMap((ref) => {

@@ -20,7 +20,7 @@ import { answerClientErrors, collectAfterBursts, FIRST_MESSAGE_MS, handshakeProb
 import { gridStatus } from '../status.ts';
 import { isRestPath, restResource } from '../rest-api.ts';
 import { enableNotifications, watchWorkers } from '../watch.ts';
-import { reaperLoop } from './reaper.ts';
+import { reaperLoop, reapSilentProxies } from './reaper.ts';
 import type { Ctx } from '../context.ts';
 
 const DIAL_TIMEOUT_MS = 10_000;
@@ -271,9 +271,18 @@ export function proxyRole(ctx: Ctx): Role {
         dialed = await (leasing ? dialLeased : dialUpgrade)(admitted.endpoint, req, DIAL_TIMEOUT_MS);
       } catch (error) {
         if (!(error instanceof DialError)) throw error;
-        logger.warn('dial failed; trying another worker', { worker: admitted.ref, attempt, error: error.message });
         await release(admitted.ref, connectionId, true);
         exclude.push(admitted.ref);
+        if (error.code === 'ECONNREFUSED') {
+          // Nothing listens there: its process is gone. It leaves the grid now, for every
+          // proxy (its counters with it), rather than when its heartbeat goes stale; a live
+          // one registers again at its next heartbeat. Such a dial uses no attempt.
+          logger.warn('worker refused the connection: removed from the grid; trying another', { worker: admitted.ref, error: error.message });
+          await workerGone(admitted.ref);
+          attempt--;
+          continue;
+        }
+        logger.warn('dial failed; trying another worker', { worker: admitted.ref, attempt, error: error.message });
         continue;
       }
       if (gone.signal.aborted || socket.destroyed) {
@@ -384,6 +393,10 @@ export function proxyRole(ctx: Ctx): Role {
       await backend.send(['ZADD', keys.proxyIndex(), clock.now(), proxyId]);
       await restoreLeases();
       for (const [ref, connectionId] of pendingReleases.splice(0)) await release(ref, connectionId, false);
+      // a proxy killed -9 holds its sessions' slots until someone gives them back: every live proxy looks
+      const reaped = await reapSilentProxies(ctx, config.proxyTimeout * 1000);
+      for (const id of reaped.proxies) logger.info('gave back the leases of a proxy that stopped heartbeating', { proxyId: id, leases: reaped.leasesReturned, silentForMoreThanS: config.proxyTimeout });
+      if (reaped.leasesReturned > 0) for (const t of browserTypes) await publishCapacity(t);
       if (config.adoptForeignWorkers && ++beats % (notified ? SCAN_EVERY_NOTIFIED : SCAN_EVERY) === 0) {
         const adopted = await adoptWorkers(ctx);
         if (adopted.length) logger.info('adopted workers registered by another implementation', { workers: adopted });

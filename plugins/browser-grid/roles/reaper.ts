@@ -16,7 +16,7 @@ export interface ReapResult {
 
 /** One pass of the reaper over every browser type and every silent proxy. */
 export async function reapOnce(ctx: Ctx): Promise<ReapResult> {
-  const { config, clock, scripts, keys, backend } = ctx;
+  const { config, clock, scripts } = ctx;
   const result: ReapResult = { workers: [], proxies: [], leasesReturned: 0 };
   const staleMs = config.staleThreshold * 1000;
   for (const browserType of browserTypes) {
@@ -29,11 +29,24 @@ export async function reapOnce(ctx: Ctx): Promise<ReapResult> {
       if (reaped.length < BATCH) break;
     }
   }
-  const silent = (await backend.send(['ZRANGEBYSCORE', keys.proxyIndex(), '-inf', `(${clock.now() - staleMs}`])) as string[];
+  const proxies = await reapSilentProxies(ctx, staleMs);
+  return { ...result, ...proxies };
+}
+
+/**
+ * Gives back the leases of every proxy whose heartbeat is older than `silentMs` (killed -9).
+ * reapProxy checks the heartbeat again inside the script, so proxies racing on the same dead
+ * one give its leases back once; a live proxy wrongly taken for dead files its own again on
+ * its next heartbeat (restoreLeases).
+ */
+export async function reapSilentProxies(ctx: Ctx, silentMs: number): Promise<Pick<ReapResult, 'proxies' | 'leasesReturned'>> {
+  const { clock, scripts, keys, backend } = ctx;
+  const result = { proxies: [] as string[], leasesReturned: 0 };
+  const silent = (await backend.send(['ZRANGEBYSCORE', keys.proxyIndex(), '-inf', `(${clock.now() - silentMs}`])) as string[];
   for (const proxyId of silent) {
     const returned = (await scripts.run('reapProxy', {
       keys: { active: {}, proxyIndex: {}, leases: { proxyId } },
-      args: { proxyId, nowMs: clock.now(), staleMs },
+      args: { proxyId, nowMs: clock.now(), staleMs: silentMs },
     })) as number;
     if (returned >= 0) {
       result.proxies.push(proxyId);

@@ -90,7 +90,7 @@ export function workerRole(ctx: Ctx): Role {
     const renew = setInterval(() => void ctx.backend.send(['EXPIRE', claim, CLAIM_TTL_S]).catch(() => {}), (CLAIM_TTL_S * 1000) / 3);
     try {
       logger.info('starting browser servers of a Playwright version on demand', { browserType, version });
-      const playwright = await playwrightOf(version, cacheDir);
+      const playwright = await playwrightOf(version, cacheDir, config.registryTimeout * 1000);
       const started = await Promise.allSettled(Array.from({ length: config.workers }, () => launch(browserType, playwright, false)));
       const ok = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
       if (!ok.length) throw (started[0] as PromiseRejectedResult).reason;
@@ -128,7 +128,7 @@ export function workerRole(ctx: Ctx): Role {
       });
       if (config.versionsOnDemand) await subscriber.subscribe(...wanted.keys());
       // every listed version is found (or installed) before any server starts: a bad version fails the start
-      const versions = await Promise.all((config.playwrightVersions ?? ['']).map((v) => (v ? playwrightOf(v, cacheDir) : bundledPlaywright())));
+      const versions = await Promise.all((config.playwrightVersions ?? ['']).map((v) => (v ? playwrightOf(v, cacheDir, config.registryTimeout * 1000) : bundledPlaywright())));
       for (const playwright of versions) {
         if (playwright.source !== 'bundled') logger.info('playwright-core found', { version: playwright.version, source: playwright.source, cache: cacheDir });
         for (const type of config.browserTypes) serving.add(`${type} ${majorMinor(playwright.version)}`);
