@@ -23,6 +23,12 @@ import { processesCpuUs } from './proc-cpu.mjs';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const plugins = [browserGrid, webdriver, loadTest, obniz];
 const redis = await startRedis();
+// A crash anywhere below still stops the redis-server started here (it would outlive this process otherwise).
+process.on('uncaughtException', async (error) => {
+  console.error(error);
+  await redis.stop(true);
+  process.exit(1);
+});
 const backends = { embedded: () => createBackend({}), redis: () => createBackend({ url: redis.url, adapter: 'ioredis' }) };
 
 /** µs per call, by backend, by script name. */
@@ -86,9 +92,10 @@ for (const plugin of plugins) {
 }
 
 // Scale: a browser grid of N workers; selectWorker and touchWorker one after another.
-const limits = { maxConcurrentSessions: 1_000_000, maxLifetimeSessions: 1_000_000_000 };
+// The largest limits the browser-grid schema allows: no worker fills up or is drained during the measurement.
+const limits = { maxConcurrentSessions: 1_000_000, maxLifetimeSessions: 999_999 };
 const gridKeys = (workerId) => ({
-  worker: { browserType: 'chromium', workerId }, active: {}, lifetime: {}, workerIndex: { browserType: 'chromium' }, freeIndex: { browserType: 'chromium' },
+  worker: { browserType: 'chromium', workerId }, active: {}, lifetime: {}, workerIndex: { browserType: 'chromium' }, freeIndex: { browserType: 'chromium' }, versions: { browserType: 'chromium' },
 });
 
 /** The redis-server's pid (its CPU counts toward a call on Redis), or none for the embedded backend. */
@@ -125,8 +132,8 @@ async function gridScale(make, size) {
   });
   for (let i = 0; i < size; i++) await touch(`w${i}`);
   const select = await perCall(backend, (i) => ctx.scripts.run('selectWorker', {
-    keys: { active: {}, lifetime: {}, workerIndex: { browserType: 'chromium' }, freeIndex: { browserType: 'chromium' }, queue: { browserType: 'chromium' }, leases: { proxyId: 'bench' } },
-    args: { nowMs: now, staleMs: 3_600_000, maxConcurrent: limits.maxConcurrentSessions, maxLifetime: limits.maxLifetimeSessions, connectionId: `c${i}`, ticket: '', exclude: '' },
+    keys: { active: {}, lifetime: {}, workerIndex: { browserType: 'chromium' }, freeIndex: { browserType: 'chromium' }, queue: { browserType: 'chromium', version: 'any' }, leases: { proxyId: 'bench' }, versions: { browserType: 'chromium' } },
+    args: { nowMs: now, staleMs: 3_600_000, maxConcurrent: limits.maxConcurrentSessions, maxLifetime: limits.maxLifetimeSessions, connectionId: `c${i}`, ticket: '', exclude: '', version: '', protocol: 'playwright' },
   }));
   const heartbeat = await perCall(backend, (i) => touch(`w${i % size}`));
   await backend.close();

@@ -48,7 +48,7 @@ async function dispatch(argv: readonly string[], io: Io): Promise<number> {
   withConfigOptions(last(cli)).action(async (o: Options) => (await import('./commands/inspect.ts')).inspectCommand(o, io));
 
   cli
-    .command('conformance', 'Run the conformance suites: adapter semantics and plugin contracts (Node only)')
+    .command('conformance', 'Run the conformance suites: adapter semantics and plugin contracts')
     .option('--adapter <name>', 'Adapter to test (repeatable; default: embedded, and all of them with --redis)', { type: [String] })
     .option('--plugin <name>', 'Plugin whose contract to test (repeatable; default: the built-in ones)', { type: [String] });
   withConfigOptions(last(cli)).action(async (o: Options) => (await import('./commands/conformance.ts')).conformanceCommand(o, io));

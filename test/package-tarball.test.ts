@@ -25,7 +25,7 @@ t.before(() => buildIfStale());
 t.setTimeout(1_500_000); // real npm installs and three walkthroughs: minutes on a loaded machine
 const redis = await startRedis();
 t.teardown(() => redis.stop());
-const target = await startTarget();
+const target = await startTarget({ own: true }); // its own process: this one waits in spawnSync while coord runs
 t.teardown(() => target.close());
 const work = mkdtempSync(join(tmpdir(), 'coord-tarball-'));
 const project = join(work, 'project');

@@ -185,3 +185,16 @@ for (const target of targets) {
     t.match((error as ReplyError).message, new RegExp(`\\(script explode: user_script:${line} is lib/fail\\.lua:3\\)$`), 'coord says where that line comes from');
   });
 }
+
+t.test('a script that reads a KEYS[n] its header does not declare is refused at load, naming the line', async (t) => {
+  const script = (body: string, header = '-- KEYS[1] counter') => errorOf(() => parseScript('s', `${header}\n${body}`, contract));
+  t.equal(
+    script("local n = redis.call('INCR', KEYS[1])\nreturn redis.call('GET', KEYS[2])"),
+    'script s: line 3 reads KEYS[2], which its header does not declare (declared: KEYS[1])',
+  );
+  t.doesNotThrow(() => parseScript('s', "-- KEYS[1] counter\nreturn redis.call('GET', KEYS[1]) -- KEYS[2] only in a comment", contract), 'a comment does not count');
+  t.doesNotThrow(
+    () => parseScript('s', "-- KEYS[1] counter\n-- KEYS[2..] more = counter\nreturn redis.call('GET', KEYS[3])", contract),
+    'a variadic last slot allows every index from its own on',
+  );
+});

@@ -187,7 +187,7 @@ export const configSchema = {
       description: 'Where recordings go (nodes write into the folder) and the storage role that serves them at GET /storage/{id}/… through the proxy.',
       properties: {
         id: { type: 'string', pattern: '^[A-Za-z0-9_.-]+$', description: 'Storage ID: one per folder; providers sharing a folder share it (default: derived from the host name).' },
-        folder: { type: 'string', minLength: 1, description: 'The folder recordings are kept in (default: coord-recordings/{id} under the system\'s temporary folder). Nodes on other machines must see it at the same path (a shared mount).' },
+        folder: { type: 'string', minLength: 1, description: 'The folder recordings are kept in (default: coord-recordings-{user}/{id} under the system\'s temporary folder). Nodes on other machines must see it at the same path (a shared mount).' },
         host: host('Address the storage role binds (the proxy fetches recordings from it).'),
         port: port(0, 'Storage port (0: a free one; proxies find it through Redis).'),
         advertiseHost: { type: 'string', minLength: 1, description: 'Host proxies dial to reach this storage role (default: host).' },

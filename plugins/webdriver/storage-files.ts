@@ -5,7 +5,7 @@
 // starts, so a recording announced while no storage role ran is not lost.
 import { createHash } from 'node:crypto';
 import { readdir, stat, statfs, unlink } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
+import { hostname, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import type { WebDriverConfig } from './config.ts';
 import type { Ctx } from './context.ts';
@@ -28,7 +28,8 @@ export function storageId(config: Pick<WebDriverConfig, 'storage'>): string {
 }
 
 export function storageFolder(config: Pick<WebDriverConfig, 'storage'>): string {
-  return config.storage.folder ?? join(tmpdir(), 'coord-recordings', storageId(config));
+  // Per user: two users of one machine each get their own folder, not one whose first owner locks the other out.
+  return config.storage.folder ?? join(tmpdir(), `coord-recordings-${userInfo().username}`, storageId(config));
 }
 
 export interface Recording {
