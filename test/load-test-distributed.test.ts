@@ -4,6 +4,8 @@
 // every user within the grace period; a stale-epoch command is ignored; 1000
 // resources shared by 50 users on 2 workers are never held twice at once; a
 // worker killed -9 is dropped, its users reassigned, and the test still ends.
+// Reset stats (POST /api/reset) zeroes what both workers recorded; what they
+// send after it is counted exactly.
 import t from 'tap';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -66,6 +68,30 @@ t.test('every request the workers sent is counted, across processes', async (t) 
   const served = (await target.stats()).total - before;
   t.equal(status.result.total.count, served, `${status.result.total.count} counted = ${served} served`);
   t.ok(served > 50);
+});
+
+t.test('reset stats zeroes the results of both workers; what follows is counted exactly', async (t) => {
+  await api(port, 'POST', '/api/start', { scenario: fixture('paced.mjs'), users: 8, spawnRate: 100, params: { baseUrl: target.url } });
+  await until('4 users on each worker', async () => (await split()).join() === '4,4', 10_000);
+  await until('both workers’ requests merged', async () => (await api(port, 'GET', '/api/status')).body.result?.total.count >= 40, 15_000);
+  t.equal((await api(port, 'POST', '/api/users', { users: 0 })).status, 202);
+  await until('no user running', async () => (await split()).join() === '0,0', 10_000);
+  await new Promise((r) => setTimeout(r, 1_500)); // the workers' last batches (metricsInterval 0.5 s) are in
+  const before = (await api(port, 'GET', '/api/status')).body.result;
+  t.equal((await api(port, 'POST', '/api/reset')).status, 200, `reset (it had ${before.total.count} requests)`);
+  const after = (await api(port, 'GET', '/api/status')).body.result;
+  t.same([after.total.count, after.total.errors, after.metrics.length, after.errors.length], [0, 0, 0, 0], 'every count of both workers is zero');
+  t.ok(after.series.every((p: { rps: number }) => p.rps === 0) && after.series.length <= 2, 'the series starts again');
+  t.ok(after.durationS < 5 && before.durationS > after.durationS, `its clock starts again at the reset (${before.durationS.toFixed(1)} s → ${after.durationS.toFixed(1)} s)`);
+
+  const mark = (await target.stats()).total;
+  t.equal((await api(port, 'POST', '/api/users', { users: 8 })).status, 202);
+  await until('4 users on each worker again', async () => (await split()).join() === '4,4', 10_000);
+  await until('more requests', async () => (await target.stats()).total - mark >= 30, 15_000);
+  const stopped = await api(port, 'POST', '/api/stop');
+  const served = (await target.stats()).total - mark;
+  t.equal(stopped.body.total.count, served, `after the reset: ${stopped.body.total.count} counted = ${served} served, from both workers`);
+  t.equal((await api(port, 'POST', '/api/reset')).status, 409, 'between tests there is nothing to reset');
 });
 
 t.test('a stop during ramp-up stops every user within the grace period', async (t) => {
