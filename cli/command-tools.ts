@@ -8,6 +8,7 @@ import { createLogger } from '../core/pino-logger.ts';
 import { environment, exit, onStopSignals, stderrIsTTY, writeStderr, type StopSignal } from '../core/platform.ts';
 import type { CommandTools, Plugin, RoleContext } from '../core/plugin.ts';
 import { roleContext } from '../core/role-context.ts';
+import { loadScriptDir } from '../core/scripts.ts';
 import { builtinPlugins } from '../plugins/index.ts';
 import { moduleNames } from './deployment.ts';
 import { UsageError } from './errors.ts';
@@ -72,10 +73,10 @@ export function commandTools(plugin: Plugin, options: Readonly<Record<string, un
       const logger = createLogger({ ...config.log, stderr: true }).child({ plugin: plugin.name });
       const backend = await connectBackend(config.redis, logger);
       const controller = new AbortController();
-      const { registerPlugin } = await import('../core/runtime.ts');
       const ctx = roleContext({
         plugin,
-        scripts: registerPlugin(plugin).scripts,
+        // The plugin was checked when it was loaded (built-in ones by their own tests): only its scripts are needed here.
+        scripts: plugin.scripts === undefined ? [] : loadScriptDir(plugin.scripts, plugin.contract),
         config: config.plugins[plugin.name] ?? {},
         global: { redis: config.redis, log: config.log },
         backend,
