@@ -113,12 +113,11 @@ export async function loadRun(options: Readonly<Record<string, unknown>>, tools:
   let offSignals = () => {};
   try {
     const { controller } = main.role<OrchestratorRole>(plugin.name, 'orchestrator')!;
-    const startedAt = Date.now();
     const offTick = controller.onTick((status) => {
       const r = status.result;
       if (!r || status.state === 'IDLE') return;
       const recent = r.series.at(-2) ?? r.series.at(-1);
-      const line = progressLine((Date.now() - startedAt) / 1000, status.users, status.target, recent?.rps ?? 0, r.total.p95, r.total.errors, r.total.count);
+      const line = progressLine((Date.now() - r.startedAt) / 1000, status.users, status.target, recent?.rps ?? 0, r.total.p95, r.total.errors, r.total.count);
       tools.progress(line);
     });
     let interrupted: StopSignal | undefined;

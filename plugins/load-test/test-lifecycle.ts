@@ -577,7 +577,8 @@ export class TestController {
 
   private async waitForAcks(run: Run, sent: Map<string, string>, command: 'start_test' | 'stop_test'): Promise<void> {
     const { ctx } = this;
-    const deadline = performance.now() + ctx.config.gracefulStop * 1000 + 15_000;
+    // A start waits as long as the workers are alive (a cold one may compile a .ts scenario on a busy machine), within reason.
+    const deadline = performance.now() + (command === 'start_test' ? START_ACK_MS : ctx.config.gracefulStop * 1000 + 15_000);
     const waiting = new Map(sent);
     // A worker on the same machine stops its users in milliseconds: poll soon, then less often.
     let pause = 2;
@@ -626,6 +627,8 @@ export class TestController {
   }
 }
 
+/** How long a start waits for alive workers to have loaded the scenario before the test runs without them. */
+const START_ACK_MS = 120_000;
 /** How often users are added or removed towards the target (and a load shape looked at). */
 const RAMP_TICK_MS = 100;
 /** A spawn rate that reaches any target in one tick (a load shape's stages, a shape function without spawnRate). */

@@ -60,6 +60,8 @@ export const TICK_MS = 100;
 
 /** Silence after which a thread asked to stop counts as held by users' code (ms). */
 export const BLOCKED_MS = 4 * TICK_MS;
+/** The same after Ctrl-C, which wants the run to end now. */
+export const INTERRUPTED_BLOCKED_MS = 2 * TICK_MS;
 
 type FromThread =
   | CallMessage
@@ -217,10 +219,10 @@ export class ThreadSession implements UsersSession {
   /** Ctrl-C: the users are aborted now, and the stop (which terminates a thread their code holds) begins without waiting for stop_test. */
   interrupt(): void {
     this.thread.post({ type: 'interrupt' });
-    void this.stop();
+    void this.stop(INTERRUPTED_BLOCKED_MS);
   }
 
-  stop(): Promise<void> {
+  stop(blockedMs = BLOCKED_MS): Promise<void> {
     return (this.stopped ??= (async () => {
       const { thread } = this;
       const { ctx, workerId } = thread;
@@ -229,7 +231,7 @@ export class ThreadSession implements UsersSession {
       const bound = performance.now() + ctx.config.gracefulStop * 1000 + ABANDON_AFTER_MS + 2000;
       while (!thread.exited && !this.stoppedMessage) {
         const now = performance.now();
-        if (now - thread.lastHeard > BLOCKED_MS || now > bound) {
+        if (now - thread.lastHeard > blockedMs || now > bound) {
           ctx.logger.warn("users' code holds their thread: terminating it", { workerId, silentMs: Math.round(now - thread.lastHeard) });
           await thread.terminate();
           if (this.ids.size) await ctx.backend.send(['SREM', ctx.keys.workerActiveUsers({ workerId }), ...this.ids]).catch(() => {});
