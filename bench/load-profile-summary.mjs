@@ -9,23 +9,38 @@
 // often a socket write (a syscall that wakes the server), so read the native
 // write's share as an upper bound and the JavaScript parts as the reliable ones.
 import { readFileSync } from 'node:fs';
+
+/** What ran a profile node: a package, one of coord's load-test files, a Node module or a native call. */
+function category(node) {
+  const { url, functionName } = node.callFrame;
+  if (functionName === '(idle)') return 'idle';
+  if (functionName === '(garbage collector)') return 'gc';
+  if (functionName === '(program)') return 'program';
+  if (/undici/.test(url)) return 'undici';
+  if (/hdr-histogram/.test(url)) return 'hdr';
+  if (/load-test\//.test(url)) return `coord:${url.split('/').pop()}`;
+  if (/autocannon|http-parser-js|retimer|hyperid/.test(url)) return 'autocannon';
+  if (/embedded|lua|adapters|core\//.test(url)) return 'coord-core/embedded';
+  if (/bench\//.test(url)) return 'bench';
+  if (!url) return `native:${functionName}`;
+  if (url.startsWith('node:')) return `node:${url.replace('node:internal/', '')}`;
+  return `other:${url.split('/').slice(-2).join('/')}`;
+}
+
 for (const file of process.argv.slice(2)) {
-const p = JSON.parse(readFileSync(file, "utf8"));
-const byId = new Map(p.nodes.map((n) => [n.id, n]));
-const parent = new Map(); for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-const dt = new Map();
-for (let i = 0; i < p.samples.length; i++) dt.set(p.samples[i], (dt.get(p.samples[i]) ?? 0) + (p.timeDeltas[i] ?? 0));
-const cat = (n) => { const u = n.callFrame.url; const f = n.callFrame.functionName;
-  if (f === '(idle)') return 'idle'; if (f === '(garbage collector)') return 'gc'; if (f === '(program)') return 'program';
-  if (/undici/.test(u)) return 'undici'; if (/hdr-histogram/.test(u)) return 'hdr'; if (/load-test\//.test(u)) return 'coord:' + u.split('/').pop();
-  if (/autocannon|http-parser-js|retimer|hyperid/.test(u)) return 'autocannon';
-  if (/embedded|lua|adapters|core\//.test(u)) return 'coord-core/embedded';
-  if (/bench\//.test(u)) return 'bench';
-  if (u.startsWith('node:') || u === '') { if (!u) return 'native:' + f; return 'node:' + u.replace('node:internal/', ''); }
-  return 'other:' + u.split('/').slice(-2).join('/'); };
-const tot = new Map(); let all = 0;
-for (const n of p.nodes) { const t = dt.get(n.id) ?? 0; if (!t) continue; const c = cat(n); if (c === 'idle') continue; all += t; tot.set(c, (tot.get(c) ?? 0) + t); }
-const us = (t) => (t / p.requests).toFixed(2);
-console.log(file.split("/").pop(), 'requests', p.requests, 'non-idle µs/request', us(all));
-for (const [k, t] of [...tot].sort((a, b) => b[1] - a[1]).slice(0, 22)) console.log('  ' + us(t).padStart(6) + ' µs  ' + k);
+  const profile = JSON.parse(readFileSync(file, 'utf8'));
+  const selfTime = new Map();
+  profile.samples.forEach((id, i) => selfTime.set(id, (selfTime.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const totals = new Map();
+  let all = 0;
+  for (const node of profile.nodes) {
+    const t = selfTime.get(node.id) ?? 0;
+    const c = category(node);
+    if (!t || c === 'idle') continue;
+    all += t;
+    totals.set(c, (totals.get(c) ?? 0) + t);
+  }
+  const perRequest = (t) => (t / profile.requests).toFixed(2);
+  console.log(file.split('/').pop(), 'requests', profile.requests, 'non-idle µs/request', perRequest(all));
+  for (const [c, t] of [...totals].sort((a, b) => b[1] - a[1]).slice(0, 22)) console.log(`  ${perRequest(t).padStart(6)} µs  ${c}`);
 }
