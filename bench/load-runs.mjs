@@ -3,7 +3,7 @@
 // one run by the server's count and this process's CPU, and the three kinds
 // of run: coord (a test on an orchestrator's controller), autocannon, and
 // undici's dispatch alone on coord's connections (the floor of coord's client).
-import { fork } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -53,7 +53,14 @@ export async function startTarget() {
     const after = await sample(cpu);
     return { ...between(before, after), connections: after.server.connections - before.server.connections, steady };
   }
-  return { url: `http://127.0.0.1:${port}`, measure, stop: () => server.kill() };
+  /** Between `from` and `to` resolving (a run's middle, seen from outside it), with `cpu` as in measure(). */
+  async function span(from, to, cpu) {
+    await from;
+    const a = await sample(cpu);
+    await to;
+    return between(a, await sample(cpu));
+  }
+  return { url: `http://127.0.0.1:${port}`, measure, span, stop: () => server.kill() };
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
@@ -63,9 +70,12 @@ function ownCpuUs() {
   return user + system;
 }
 
-/** autocannon in its own process (bench/load-autocannon.mjs), started and ready: `run()` runs it once, `stop()` ends it. */
-export async function autocannonProcess(url, seconds) {
-  const child = fork(join(here, 'load-autocannon.mjs'), [url, String(CONNECTIONS), String(seconds)]);
+/**
+ * autocannon in its own process (bench/load-autocannon.mjs), started and ready: `run()` runs it once, `stop()` ends it.
+ * With `workers`, autocannon's --workers (its worker threads, in that process).
+ */
+export async function autocannonProcess(url, seconds, workers = 0) {
+  const child = fork(join(here, 'load-autocannon.mjs'), [url, String(CONNECTIONS), String(seconds), String(workers)]);
   await new Promise((resolve) => child.once('message', resolve));
   const run = () =>
     new Promise((resolve) => {
@@ -103,3 +113,28 @@ export const undiciRun = (url, seconds) => () =>
       next();
     }
   });
+
+/**
+ * `coord load run` as users run it (node dist/cli/main.js, embedded backend, its orchestrator and worker in its own
+ * process, the progress line on stderr): `running` resolves at its first progress line (node's start, the CLI's
+ * modules, the scenario and the test's start are over: the users run), `summarized` when its summary is printed (the
+ * test stopped, its last metrics merged), `exited` when it has exited. `args`: more flags (e.g. --workers auto).
+ */
+export function loadRunProcess(url, seconds, args = []) {
+  const cli = join(here, '../dist/cli/main.js');
+  const child = spawn(process.execPath, [cli, 'load', 'run', '--scenario', scenario, '--users', String(CONNECTIONS), '--duration', `${seconds}s`, '--param', `baseUrl=${url}`, ...args]);
+  let stderr = '';
+  let stdout = '';
+  child.stderr.on('data', (c) => (stderr += c));
+  child.stdout.on('data', (c) => (stdout += c));
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  // A run that exits before it shows what is waited for fails the bench (rather than leaving it waiting).
+  const seen = (text, pattern) =>
+    new Promise((resolve, reject) => {
+      const check = () => pattern.test(text()) && resolve();
+      child.stderr.on('data', check);
+      child.stdout.on('data', check);
+      exited.then((code) => reject(new Error(`coord load run exited (${code}) before ${pattern}: ${stderr.slice(-500)}`)));
+    });
+  return { pid: child.pid, running: seen(() => stderr, /\[\s+1s\]/), summarized: seen(() => stdout, /^users test/m), exited };
+}

@@ -4,7 +4,13 @@
 //     dispatch alone on the same connections (a callback per response, nothing
 //     else);
 //  2. the same worker with metrics recorded vs not recorded (goal ≤ 5% drop);
-//  3. two worker processes vs one, on real Redis.
+//  3. two worker processes vs one, on real Redis;
+//  4. `coord load run` as users run it (its own process: orchestrator,
+//     embedded backend and worker) vs autocannon's own process, in requests
+//     per CPU-second, startup excluded (from its first progress line, when
+//     its users run, to its summary). With LOAD_BENCH_WORKERS_AUTO=1 also
+//     `coord load run --workers auto` vs autocannon with --workers = the
+//     machine's cores (both process trees' CPU), for when load run has it.
 // Requests and connections are counted by the server, so every tool is
 // measured the same way; the server's CPU per request is reported too. Each
 // run is measured whole (the tool's start to its end: coord's includes its
@@ -20,6 +26,7 @@
 // per request, over coord's CPU µs per request: the drop they cause when the
 // client's CPU is the limit, whatever else runs on the machine.
 // Runs unattended: npx tsc -p . && node bench/load.mjs
+// (LOAD_BENCH_ONLY=cli: only comparison 4, for a quicker look.)
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,8 +42,8 @@ import { MetricsRecorder } from '../dist/plugins/load-test/metrics-recorder.js';
 import { ResultAggregator } from '../dist/plugins/load-test/results.js';
 import { coord } from '../dist/test/support/cli.js';
 import { startRedis } from '../dist/test/support/redis.js';
-import { processesCpuUs } from './proc-cpu.mjs';
-import { CONNECTIONS, autocannonProcess, autocannonRun as autocannonOn, coordRun as coordOn, startTarget, undiciRun as undiciOn } from './load-runs.mjs';
+import { processesCpuUs, processTreeCpuUs } from './proc-cpu.mjs';
+import { CONNECTIONS, autocannonProcess, autocannonRun as autocannonOn, coordRun as coordOn, loadRunProcess, startTarget, undiciRun as undiciOn } from './load-runs.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SECONDS = 5;
@@ -49,7 +56,11 @@ const WORKER_ROUNDS = 10;
 const load = () => loadavg().map((n) => n.toFixed(2)).join(', ');
 const loadBefore = load();
 
-const { url, measure, stop: stopServer } = await startTarget();
+const { url, measure, span, stop: stopServer } = await startTarget();
+const ONLY_CLI = process.env.LOAD_BENCH_ONLY === 'cli';
+const WORKERS_AUTO = process.env.LOAD_BENCH_WORKERS_AUTO === '1';
+/** Rounds of `coord load run`'s process vs autocannon's. */
+const CLI_ROUNDS = 10;
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -63,6 +74,63 @@ const connections = (list) => median(list.map((r) => r.connections));
 function flags(extra) {
   // load-test.connections 0 (the default): each user has its own connection, so CONNECTIONS users = CONNECTIONS connections.
   return [{ path: 'load-test.api', value: false }, { path: 'load-test.connections', value: 0 }, { path: 'log.level', value: 'warn' }, ...extra];
+}
+
+// 4. `coord load run`'s process vs autocannon's, requests per CPU-second (its process tree's CPU over the requests the
+// server saw), startup excluded. Run first, while nothing of this bench's own has warmed up in this process (it does
+// not matter to them: each is a process of its own).
+async function loadRunMeasured(args = []) {
+  const run = loadRunProcess(url, SECONDS + 1, args);
+  const result = await span(run.running, run.summarized, () => processTreeCpuUs(run.pid));
+  await run.exited;
+  return result;
+}
+async function autocannonMeasured(workers = 0) {
+  const ac = await autocannonProcess(url, SECONDS, workers);
+  const result = await measure(ac.run, undefined, () => processTreeCpuUs(ac.pid));
+  ac.stop();
+  return result;
+}
+const cliRuns = { autocannon: [], loadRun: [], autocannonWorkers: [], loadRunAuto: [] };
+const CORES = cpus().length;
+await loadRunMeasured(); // the OS's file cache of node, the CLI's modules and the scenario
+for (let round = 0; round < CLI_ROUNDS; round++) {
+  const pairs = [[cliRuns.loadRun, () => loadRunMeasured()], [cliRuns.autocannon, () => autocannonMeasured()]];
+  if (WORKERS_AUTO) pairs.push([cliRuns.loadRunAuto, () => loadRunMeasured(['--workers', 'auto'])], [cliRuns.autocannonWorkers, () => autocannonMeasured(CORES)]);
+  for (const [list, run] of round % 2 === 0 ? pairs : [...pairs].reverse()) list.push(await run());
+}
+const cliLoad = load();
+/** Median over the rounds of b's CPU per request over a's: a's requests per CPU-second relative to b's; with the middle half. */
+function perCpu(a, b) {
+  const r = a.map((x, i) => b[i].cpuUs / x.cpuUs).sort((x, y) => x - y);
+  return `**${median(r).toFixed(2)}×** (${r[Math.floor(r.length / 4)].toFixed(2)}–${r[Math.ceil((3 * r.length) / 4) - 1].toFixed(2)}; all: ${r.map((x) => x.toFixed(2)).join(', ')})`;
+}
+const cliRow = (name, list) => `| ${name} | ${Math.round(median(list.map((r) => r.rps))).toLocaleString('en-US')} | ${median(list.map((r) => r.cpuUs)).toFixed(1)} | ${Math.round(1e6 / median(list.map((r) => r.cpuUs))).toLocaleString('en-US')} |`;
+const cliTable = `## \`coord load run\` vs autocannon, per CPU-second (startup excluded)
+
+${CLI_ROUNDS} rounds after a first run, the two (or four) runs of a round in turned-round order. \`coord load run\`: \`node dist/cli/main.js load run
+--scenario bench/load-scenario.mjs --users ${CONNECTIONS} --duration ${SECONDS + 1}s\` in its own process (orchestrator, embedded backend and one
+worker), measured from its first progress line (node's start, the CLI's modules, the scenario's load and the test's start are over)
+to its printed summary (the test stopped, its last metrics merged). autocannon: its own process, started ahead (bench/load-autocannon.mjs),
+${CONNECTIONS} connections, ${SECONDS} s, measured whole. CPU: the process tree's user + system time (/proc, 10 ms ticks) over the requests the
+server counted in that span. A ratio is coord's requests per CPU-second over autocannon's in the same round (autocannon's CPU µs per
+request over coord's); the median of the rounds, the middle half in brackets, then every round's. Load average after these rounds: ${cliLoad}.
+
+| load generator | requests/s (median) | CPU µs/request (median) | requests per CPU-second |
+|---|---:|---:|---:|
+${cliRow(`autocannon's process, ${CONNECTIONS} connections`, cliRuns.autocannon)}
+${cliRow('`coord load run` (one process)', cliRuns.loadRun)}
+${WORKERS_AUTO ? `${cliRow(`autocannon's process, --workers ${CORES}`, cliRuns.autocannonWorkers)}\n${cliRow('`coord load run --workers auto`', cliRuns.loadRunAuto)}\n` : ''}
+| comparison | requests per CPU-second | goal |
+|---|---|---|
+| \`coord load run\` vs autocannon's process | ${perCpu(cliRuns.loadRun, cliRuns.autocannon)} | ≥ 0.9× |
+${WORKERS_AUTO ? `| \`coord load run --workers auto\` vs autocannon --workers ${CORES} | ${perCpu(cliRuns.loadRunAuto, cliRuns.autocannonWorkers)} | ≥ 0.9× |\n` : `| \`coord load run --workers auto\` vs autocannon --workers ${CORES} | not run (LOAD_BENCH_WORKERS_AUTO=1 runs it) | |\n`}`;
+if (ONLY_CLI) {
+  const text = `# load-test throughput: \`coord load run\`\n\n\`LOAD_BENCH_ONLY=cli node bench/load.mjs\` — ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${CORES} cores. Load average before: ${loadBefore}.\nThe machine is shared with other jobs: the load average shows how busy it was.\n\n${cliTable}`;
+  writeFileSync(join(here, 'results/load-cli.md'), text);
+  console.log(text);
+  stopServer();
+  process.exit(0);
 }
 
 // One worker and the orchestrator in this process, embedded backend (as `coord load run`).
@@ -227,6 +295,7 @@ ${row('coord, 2 worker processes (CPU: both)', workerRuns.two)}
 |---|---|---|---|
 | one worker process vs autocannon's process, requests/s | **${pairedRatio(workerRuns.one, workerRuns.autocannon).toFixed(2)}×** (${spread(workerRuns.one, workerRuns.autocannon)}) | **${pairedRatio(workerRuns.one, workerRuns.autocannon, 'rps', true).toFixed(2)}×** (${spread(workerRuns.one, workerRuns.autocannon, 'rps', true)}) | ≥ 1.0× |
 | one worker process vs autocannon's process, CPU per request | ${pairedRatio(workerRuns.one, workerRuns.autocannon, 'cpuUs').toFixed(2)}× (${spread(workerRuns.one, workerRuns.autocannon, 'cpuUs')}) | ${pairedRatio(workerRuns.one, workerRuns.autocannon, 'cpuUs', true).toFixed(2)}× (${spread(workerRuns.one, workerRuns.autocannon, 'cpuUs', true)}) | |
+| one worker process vs autocannon's process, **requests per CPU-second** (autocannon's CPU per request over the worker's) | ${perCpu(workerRuns.one, workerRuns.autocannon)} | | ≥ 1.0× |
 | all in one process (\`coord load run\`'s shape: orchestrator, embedded backend, worker) vs autocannon in that process, requests/s | **${onVsAc.toFixed(2)}×** (${spread(runs.on, runs.autocannon)}) | **${onVsAcSteady.toFixed(2)}×** (${spread(runs.on, runs.autocannon, 'rps', true)}) | ≥ 1.0× |
 | all in one process vs autocannon in it, CPU per request | ${cpuOnVsAc.toFixed(2)}× (${spread(runs.on, runs.autocannon, 'cpuUs')}) | ${cpuOnVsAcSteady.toFixed(2)}× (${spread(runs.on, runs.autocannon, 'cpuUs', true)}) | |
 | undici's dispatch alone vs autocannon, requests/s | ${undiciVsAc.toFixed(2)}× | ${undiciVsAcSteady.toFixed(2)}× | |
@@ -241,7 +310,8 @@ autocannon's process ${list(workerRuns.autocannon)}; 1 worker ${list(workerRuns.
 Steady requests/s: autocannon ${list(steadyOf(runs.autocannon))}; undici alone ${list(steadyOf(runs.undici))}; metrics on ${list(steadyOf(runs.on))}; off ${list(steadyOf(runs.off))};
 autocannon's process ${list(steadyOf(workerRuns.autocannon))}; 1 worker ${list(steadyOf(workerRuns.one))}; 2 workers ${list(steadyOf(workerRuns.two))}.
 Whole-run CPU µs/request: autocannon ${list(runs.autocannon, 'cpuUs')}; undici alone ${list(runs.undici, 'cpuUs')}; metrics on ${list(runs.on, 'cpuUs')}; off ${list(runs.off, 'cpuUs')}.
-`;
+
+${cliTable}`;
 writeFileSync(join(here, 'results/load.md'), table);
 console.log(table);
 process.exit(0);
