@@ -255,20 +255,34 @@ class Conversation {
   private awaitHead(): void {
     if (this.headTimer || this.headTimeoutMs <= 0) return;
     const stillAwaited = () => !this.busy && !this.handedOver && !this.client.destroyed && this.pending.indexOf(HEAD_END) === -1;
-    this.headTimer = setTimeout(() => {
-      this.headTimer = undefined;
-      if (stillAwaited()) refuse(this.client, 408, 'Request Timeout', `the request head did not arrive within ${this.headTimeoutMs / 1000} s`);
-    }, this.headTimeoutMs);
+    // a timer fires before the loop reads sockets: a busy process would judge bytes that came in time but are
+    // not read yet; setImmediate runs after that read, so a head that arrived is seen (and its timers stopped)
+    const headTimer: ReturnType<typeof setTimeout> = setTimeout(
+      () =>
+        setImmediate(() => {
+          if (this.headTimer !== headTimer) return; // the head came meanwhile
+          this.headTimer = undefined;
+          if (stillAwaited()) refuse(this.client, 408, 'Request Timeout', `the request head did not arrive within ${this.headTimeoutMs / 1000} s`);
+        }),
+      this.headTimeoutMs,
+    );
+    this.headTimer = headTimer;
     if (this.slowMs <= 0 || this.slowMs >= this.headTimeoutMs) return;
-    this.slowTimer = setTimeout(() => {
-      this.slowTimer = undefined;
-      if (!stillAwaited()) return;
-      const client = this.slow.clientOf(this.client.remoteAddress ?? '', this.pending);
-      if (this.slow.enter(client)) return void (this.countedAs = client);
-      clearTimeout(this.headTimer);
-      this.headTimer = undefined;
-      refuse(this.client, 429, 'Too Many Requests', `${client} already has ${this.slow.limit} connections whose request head is incomplete after ${this.slowMs / 1000} s`);
-    }, this.slowMs);
+    const slowTimer: ReturnType<typeof setTimeout> = setTimeout(
+      () =>
+        setImmediate(() => {
+          if (this.slowTimer !== slowTimer) return;
+          this.slowTimer = undefined;
+          if (!stillAwaited()) return;
+          const client = this.slow.clientOf(this.client.remoteAddress ?? '', this.pending);
+          if (this.slow.enter(client)) return void (this.countedAs = client);
+          clearTimeout(this.headTimer);
+          this.headTimer = undefined;
+          refuse(this.client, 429, 'Too Many Requests', `${client} already has ${this.slow.limit} connections whose request head is incomplete after ${this.slowMs / 1000} s`);
+        }),
+      this.slowMs,
+    );
+    this.slowTimer = slowTimer;
   }
 
   /** The awaited head is whole (or the connection is gone): its timers stop, and it no longer counts as slow. */
