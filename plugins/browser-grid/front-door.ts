@@ -54,39 +54,44 @@ export function handshakeProblem(req: IncomingMessage): { code: 400 | 426; messa
   return undefined;
 }
 
-/** Open connections from which a crowd counts as a burst. */
+/** Connections accepted between two heartbeats from which they count as a burst. */
 const BURST = 256;
 let fullGc: (() => void) | undefined;
 
+/** After a burst, collections run on every quiet heartbeat for this long: its stragglers and the traffic after it settle meanwhile. */
+const SETTLE_MS = 10_000;
+
 /**
  * Memory back after a burst of connections: thousands of short connections leave tens of MB
- * of garbage in V8's old space, which a proxy that goes quiet afterwards would not collect
- * until its next busy spell. Once a burst has passed (open connections down to a quarter
- * of its peak), a full collection runs on that heartbeat and the next (the burst's last
- * Redis answers and releases land in between), through V8's own gc() (as Jest's leak
- * detector reaches it). `settle` is called on each heartbeat; it returns the burst's peak
- * when it collected.
+ * of garbage in V8's old space (and a grown young generation), which a proxy that goes
+ * quiet afterwards would not collect until its next busy spell. Once a burst (BURST or more
+ * connections accepted between two heartbeats) is over, a full collection runs on every
+ * heartbeat for SETTLE_MS, through V8's own gc() (as Jest's leak detector reaches it).
+ * `settle` is called on each heartbeat; it returns the burst's size when it collected.
  */
 export function collectAfterBursts(server: Server): { settle(): number | undefined } {
-  let open = 0;
-  let peak = 0;
-  let collections = 0;
+  let accepted = 0;
   let burst = 0;
-  server.on('connection', (socket: Socket) => {
-    peak = Math.max(peak, ++open);
-    socket.once('close', () => open--);
-  });
+  let burstAt = Number.NEGATIVE_INFINITY;
+  server.on('connection', () => accepted++);
   return {
     settle() {
-      if (peak >= BURST && open <= peak / 4) {
-        [burst, peak, collections] = [peak, open, 2];
+      const now = Date.now();
+      const since = accepted;
+      accepted = 0;
+      if (since >= BURST) {
+        [burst, burstAt] = [since, now]; // still coming: collected once it is over
+        return undefined;
       }
-      if (collections === 0) return undefined;
-      collections--;
+      if (now - burstAt > SETTLE_MS) return undefined;
       if (!fullGc) {
-        setFlagsFromString('--expose-gc');
-        fullGc = runInNewContext('gc') as () => void;
-        setFlagsFromString('--no-expose-gc');
+        try {
+          setFlagsFromString('--expose-gc');
+          fullGc = runInNewContext('gc') as () => void;
+          setFlagsFromString('--no-expose-gc');
+        } catch {
+          fullGc = () => {}; // a runtime without V8's flags (Deno): memory comes back at V8's own pace
+        }
       }
       fullGc();
       return burst;

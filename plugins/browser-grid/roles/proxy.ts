@@ -387,7 +387,7 @@ export function proxyRole(ctx: Ctx): Role {
     if (beating) return; // the last one still waits for Redis
     beating = true;
     const burst = bursts.settle();
-    if (burst) logger.info('a burst of connections is over; its garbage collected', { peakConnections: burst });
+    if (burst) logger.debug('a burst of connections is over; its garbage collected', { connections: burst });
     try {
       if (!redisUp) return await redisReturned();
       await backend.send(['ZADD', keys.proxyIndex(), clock.now(), proxyId]);
