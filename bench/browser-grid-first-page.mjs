@@ -28,7 +28,7 @@ import { coord } from '../dist/test/support/cli.js';
 import { freePort, startRedis } from '../dist/test/support/redis.js';
 
 const loadBefore = loadavg()[0].toFixed(1);
-const CYCLES = Number(process.env.CYCLES ?? 20);
+const CYCLES = Number(process.env.CYCLES ?? 30);
 const WARMUP = 3;
 const prefix = '{fp}:';
 
@@ -155,7 +155,10 @@ const only = process.env.ONLY?.toLowerCase().split(',').filter(Boolean);
 if (only) for (const name of Object.keys(ways)) if (!only.some((part) => name.toLowerCase().includes(part))) delete ways[name];
 const GAP_MS = 1000;
 const timings = Object.fromEntries(Object.keys(ways).map((k) => [k, []]));
+/** The 1-minute load average at the start of each measured cycle: how busy the machine was. */
+const loads = [];
 for (let i = 0; i < WARMUP + CYCLES; i++) {
+  if (i >= WARMUP) loads.push(loadavg()[0]);
   for (const [name, way] of Object.entries(ways)) {
     if (way.prep) await way.prep();
     await new Promise((r) => setTimeout(r, GAP_MS));
@@ -165,9 +168,9 @@ for (let i = 0; i < WARMUP + CYCLES; i++) {
     if (i >= WARMUP) timings[name].push(ms);
   }
 }
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const p90 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.9)];
-const m = Object.fromEntries(Object.entries(timings).map(([k, xs]) => [k, { median: median(xs), p90: p90(xs) }]));
+const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))];
+const median = (xs) => quantile(xs, 0.5);
+const m = Object.fromEntries(Object.entries(timings).map(([k, xs]) => [k, { median: median(xs), p25: quantile(xs, 0.25), p75: quantile(xs, 0.75), p90: quantile(xs, 0.9) }]));
 const resets = [...proxy.lines, ...relayProxy.lines].filter((l) => /dial failed|ECONNRESET/.test(JSON.stringify(l))).length;
 
 await local.close();
@@ -178,21 +181,21 @@ await backend.close();
 await redis.stop();
 page.close();
 
-const row = (name) => `| ${name} | ${m[name].median.toFixed(1)} ms | ${m[name].p90.toFixed(1)} ms |`;
-/** Both the ratio of the medians and the median of the ratios within each cycle (robust to the machine's load drifting between cycles). */
+const row = (name) => `| ${name} | ${m[name].median.toFixed(1)} ms | ${m[name].p25.toFixed(1)}–${m[name].p75.toFixed(1)} ms | ${m[name].p90.toFixed(1)} ms |`;
+/** Both the ratio of the medians and the median of the ratios within each cycle (robust to the machine's load drifting between cycles), with the middle half of those. */
 const ratio = (grid, straight) => {
   if (!m[grid] || !m[straight]) return '';
-  const paired = median(timings[grid].map((g, i) => g / timings[straight][i]));
-  return `| ${grid} ÷ ${straight} | ${(m[grid].median / m[straight].median).toFixed(2)}× | ${paired.toFixed(2)}× |`;
+  const paired = timings[grid].map((g, i) => g / timings[straight][i]);
+  return `| ${grid} ÷ ${straight} | ${(m[grid].median / m[straight].median).toFixed(2)}× | ${median(paired).toFixed(2)}× | ${quantile(paired, 0.25).toFixed(2)}–${quantile(paired, 0.75).toFixed(2)}× |`;
 };
 const out = `# Time to first page, ${new Date().toISOString().slice(0, 10)} (one run; ${CYCLES} interleaved cycles after ${WARMUP} warm-up; connect + new page + goto a local page)
 
-| way | median | p90 |
-|---|---:|---:|
+| way | median | middle half (p25–p75) | p90 |
+|---|---:|---:|---:|
 ${Object.keys(ways).map(row).join('\n')}
 
-| ratio (goal ≤ 1.05×) | of the medians | median of per-cycle ratios |
-|---|---:|---:|
+| ratio (goal ≤ 1.05×) | of the medians | median of per-cycle ratios | their middle half |
+|---|---:|---:|---:|
 ${ratio('Playwright, through the grid', 'Playwright, straight to a browser server')}
 ${ratio('puppeteer-core, through the grid (/cdp)', 'puppeteer-core, straight to a Chromium launched for it')}
 ${ratio('connectOverCDP, through the grid (/cdp)', 'connectOverCDP, straight to a Chromium launched for it')}
@@ -201,7 +204,7 @@ ${ratio("puppeteer-core, through the grid relayed by the worker's CDP port (cdpD
 ${ratio('puppeteer-core, through the grid (/cdp)', 'puppeteer-core, straight to a shared running Chromium (not isolated)')}
 ${ratio('Playwright, through the grid', 'reused local browser: newContext + newPage')}
 
-Dial failures logged by the proxy during the run: ${resets}. Machine: ${cpus().length} cores, load average ${loadBefore} at the start and ${loadavg()[0].toFixed(1)} at the end (other work ran meanwhile).
+Dial failures logged by the proxy during the run: ${resets}. Machine: ${cpus().length} cores shared with other work; 1-minute load average ${loadBefore} at the start, ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} over the measured cycles (median ${median(loads).toFixed(1)}), ${loadavg()[0].toFixed(1)} at the end.
 `;
 if (!only) writeFileSync(new URL('./results/browser-grid-first-page.md', import.meta.url), out);
 console.log(out);
