@@ -14,10 +14,11 @@ import type { Backend } from '../core/backend.ts';
 import type { Manager } from '../plugins/obniz/roles/manager.ts';
 import type { Slave } from '../plugins/obniz/roles/slave.ts';
 import { touchSlave } from '../plugins/obniz/store.ts';
-import { SdkManager, SdkSlave, type SdkWorkerRecord } from './support/obniz-sdk.ts';
+import { SdkManager, SdkSlave, sdkTimings, type SdkWorkerRecord } from './support/obniz-sdk.ts';
 import { deviceFile, devices, fixtures, manualClock, obnizCtx, recordEvents, startManager, startSlave } from './support/obniz.ts';
 import { until } from './support/until.ts';
 import { startRig } from './support/rig.ts';
+import { startRedis } from './support/redis.ts';
 import { root } from './support/cli.ts';
 
 const { redis, backend, atEnd } = await startRig(t, 'obniz');
@@ -244,3 +245,35 @@ t.test('the docs\' example: `coord obniz request temperature` answers from examp
     t.equal(one.code, 0, one.err);
     t.match(JSON.parse(one.out), { '0000-0001': /^\d+\.\d$/ });
   }));
+
+t.test('Redis restarts empty with an SDK slave in the fleet: each device goes back to the slave it ran on, so none starts on a coord slave while the SDK slave (which takes no claims) still runs it', async (t) => {
+  const events = recordEvents();
+  const own = await startRedis();
+  const b = await createBackend({ url: own.url });
+  const sdkOwn = await createBackend({ url: own.url });
+  const sdkSlave = await new SdkSlave(sdkOwn, 'sdk-s1', [], { ...sdkTimings, heartbeatMs: 300 }).start();
+  const manager = await startManager(b, '', 'coord-m', { devices: deviceFile(devices(8)).path, ...mixed });
+  await until('all eight on the SDK slave', () => sdkSlave.running.size === 8);
+  // a coord slave joins: new devices would go to it (least loaded), but these eight run on the SDK slave
+  const c1 = await startSlave(b, '', 'c1', mixed);
+  t.teardown(async () => {
+    await manager.stop();
+    await c1.stop('test done');
+    await sdkSlave.kill();
+    await sdkOwn.close();
+    await b.close();
+    await own.stop();
+  });
+  const onSdk = [...sdkSlave.running.keys()].sort();
+
+  const restartedAt = Date.now();
+  await own.restart();
+  t.equal(await b.send(['HLEN', 'workers:sdk-s1']).catch(() => 0), 0, 'Redis came back empty');
+  await until('all eight listed again', async () => (await b.send(['HLEN', 'workers:sdk-s1']).catch(() => 0)) === 8, 30_000);
+  await manager.syncNow();
+  await c1.sync();
+  t.same(((await b.send(['HKEYS', 'workers:sdk-s1'])) as string[]).sort(), onSdk, 'the SDK slave got its eight back, though the coord slave had none');
+  t.equal(await b.send(['HLEN', 'workers:c1']), 0, 'none was listed on the coord slave');
+  t.same(events.filter((e) => e.t >= restartedAt && e.ev === 'start'), [], 'no device the SDK slave ran was started on the coord slave');
+  t.same([...sdkSlave.running.keys()].sort(), onSdk, 'the SDK slave runs the same eight');
+});

@@ -40,8 +40,10 @@ function start(role: 'slave' | 'manager', name: string, extra: string[] = []): C
   return p;
 }
 
+/** The recorded events, complete lines only: a worker may be writing a line while the test reads the file. */
 function events(names: string[]): LifecycleEvent[] {
-  return names.flatMap((n) => (existsSync(recordFile(n)) ? readFileSync(recordFile(n), 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as LifecycleEvent) : []));
+  const complete = (text: string) => text.slice(0, text.lastIndexOf('\n') + 1);
+  return names.flatMap((n) => (existsSync(recordFile(n)) ? complete(readFileSync(recordFile(n), 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as LifecycleEvent) : []));
 }
 
 /** Devices running per slave now, from the recorded starts and ends (a killed slave runs nothing after its kill). */

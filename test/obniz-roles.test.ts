@@ -222,6 +222,71 @@ t.test('bad input: a malformed device file is one error, the workers keep runnin
     await t.rejects(startManager(backend, prefix(), 'm9', { devices: bad.path }), /^devices file .*devices\.yaml: expected a list of devices \(or \{"devices": \[\.\.\.\]\}\), got string "not a list"$/);
   }));
 
+t.test('bad input: a 1 MB id and other bad ids or configs are refused with one error each, the current assignments kept', (t) =>
+  scope(async (track) => {
+    recordEvents();
+    const p = prefix();
+    const good = devices(3);
+    const file = deviceFile(good);
+    const lines: Parameters<typeof startSlave>[4] = [];
+    const s1 = track(await startSlave(backend, p, 's1'));
+    track(await startManager(backend, p, 'm1', { devices: file.path }, lines));
+    await until('three running', () => s1.running().length === 3);
+    const ctx = roleCtx(backend, p, {});
+    const before = await backend.send(['HGETALL', ctx.keys.workers({ name: 's1' })]);
+    const cases: [unknown, RegExp][] = [
+      [{ id: 'x'.repeat(1024 * 1024) }, /\[3\]\.id: expected an obniz id \(NNNN-NNNN\) or an id of 1 to 64 letters, digits, '\.', '_' or '-', got a string of 1048576 characters \("x{20}…"\); keeping the current assignments$/],
+      [{ id: 'y'.repeat(65) }, /\[3\]\.id: expected an obniz id .*, got a string of 65 characters/],
+      [{ id: 'a/b' }, /\[3\]\.id: expected an obniz id .*, got string "a\/b"/],
+      [{ id: 'tab\there' }, /\[3\]\.id: expected an obniz id .*, got string "tab\\there"/],
+      [{ id: '' }, /\[3\]\.id: expected an obniz id .*, got string ""/],
+      [{ id: 42 }, /\[3\]\.id: expected an obniz id .*, got number 42/],
+      [{ id: '0000-0009', configs: { blob: 'z'.repeat(70 * 1024) } }, /\[3\]\.configs: expected at most 64 KiB of JSON text, got 71 KiB/],
+      [{ id: '0000-0009', hardware: 'h'.repeat(100) }, /\[3\]\.hardware: expected text of at most 64 characters/],
+    ];
+    for (const [i, [bad, message]] of cases.entries()) {
+      file.write([...good, bad]);
+      const errors = await until(`case ${i}: one error`, () => {
+        const found = lines.filter((l) => l.level === 'error');
+        return found.length === i + 1 ? found : undefined;
+      }, 10_000);
+      t.match(errors[i]!.msg, message, `case ${i}: one line naming where and what`);
+      t.ok(errors[i]!.msg.length < 400, `case ${i}: the line is short (${errors[i]!.msg.length} characters), not the 1 MB id`);
+    }
+    t.same(await backend.send(['HGETALL', ctx.keys.workers({ name: 's1' })]), before, 'the assignments are untouched');
+    t.same(s1.running().sort(), good.map((d) => d.id), 'the workers keep running');
+    t.equal(await backend.send(['HLEN', ctx.keys.deviceIndex()]), 3, 'nothing new indexed');
+  }));
+
+t.test('a second manager on the same Redis with a one-device list does not remove the fleet (maxRemoveShare); with the guard off it does', (t) =>
+  scope(async (track) => {
+    recordEvents();
+    const p = prefix();
+    const fleet = devices(12);
+    const s1 = track(await startSlave(backend, p, 's1'));
+    const first = track(await startManager(backend, p, 'm1', { devices: deviceFile(fleet).path }));
+    await until('twelve running', () => s1.running().length === 12);
+    const lines: Parameters<typeof startSlave>[4] = [];
+    const second = track(await startManager(backend, p, 'm2', { devices: deviceFile(fleet.slice(0, 1)).path }, lines));
+    const refusal = lines.find((l) => l.level === 'error');
+    t.match(refusal?.msg, /^the device list would remove 11 of the 12 assigned devices, more than maxRemoveShare \(0\.5\): refused, the devices stay assigned \(check the list; to remove them anyway set obniz\.maxRemoveShare=1\)$/);
+    t.same(second.lastSync, { added: 0, updated: 0, removed: 0, waiting: 0 }, 'nothing removed');
+    await second.syncNow();
+    t.equal(lines.filter((l) => l.level === 'error').length, 1, 'logged once while the list stays the same');
+    t.equal(await backend.send(['HLEN', roleCtx(backend, p, {}).keys.workers({ name: 's1' })]), 12, 'the fleet is still assigned');
+    t.equal(s1.running().length, 12);
+    await second.stop();
+    await first.stop();
+
+    // a small removal under the share applies as before; the guard off removes what the list says
+    const trimmed = track(await startManager(backend, p, 'm3', { devices: deviceFile(fleet.slice(0, 8)).path }));
+    t.same(trimmed.lastSync, { added: 0, updated: 0, removed: 4, waiting: 0 }, '4 of 12: under the share');
+    await trimmed.stop();
+    const off = track(await startManager(backend, p, 'm4', { devices: deviceFile(fleet.slice(0, 1)).path, maxRemoveShare: 1 }));
+    t.same(off.lastSync, { added: 0, updated: 0, removed: 7, waiting: 0 }, 'maxRemoveShare 1: the list is obeyed');
+    await until('one running', () => s1.running().length === 1);
+  }));
+
 t.test('bad input: a worker module that does not load is one clear error and the slave does not start', async (t) => {
   const p = prefix();
   await t.rejects(startSlave(backend, p, 'b1', { worker: join(fixtures, 'broken-worker.mjs') }), {

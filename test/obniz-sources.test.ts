@@ -49,7 +49,7 @@ t.test('URL source: JSON and YAML bodies, headers sent, HTTP errors and bad list
   await t.rejects(source.list(), { message: `devices URL ${server.url}/devices.json: HTTP 503 Service Unavailable` });
   status = 200;
   body = '[{"name": "no id"}]';
-  await t.rejects(source.list(), { message: `devices URL ${server.url}/devices.json: [0].id: expected an obniz id (text without spaces or ':'), got nothing` });
+  await t.rejects(source.list(), { message: `devices URL ${server.url}/devices.json: [0].id: expected an obniz id (NNNN-NNNN) or an id of 1 to 64 letters, digits, '.', '_' or '-', got nothing` });
   const closed = await freePort();
   await t.rejects(sourceOf({ devices: `http://127.0.0.1:${closed}/x.json` }).list(), { message: `devices URL http://127.0.0.1:${closed}/x.json: cannot fetch: ECONNREFUSED` });
 });
@@ -161,7 +161,7 @@ t.test('webhook: bound to 127.0.0.1, a token, GET/POST re-read the list; with no
   t.equal((await fetch(url2, { method: 'POST', body: 'not json' })).status, 400);
   const badDevice = await post({ type: 'install.create', payload: { device: { id: 'h-2', hardware: 7 } } });
   t.equal(badDevice.status, 400);
-  t.same(await badDevice.json(), { error: 'webhook event 0: payload.device.hardware: expected text such as "obnizb1", got number 7' });
+  t.same(await badDevice.json(), { error: 'webhook event 0: payload.device.hardware: expected text of at most 64 characters such as "obnizb1", got number 7' });
 
   // over 1 MiB: 413 with the reason, whether the size is announced (Content-Length) or only counted (chunked)
   const reason = { error: 'the body is larger than 1 MiB (1048576 bytes): a webhook call carries install events, not data' };

@@ -95,7 +95,7 @@ t.test('a coord slave and an SDK manager: runs what the SDK assigned (seconds, n
   t.notOk('status' in entry);
   await sdk.send(['PUBLISH', 'app', JSON.stringify({ action: 'synchronize', info: { sendMode: 'broadcast', toManager: false, from: 'sdk-m' }, body: { syncType: 'redis' } })]);
   await until('the coord slave runs the SDK-assigned device', () => slave.running().includes(install.id));
-  t.same(events.filter((e) => e.id === install.id).map((e) => e.ev), ['start'], 'started (no onInstall: the SDK manager does not mark new installs)');
+  t.same(events.filter((e) => e.id === install.id).map((e) => e.ev), ['install', 'start'], 'new to the fleet: onInstall, though the SDK manager marks nothing, then onStart');
 
   await sdk.send(['PUBLISH', 'app', JSON.stringify({ action: 'keyRequest', info: { sendMode: 'broadcast', toManager: false, from: 'sdk-m' }, body: { requestId: 'r-1', key: 'status' } })]);
   await until('an answer', () => app.messages.some((m) => m.message.includes('keyRequestResponse')));
@@ -119,5 +119,22 @@ t.test('a coord slave and an SDK manager: runs what the SDK assigned (seconds, n
   t.ok(slave.running().includes(install.id), 'a synchronize for another slave is not ours');
   await sdk.send(['PUBLISH', 'app', JSON.stringify({ action: 'synchronize', info: { sendMode: 'broadcast', toManager: false, from: 'sdk-m' }, body: { syncType: 'redis' } })]);
   await until('removed by the SDK manager: stopped', () => events.some((e) => e.id === install.id && e.ev === 'end'));
-  t.same(events.filter((e) => e.id === install.id).map((e) => e.ev), ['start', 'end']);
+  t.same(events.filter((e) => e.id === install.id).map((e) => e.ev), ['install', 'start', 'uninstall', 'end'], 'in no list any more: onUninstall, then onEnd');
+
+  // moved by the SDK manager between two coord slaves: no onUninstall, no onInstall; removed there: onUninstall
+  const moving = { id: 'sdk-dev-2', hardware: 'obnizb1', configs: '{}' };
+  const sdkManager = new SdkManager(sdk, 'sdk-m');
+  t.equal(await sdkManager.autoCreate(moving.id, moving), 'c1');
+  await sdkManager.synchronize();
+  await until('c1 runs it', () => slave.running().includes(moving.id));
+  const c2 = await startSlave(backend, '', 'c2', sdkTimings);
+  t.teardown(() => c2.stop('done'));
+  t.equal(await sdkManager.autoRelocate(moving.id, true), 'c2');
+  await sdkManager.synchronize();
+  await until('c2 runs it', () => c2.running().includes(moving.id));
+  t.same(events.filter((e) => e.id === moving.id).map((e) => `${e.ev}@${e.slave}`), ['install@c1', 'start@c1', 'end@c1', 'start@c2'], 'a move: onEnd and onStart only');
+  await sdk.send(['HDEL', 'workers:c2', moving.id]);
+  await sdkManager.synchronize();
+  await until('removed from c2', () => events.some((e) => e.id === moving.id && e.ev === 'end' && e.slave === 'c2'));
+  t.same(events.filter((e) => e.id === moving.id).map((e) => `${e.ev}@${e.slave}`).slice(4), ['uninstall@c2', 'end@c2']);
 });

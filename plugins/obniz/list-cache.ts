@@ -25,6 +25,7 @@ export class ListCache {
   /** Entries fetched by the last read (for tests and logs). */
   lastFetched = 0;
 
+
   constructor(private readonly ctx: Ctx) {}
 
   /** Every assignment in the lists of the indexed slaves: obnizId → slave and entry. */

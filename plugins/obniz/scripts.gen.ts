@@ -19,7 +19,12 @@ export interface ObnizScripts {
   };
   /** claimDevices: a slave asks to start workers. */
   claimDevices: {
-    keys: { claims: ScriptKey<K, 'claims'>; workers: ScriptKey<K, 'workers'>; newInstalls: ScriptKey<K, 'newInstalls'> };
+    keys: {
+      claims: ScriptKey<K, 'claims'>;
+      workers: ScriptKey<K, 'workers'>;
+      newInstalls: ScriptKey<K, 'newInstalls'>;
+      deviceIndex: ScriptKey<K, 'deviceIndex'>;
+    };
     args: { slaveTail: ScriptArg; nowMs: ScriptArg; deadAfterMs: ScriptArg; name: ScriptArg; obnizIds: ScriptArg | readonly ScriptArg[] };
   };
   /** forgetSlave: a dead slave (heartbeat missing, or older than deadAfter) whose list is empty (its devices moved by moveDevices) leaves: its list, heartbeat, index entry, coord-slave mark and change stamp are deleted, as obniz-app-sdk deletes a dead slave's keys. */

@@ -96,9 +96,11 @@ const REPLANS = 3;
 /**
  * obniz-app-sdk's assignment: each device to the alive slave with the fewest
  * devices (ties: the first by name). Planned here from the list lengths, written
- * in batches by assignDevices.lua, which checks each device in O(1).
+ * in batches by assignDevices.lua, which checks each device in O(1). `prefer`
+ * (obnizId → slave) sends a device back to the slave it was on when that slave
+ * is alive: after Redis restarted empty, a device keeps running where it ran.
  */
-export async function assignDevices(ctx: Ctx, devices: readonly DeviceInfo[]): Promise<DeviceResult[]> {
+export async function assignDevices(ctx: Ctx, devices: readonly DeviceInfo[], prefer?: ReadonlyMap<string, string>): Promise<DeviceResult[]> {
   const results = new Map<number, DeviceResult>();
   const seen = new Set<string>();
   let todo: number[] = [];
@@ -108,10 +110,16 @@ export async function assignDevices(ctx: Ctx, devices: readonly DeviceInfo[]): P
     seen.add(d.id);
   });
   for (let round = 0; todo.length && round <= REPLANS; round++) {
-    const planner = new LeastLoaded((await slaveStates(ctx)).filter((s) => s.alive));
-    if (!planner.size) break;
+    const alive = (await slaveStates(ctx)).filter((s) => s.alive);
+    if (!alive.length) break;
+    // a device whose preferred slave is alive goes back there; the others to the least loaded, counting those
+    const aliveNames = new Set(alive.map((s) => s.name));
+    const back = todo.map((i) => prefer?.get(devices[i]!.id)).map((name) => (name && aliveNames.has(name) ? name : undefined));
+    const extra = new Map<string, number>();
+    for (const name of back) if (name) extra.set(name, (extra.get(name) ?? 0) + 1);
+    const planner = new LeastLoaded(alive.map((s) => ({ name: s.name, devices: s.devices + (extra.get(s.name) ?? 0) })));
     // grouped by slave, so a batch writes to few lists (same picks, another order)
-    const slaveOf = todo.map(() => planner.next()!);
+    const slaveOf = todo.map((_i, j) => back[j] ?? planner.next()!);
     const order = todo.map((_i, j) => j).sort((a, b) => (slaveOf[a]! < slaveOf[b]! ? -1 : slaveOf[a]! > slaveOf[b]! ? 1 : a - b));
     const plan = order.map((j) => [devices[todo[j]!]!.id, slaveOf[j]!, JSON.stringify(devices[todo[j]!])]);
     todo = order.map((j) => todo[j]!);
@@ -251,7 +259,7 @@ export async function claimDevices(ctx: Ctx, name: string, obnizIds: readonly st
   const out: ClaimResult[] = [];
   for (let i = 0; i < obnizIds.length; i += BATCH.claim) {
     const reply = (await ctx.scripts.run('claimDevices', {
-      keys: { claims: {}, workers: { name }, newInstalls: {} },
+      keys: { claims: {}, workers: { name }, newInstalls: {}, deviceIndex: {} },
       args: { slaveTail, ...timing(ctx), name, obnizIds: obnizIds.slice(i, i + BATCH.claim) },
     })) as string[];
     for (let j = 0; j < reply.length; j += 4) {

@@ -3,9 +3,12 @@
 -- claim is taken over). Holding the claim is what allows a worker to run, so a device
 -- moved between two alive slaves starts on the new one only after the old one stopped
 -- it and gave the claim back. A device marked new is unmarked: the caller runs onInstall.
+-- A device coord has never seen (not in the device index, no claim: an obniz-app-sdk
+-- manager listed it) counts as new too. The device index is set to this slave.
 -- KEYS[1] claims
 -- KEYS[2] workers                      the claiming slave's distribution list
 -- KEYS[3] newInstalls
+-- KEYS[4] deviceIndex
 -- ARGV[1] slaveHead @head slaveHeartbeat
 -- ARGV[2] slaveTail                    what follows the name in a heartbeat key
 -- ARGV[3] nowMs
@@ -33,7 +36,9 @@ for i = 6, #ARGV do
   else
     redis.call('HSET', KEYS[1], id, me)
     out[#out + 1] = 'ok'
-    out[#out + 1] = tostring(redis.call('SREM', KEYS[3], id))
+    local fresh = redis.call('SREM', KEYS[3], id)
+    if redis.call('HSET', KEYS[4], id, me) == 1 and holder == '' then fresh = 1 end
+    out[#out + 1] = tostring(fresh)
   end
   out[#out + 1] = holder
 end

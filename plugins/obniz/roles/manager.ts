@@ -66,6 +66,8 @@ export class Manager {
   private unlistenState?: () => void;
   /** The last error logged per kind, so a repeating failure is one line until it changes. */
   private readonly lastError = new Map<string, string>();
+  /** obnizId → slave as of the last sync: after Redis restarted empty, each device goes back to its slave if alive. */
+  private lastOwners = new Map<string, string>();
   lastSync?: SyncResult;
 
   constructor(private readonly ctx: Ctx) {
@@ -124,7 +126,12 @@ export class Manager {
       if (state === 'reconnecting') lost = true;
       if (state === 'ready' && lost) {
         lost = false;
-        void ctx.clock.sleep(ctx.config.heartbeatInterval * 1000, ctx.signal).then(() => this.syncLoop.wake(), () => {});
+        // a whole discovery pass first: obniz-app-sdk slaves must be indexed again to get their devices back
+        void (async () => {
+          await ctx.clock.sleep(ctx.config.heartbeatInterval * 1000, ctx.signal);
+          if (ctx.config.discover) await discover(ctx).catch(() => {});
+          this.syncLoop.wake();
+        })().catch(() => {});
       }
     });
   }
@@ -246,7 +253,13 @@ export class Manager {
     const updatedResults = await updateDevices(ctx, updates, owners);
     // a device that left its list between the read and the update is assigned anew
     const lost = updatedResults.filter((r) => r.detail === 'NOT_INSTALLED').map((r) => updates.find((d) => d.id === r.obnizId)!);
-    const assigned = await assignDevices(ctx, [...adds, ...lost]);
+    const assigned = await assignDevices(ctx, [...adds, ...lost], this.lastOwners);
+    if (owners) {
+      const next = new Map(owners);
+      for (const id of removes) next.delete(id);
+      for (const r of assigned) if (r.ok) next.set(r.obnizId, r.detail);
+      this.lastOwners = next;
+    }
     // with no slave alive, changes wait too (NO_RUNNING_WORKER, as the SDK's update)
     const waiting = assigned.filter((r) => r.detail === 'NO_ACCEPTABLE_WORKER').length + updatedResults.filter((r) => r.detail === 'NO_RUNNING_WORKER').length;
     const already = assigned.filter((r) => r.detail === 'ALREADY_INSTALLED');

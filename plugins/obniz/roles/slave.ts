@@ -14,7 +14,7 @@ import { loadDeviceClass, type DeviceClass } from '../device-class.ts';
 import { importUserModule, ModuleLoadError } from '../load-module.ts';
 import { eachLimited, Loop } from '../loop.ts';
 import { channelFor, channels, envelope, forSlave, parseEnvelope, type Envelope } from '../messages.ts';
-import { claimDevices, ObnizScriptError, readList, releaseDevices, relocateSlave, touchSlave } from '../store.ts';
+import { claimDevices, findDevice, indexedSlaves, ObnizScriptError, readList, releaseDevices, relocateSlave, touchSlave } from '../store.ts';
 import { sameInstall, toMs, type DeviceInfo } from '../values.ts';
 import { WorkerHost, workerFactory, type WorkerFactory } from '../worker-host.ts';
 import type { Ctx } from '../context.ts';
@@ -205,13 +205,32 @@ export class Slave {
     const host = this.hosts.get(obnizId);
     if (!host) return;
     this.hosts.delete(obnizId);
-    const uninstall = reason === 'removed' && (await ctx.backend.send(['SREM', ctx.keys.uninstalls(), obnizId])) === 1;
+    const uninstall = reason === 'removed' && (await this.uninstalled(obnizId));
     await host.stop(uninstall);
     ctx.logger.debug('worker stopped', { obnizId, reason, uninstall });
     // A restart keeps the claim; otherwise it goes back so the device's new slave may start it.
     if (reason !== 'changed') {
       await releaseDevices(ctx, this.name, [obnizId]).catch((err: unknown) => ctx.logger.warn('could not give a claim back', { obnizId, error: (err as Error).message }));
     }
+  }
+
+  /**
+   * Whether a device that left this slave's list was removed from the fleet
+   * (onUninstall) rather than moved: a coord manager marks removals; an
+   * obniz-app-sdk manager marks nothing, so a device the device index still
+   * puts here (this slave claimed it) that is in no list any more counts as
+   * removed too (the SDK moves a device in one script, so a moved one is in its
+   * new list by now). After Redis restarted empty the index is empty: lists
+   * that vanished with it uninstall nothing.
+   */
+  private async uninstalled(obnizId: string): Promise<boolean> {
+    const { ctx } = this;
+    if ((await ctx.backend.send(['SREM', ctx.keys.uninstalls(), obnizId])) === 1) return true;
+    if ((await ctx.backend.send(['HGET', ctx.keys.deviceIndex(), obnizId])) !== this.name) return false;
+    const owner = await findDevice(ctx, obnizId, await indexedSlaves(ctx));
+    if (owner) return false;
+    await ctx.backend.send(['HDEL', ctx.keys.deviceIndex(), obnizId]);
+    return true;
   }
 
   private async stopAll(reason: StopReason): Promise<void> {

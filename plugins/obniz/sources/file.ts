@@ -1,25 +1,32 @@
 // A device list in a JSON or YAML file, re-read when it changes (polled by
 // stat every watchInterval, which also sees editors that replace the file).
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { unwatchFile, watchFile } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { DeviceListError, normalizeDevices } from '../devices.ts';
+import type { DeviceInfo } from '../values.ts';
 import type { DeviceSource, SourceContext } from './source.ts';
 
 export function fileSource(path: string, ctx: SourceContext): DeviceSource {
   const full = resolve(path);
+  // the last list read, returned again while the file is unchanged (same inode, size and mtime): a
+  // 100,000-device file is not parsed again every sync
+  let last: { key: string; devices: DeviceInfo[] } | undefined;
+  const fail = (err: unknown): never => {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new DeviceListError(`devices file ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (err as Error).message}`);
+  };
   return {
     description: `file ${path}`,
     async list() {
-      let text: string;
-      try {
-        text = await readFile(full, 'utf8');
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        throw new DeviceListError(`devices file ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (err as Error).message}`);
-      }
-      return normalizeDevices(parseText(text, `devices file ${path}`), `devices file ${path}`);
+      const info = await stat(full).catch(fail);
+      const key = `${info.ino}:${info.size}:${info.mtimeMs}`;
+      if (last?.key === key) return last.devices;
+      const text = await readFile(full, 'utf8').catch(fail);
+      const devices = normalizeDevices(parseText(text, `devices file ${path}`), `devices file ${path}`);
+      last = { key, devices };
+      return devices;
     },
     watch(onChange) {
       const listener = (now: { mtimeMs: number; size: number; ino: number }, before: { mtimeMs: number; size: number; ino: number }) => {
