@@ -4,32 +4,15 @@
 // retryDelay; this file only translates calls, replies, errors and events.
 import calculateSlot from 'cluster-key-slot';
 import { Cluster, Redis, ReplyError as IoredisReplyError, type RedisOptions } from 'ioredis';
-import {
-  ConnectionError,
-  ReplyError,
-  type Arg,
-  type Backend,
-  type BackendCapabilities,
-  type BackendFactory,
-  type BackendOptions,
-  type BackendState,
-  type BlockingConnection,
-  type Command,
-  type Reply,
-  type ScriptSource,
-  type Subscriber,
-} from '../core/backend.ts';
-import { backendError, type ErrorKinds } from './support/backend-error.ts';
+import { ReplyError, type Arg, type BackendFactory, type BackendOptions, type Command, type Reply, type Subscriber } from '../core/backend.ts';
+import type { ErrorKinds } from './support/backend-error.ts';
+import { RedisClientBackend } from './support/client-backend.ts';
 import { pipelineBySend } from './support/concurrent-pipeline.ts';
-import { ConnectionState } from './support/connection-state.ts';
 import { errorText } from './support/error-text.ts';
-import { evalWithFallback } from './support/eval-script.ts';
-import { readyOnce } from './support/first-ping.ts';
-import { MessageHandlers } from './support/message-handlers.ts';
 import { PendingCalls } from './support/pending-calls.ts';
 import { toReply } from './support/reply.ts';
 import { READY_TIMEOUT_MS, retryDelay } from './support/retry.ts';
-import { logLabel, parseServerUrl, type ServerUrl } from './support/server-url.ts';
+import { parseServerUrl } from './support/server-url.ts';
 import { tlsOptions } from './support/tls.ts';
 
 type Client = Redis | Cluster;
@@ -51,31 +34,19 @@ const ioredisErrors: ErrorKinds = {
     error instanceof Error && (error.message === 'Connection is closed.' || error.name === 'MaxRetriesPerRequestError'),
 };
 
-class IoredisBackend implements Backend {
-  readonly name = 'ioredis';
-  readonly capabilities: BackendCapabilities;
-  readonly displayUrl: string;
-
-  readonly #parsed: ServerUrl;
-  readonly #options: BackendOptions;
+class IoredisBackend extends RedisClientBackend<Connection> {
   readonly #redisOptions: RedisOptions;
-  readonly #state: ConnectionState;
-  readonly #main: Connection;
-  /** Closers of the subscriber and blocking connections still open. */
-  readonly #connections = new Set<() => Promise<void>>();
-  readonly #firstPing: () => Promise<void>;
-  #closing: Promise<void> | undefined;
+  protected readonly main: Connection;
 
   constructor(options: BackendOptions) {
-    this.#parsed = parseServerUrl('ioredis', options);
-    this.#options = options;
-    this.displayUrl = this.#parsed.display;
-    this.capabilities = { cluster: this.#parsed.kind === 'cluster', streamGroups: true, expiry: true, reconnect: true };
+    // A missing CA file is refused before the backend logs that it is connecting.
+    const tls = tlsOptions(parseServerUrl('ioredis', options), options.tls);
+    super('ioredis', options, ioredisErrors);
     this.#redisOptions = {
-      username: this.#parsed.username,
-      password: this.#parsed.password,
-      db: this.#parsed.db,
-      tls: tlsOptions(this.#parsed, options.tls),
+      username: this.parsed.username,
+      password: this.parsed.password,
+      db: this.parsed.db,
+      tls,
       retryStrategy: (times) => retryDelay(times - 1),
       // Commands wait for the reconnect instead of failing after 20 attempts;
       // ready() is where a caller learns that Redis is not there.
@@ -86,33 +57,13 @@ class IoredisBackend implements Backend {
       // close() between reconnect attempts), so it decides how soon the process can exit.
       disconnectTimeout: 200,
     };
-    this.#state = new ConnectionState(logLabel('ioredis', this.#parsed), options.log, this.#parsed.password);
-    this.#state.set('connecting');
-    this.#main = this.#open(options.clientName);
-    this.#main.client.on('ready', () => this.#state.set('ready'));
-    this.#main.client.on('close', () => this.#state.lost());
-    this.#firstPing = readyOnce(() => this.#main.pending.run(this.#client.call('PING')), {
-      display: this.displayUrl,
-      state: this.#state,
-      secret: this.#parsed.password,
-    });
+    this.main = this.connect(options.clientName);
+    this.main.client.on('ready', () => this.state.set('ready'));
+    this.main.client.on('close', () => this.state.lost());
   }
 
   get #client(): Client {
-    return this.#main.client;
-  }
-
-  ready(): Promise<void> {
-    if (this.#closing) return Promise.reject(this.#closedError());
-    return this.#firstPing();
-  }
-
-  send(command: Command): Promise<Reply> {
-    return this.#call(this.#main, command);
-  }
-
-  evalScript(script: ScriptSource, keys: readonly string[], args: readonly Arg[]): Promise<Reply> {
-    return evalWithFallback((command) => this.send(command), script, keys, args);
+    return this.main.client;
   }
 
   async multi(commands: readonly Command[]): Promise<Reply[]> {
@@ -121,15 +72,15 @@ class IoredisBackend implements Backend {
     for (const [name, ...args] of commands) transaction.call(name, ...args);
     let results: [Error | null, unknown][] | null;
     try {
-      results = await this.#main.pending.run(transaction.exec());
+      results = await this.main.pending.run(transaction.exec());
     } catch (error) {
       // EXECABORT: a command was refused while queueing; its own error says which and why.
       const cause = (error as { previousErrors?: unknown[] }).previousErrors?.[0];
-      throw this.#error(cause ?? error);
+      throw this.error(cause ?? error);
     }
     if (results === null) throw new ReplyError('EXECABORT Transaction discarded');
     return results.map(([error, value]) => {
-      if (error) throw this.#error(error);
+      if (error) throw this.error(error);
       return toReply(value);
     });
   }
@@ -143,49 +94,34 @@ class IoredisBackend implements Backend {
     for (const [name, ...args] of commands) pipeline.call(name, ...args);
     let results: [Error | null, unknown][] | null;
     try {
-      results = await this.#main.pending.run(pipeline.exec());
+      results = await this.main.pending.run(pipeline.exec());
     } catch (error) {
-      throw this.#error(error);
+      throw this.error(error);
     }
     return (results ?? []).map(([error, value]) => {
       if (!error) return toReply(value);
-      const mapped = this.#error(error);
+      const mapped = this.error(error);
       if (mapped instanceof ReplyError) return mapped;
       throw mapped;
     });
   }
 
   async *scan(pattern: string, count = 100): AsyncIterable<string> {
-    const seen = new Set<string>();
-    for (const node of await this.#masters()) {
-      try {
-        for await (const batch of node.scanStream({ match: pattern, count })) {
-          for (const key of batch as string[]) {
-            if (seen.has(key)) continue; // SCAN may return a key twice while the table rehashes
-            seen.add(key);
-            yield key;
-          }
-        }
-      } catch (error) {
-        throw this.#error(error);
-      }
-    }
+    yield* this.scanNodes(await this.#masters(), (node) => node.scanStream({ match: pattern, count }) as AsyncIterable<string[]>);
   }
 
   async subscriber(): Promise<Subscriber> {
-    const connection = this.#open(this.#connectionName('sub'));
+    const { connection, handlers, close } = this.openSubscriber();
     const { client } = connection;
-    const handlers = new MessageHandlers((text) => this.#state.note(text));
     client.on('message', (channel: string, message: string) => handlers.deliver({ channel, message }));
     client.on('pmessage', (pattern: string, channel: string, message: string) =>
       handlers.deliver({ channel, message, pattern }),
     );
-    const close = this.#track(connection);
     const run = async (call: () => Promise<unknown>) => {
       try {
         await connection.pending.run(call());
       } catch (error) {
-        throw this.#error(error);
+        throw this.error(error);
       }
     };
     return {
@@ -199,66 +135,29 @@ class IoredisBackend implements Backend {
     };
   }
 
-  async blocking(): Promise<BlockingConnection> {
-    const connection = this.#open(this.#connectionName('blocking'));
-    return { send: (command) => this.#call(connection, command), close: this.#track(connection) };
-  }
-
-  onState(listener: (state: BackendState, detail?: string) => void): () => void {
-    return this.#state.on(listener);
-  }
-
-  close(): Promise<void> {
-    this.#closing ??= (async () => {
-      this.#state.set('closed');
-      await Promise.all([...this.#connections].map((close) => close()));
-      await this.#end(this.#main);
-    })();
-    return this.#closing;
-  }
-
-  /** A new connection to the URL's server or cluster; its errors are noted, never thrown. */
-  #open(connectionName: string | undefined): Connection {
-    if (this.#closing) throw this.#closedError();
+  protected connect(connectionName: string | undefined): Connection {
     const redisOptions: RedisOptions = { ...this.#redisOptions, connectionName };
     const client =
-      this.#parsed.kind === 'cluster'
-        ? new Cluster(this.#parsed.hosts, { redisOptions, clusterRetryStrategy: (times) => retryDelay(times - 1) })
-        : new Redis({ ...redisOptions, host: this.#parsed.hosts[0]!.host, port: this.#parsed.hosts[0]!.port });
+      this.parsed.kind === 'cluster'
+        ? new Cluster(this.parsed.hosts, { redisOptions, clusterRetryStrategy: (times) => retryDelay(times - 1) })
+        : new Redis({ ...redisOptions, host: this.parsed.hosts[0]!.host, port: this.parsed.hosts[0]!.port });
     client.on('error', (error: unknown) => this.#noteError(error));
     if (client instanceof Cluster) client.on('node error', (error: unknown) => this.#noteError(error));
     return { client, pending: new PendingCalls() };
   }
 
-  #noteError(error: unknown): void {
-    // A cluster that reached no node says "Failed to refresh slots cache." (its
-    // probes swallow the socket errors); say that in words users know.
-    if (error instanceof Error && error.name === 'ClusterAllFailedError') {
-      const last = (error as { lastNodeError?: unknown }).lastNodeError;
-      this.#state.noteError(`no cluster node answered${last ? ` (${errorText(last)})` : ''}`);
-      return;
-    }
-    // "Connection is closed." only says a command met a dead connection; an
-    // error noted before it (ECONNREFUSED, WRONGPASS…) says why, so it stays.
-    if (ioredisErrors.isConnection(error) && this.#state.lastError !== undefined) return;
-    this.#state.noteError(error);
+  protected ping(): Promise<unknown> {
+    return this.main.pending.run(this.#client.call('PING'));
   }
 
-  /** Registers a subscriber or blocking connection so close() ends it; returns its idempotent closer. */
-  #track(connection: Connection): () => Promise<void> {
-    let closing: Promise<void> | undefined;
-    const close = () => {
-      this.#connections.delete(close);
-      closing ??= this.#end(connection);
-      return closing;
-    };
-    this.#connections.add(close);
-    return close;
+  protected call({ client, pending }: Connection, [name, ...args]: Command): Promise<unknown> {
+    const target = client instanceof Cluster ? (publisherFor(client, name, args) ?? client) : client;
+    return pending.run(target.call(name, ...args));
   }
 
   /** Ends a connection now: calls in flight are rejected, and it waits until the socket is down. */
-  async #end({ client, pending }: Connection): Promise<void> {
-    pending.rejectAll(this.#closedError());
+  protected async end({ client, pending }: Connection): Promise<void> {
+    pending.rejectAll(this.closedError());
     if (client.status === 'end') return;
     // ioredis says 'end' once it has closed its socket(s); between reconnect
     // attempts there is no socket, and it says nothing — so the wait is bounded.
@@ -272,13 +171,18 @@ class IoredisBackend implements Backend {
     clearTimeout(timer);
   }
 
-  async #call({ client, pending }: Connection, [name, ...args]: Command): Promise<Reply> {
-    try {
-      const target = client instanceof Cluster ? (publisherFor(client, name, args) ?? client) : client;
-      return toReply(await pending.run(target.call(name, ...args)));
-    } catch (error) {
-      throw this.#error(error);
+  #noteError(error: unknown): void {
+    // A cluster that reached no node says "Failed to refresh slots cache." (its
+    // probes swallow the socket errors); say that in words users know.
+    if (error instanceof Error && error.name === 'ClusterAllFailedError') {
+      const last = (error as { lastNodeError?: unknown }).lastNodeError;
+      this.state.noteError(`no cluster node answered${last ? ` (${errorText(last)})` : ''}`);
+      return;
     }
+    // "Connection is closed." only says a command met a dead connection; an
+    // error noted before it (ECONNREFUSED, WRONGPASS…) says why, so it stays.
+    if (ioredisErrors.isConnection(error) && this.state.lastError !== undefined) return;
+    this.state.noteError(error);
   }
 
   /** The connections to SCAN: the one server, or every master of the cluster. */
@@ -287,18 +191,6 @@ class IoredisBackend implements Backend {
     // The node list is known once the cluster has loaded its slots; a PING waits for that.
     await this.send(['PING']);
     return this.#client.nodes('master');
-  }
-
-  #connectionName(role: string): string | undefined {
-    return this.#options.clientName === undefined ? undefined : `${this.#options.clientName}:${role}`;
-  }
-
-  #error(error: unknown): Error {
-    return backendError(error, ioredisErrors, this.displayUrl, this.#parsed.password);
-  }
-
-  #closedError(): ConnectionError {
-    return new ConnectionError(`Redis at ${this.displayUrl}: the backend is closed`);
   }
 }
 

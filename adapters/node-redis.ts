@@ -14,30 +14,12 @@ import {
   SocketClosedUnexpectedlyError,
   SocketTimeoutError,
 } from '@redis/client';
-import {
-  ConnectionError,
-  type Arg,
-  type Backend,
-  type BackendCapabilities,
-  type BackendFactory,
-  type BackendOptions,
-  type BackendState,
-  type BlockingConnection,
-  type Command,
-  type Reply,
-  type ReplyError,
-  type ScriptSource,
-  type Subscriber,
-} from '../core/backend.ts';
+import type { BackendFactory, BackendOptions, Command, Reply, ReplyError, Subscriber } from '../core/backend.ts';
 import { NodeRedisConnection, type ClusterClient, type SingleClient } from './node-redis-connection.ts';
-import { backendError, type ErrorKinds } from './support/backend-error.ts';
+import type { ErrorKinds } from './support/backend-error.ts';
+import { RedisClientBackend } from './support/client-backend.ts';
 import { pipelineBySend } from './support/concurrent-pipeline.ts';
-import { ConnectionState } from './support/connection-state.ts';
-import { evalWithFallback } from './support/eval-script.ts';
-import { readyOnce } from './support/first-ping.ts';
-import { MessageHandlers } from './support/message-handlers.ts';
 import { toReply } from './support/reply.ts';
-import { logLabel, parseServerUrl, type ServerUrl } from './support/server-url.ts';
 
 export const createNodeRedisBackend: BackendFactory = (options) => new NodeRedisBackend(options);
 
@@ -57,56 +39,23 @@ const nodeRedisErrors: ErrorKinds = {
   isConnection: (error) => connectionErrors.some((type) => error instanceof type),
 };
 
-class NodeRedisBackend implements Backend {
-  readonly name = 'node-redis';
-  readonly capabilities: BackendCapabilities;
-  readonly displayUrl: string;
-
-  readonly #parsed: ServerUrl;
-  readonly #options: BackendOptions;
-  readonly #state: ConnectionState;
-  readonly #main: NodeRedisConnection;
-  /** Closers of the subscriber and blocking connections still open. */
-  readonly #connections = new Set<() => Promise<void>>();
-  readonly #firstPing: () => Promise<void>;
-  #closing: Promise<void> | undefined;
+class NodeRedisBackend extends RedisClientBackend<NodeRedisConnection> {
+  /** The shared connection: the only one that reports state. */
+  protected readonly main: NodeRedisConnection;
 
   constructor(options: BackendOptions) {
-    this.#parsed = parseServerUrl('node-redis', options);
-    this.#options = options;
-    this.displayUrl = this.#parsed.display;
-    this.capabilities = { cluster: this.#parsed.kind === 'cluster', streamGroups: true, expiry: true, reconnect: true };
-    this.#state = new ConnectionState(logLabel('node-redis', this.#parsed), options.log, this.#parsed.password);
-    this.#state.set('connecting');
-    this.#main = this.#open(options.clientName, {
+    super('node-redis', options, nodeRedisErrors);
+    this.main = new NodeRedisConnection(this.parsed, options, options.clientName, {
       error: (error) => this.#noteError(error),
-      ready: () => this.#state.set('ready'),
-      lost: () => this.#state.lost(),
+      ready: () => this.state.set('ready'),
+      lost: () => this.state.lost(),
     });
-    this.#firstPing = readyOnce(() => this.#main.ready().then((client) => sendOn(client, ['PING'])), {
-      display: this.displayUrl,
-      state: this.#state,
-      secret: this.#parsed.password,
-    });
-  }
-
-  ready(): Promise<void> {
-    if (this.#closing) return Promise.reject(this.#closedError());
-    return this.#firstPing();
-  }
-
-  send(command: Command): Promise<Reply> {
-    return this.#send(this.#main, command);
-  }
-
-  evalScript(script: ScriptSource, keys: readonly string[], args: readonly Arg[]): Promise<Reply> {
-    return evalWithFallback((command) => this.send(command), script, keys, args);
   }
 
   async multi(commands: readonly Command[]): Promise<Reply[]> {
     if (commands.length === 0) return [];
     try {
-      const client = await this.#main.ready();
+      const client = await this.main.ready();
       const wire = commands.map(toWire);
       let replies: unknown[];
       if (isCluster(client)) {
@@ -122,7 +71,7 @@ class NodeRedisBackend implements Backend {
       return replies.map(toReply);
     } catch (error) {
       // One command's error reply rejects the call with that reply.
-      throw this.#error(error instanceof MultiErrorReply ? [...error.errors()][0] : error);
+      throw this.error(error instanceof MultiErrorReply ? [...error.errors()][0] : error);
     }
   }
 
@@ -132,33 +81,20 @@ class NodeRedisBackend implements Backend {
   }
 
   async *scan(pattern: string, count = 100): AsyncIterable<string> {
-    const seen = new Set<string>();
     let client: SingleClient | ClusterClient;
     try {
-      client = await this.#main.ready();
+      client = await this.main.ready();
     } catch (error) {
-      throw this.#error(error);
+      throw this.error(error);
     }
     const nodes = isCluster(client) ? client.masters.map((master) => () => client.nodeClient(master)) : [async () => client];
-    for (const node of nodes) {
-      try {
-        for await (const batch of (await node()).scanIterator({ MATCH: pattern, COUNT: count })) {
-          for (const key of batch) {
-            if (seen.has(key)) continue; // SCAN may return a key twice while the table rehashes
-            seen.add(key);
-            yield key;
-          }
-        }
-      } catch (error) {
-        throw this.#error(error);
-      }
-    }
+    yield* this.scanNodes(nodes, async function* (node) {
+      yield* (await node()).scanIterator({ MATCH: pattern, COUNT: count });
+    });
   }
 
   async subscriber(): Promise<Subscriber> {
-    const connection = this.#open(this.#connectionName('sub'));
-    const handlers = new MessageHandlers((text) => this.#state.note(text));
-    const close = this.#track(connection);
+    const { connection, handlers, close } = this.openSubscriber();
     // @redis/client keeps one listener per subscription; subscribing twice would deliver twice.
     const channels = new Set<string>();
     const patterns = new Set<string>();
@@ -167,7 +103,7 @@ class NodeRedisBackend implements Backend {
         await call(await connection.ready());
       } catch (error) {
         undo?.();
-        throw this.#error(error);
+        throw this.error(error);
       }
     };
     const fresh = (names: string[], have: Set<string>) => [...new Set(names)].filter((name) => !have.has(name));
@@ -207,71 +143,33 @@ class NodeRedisBackend implements Backend {
     };
   }
 
-  async blocking(): Promise<BlockingConnection> {
-    const connection = this.#open(this.#connectionName('blocking'));
-    return { send: (command) => this.#send(connection, command), close: this.#track(connection) };
+  /** A subscriber or blocking connection: its errors are noted, its state is not reported. */
+  protected connect(name: string | undefined): NodeRedisConnection {
+    return new NodeRedisConnection(this.parsed, this.options, name, {
+      error: (error) => this.#noteError(error),
+      ready: () => undefined,
+      lost: () => undefined,
+    });
   }
 
-  onState(listener: (state: BackendState, detail?: string) => void): () => void {
-    return this.#state.on(listener);
+  protected ping(): Promise<unknown> {
+    return this.main.ready().then((client) => sendOn(client, ['PING']));
   }
 
-  close(): Promise<void> {
-    this.#closing ??= (async () => {
-      this.#state.set('closed');
-      await Promise.all([...this.#connections].map((close) => close()));
-      this.#main.close(() => this.#closedError());
-    })();
-    return this.#closing;
+  protected async call(connection: NodeRedisConnection, command: Command): Promise<unknown> {
+    return sendOn(await connection.ready(), toWire(command));
   }
 
-  /** A new connection; only the shared one reports state, every one has its errors noted. */
-  #open(name: string | undefined, events?: ConstructorParameters<typeof NodeRedisConnection>[3]): NodeRedisConnection {
-    if (this.#closing) throw this.#closedError();
-    return new NodeRedisConnection(
-      this.#parsed,
-      this.#options,
-      name,
-      events ?? { error: (error) => this.#noteError(error), ready: () => undefined, lost: () => undefined },
-    );
+  /** Ends a connection now: pending commands are rejected, no timer is left behind. */
+  protected async end(connection: NodeRedisConnection): Promise<void> {
+    connection.close(() => this.closedError());
   }
 
   #noteError(error: unknown): void {
     // "All the root nodes are unavailable" comes after each root node's own
     // error (ECONNREFUSED, WRONGPASS…), which says why; that one stays.
-    if (error instanceof RootNodesUnavailableError && this.#state.lastError !== undefined) return;
-    this.#state.noteError(error);
-  }
-
-  /** Registers a subscriber or blocking connection so close() ends it; returns its idempotent closer. */
-  #track(connection: NodeRedisConnection): () => Promise<void> {
-    const close = async () => {
-      this.#connections.delete(close);
-      connection.close(() => this.#closedError());
-    };
-    this.#connections.add(close);
-    return close;
-  }
-
-  async #send(connection: NodeRedisConnection, command: Command): Promise<Reply> {
-    try {
-      const client = await connection.ready();
-      return toReply(await sendOn(client, toWire(command)));
-    } catch (error) {
-      throw this.#error(error);
-    }
-  }
-
-  #connectionName(role: string): string | undefined {
-    return this.#options.clientName === undefined ? undefined : `${this.#options.clientName}:${role}`;
-  }
-
-  #error(error: unknown): Error {
-    return backendError(error, nodeRedisErrors, this.displayUrl, this.#parsed.password);
-  }
-
-  #closedError(): ConnectionError {
-    return new ConnectionError(`Redis at ${this.displayUrl}: the backend is closed`);
+    if (error instanceof RootNodesUnavailableError && this.state.lastError !== undefined) return;
+    this.state.noteError(error);
   }
 }
 

@@ -1,0 +1,167 @@
+// The connection lifecycle the Redis client adapters (ioredis, node-redis)
+// share: the parsed URL and its state reporting, ready() as one first PING,
+// one connection per subscriber and per blocking connection, each closed by
+// close() before the shared one, and every error translated the same way. A
+// subclass says only how its library opens, sends on and ends a connection.
+import {
+  ConnectionError,
+  type Arg,
+  type Backend,
+  type BackendCapabilities,
+  type BackendOptions,
+  type BackendState,
+  type BlockingConnection,
+  type Command,
+  type Reply,
+  type ReplyError,
+  type ScriptSource,
+  type Subscriber,
+} from '../../core/backend.ts';
+import { backendError, type ErrorKinds } from './backend-error.ts';
+import { ConnectionState } from './connection-state.ts';
+import { evalWithFallback } from './eval-script.ts';
+import { readyOnce } from './first-ping.ts';
+import { MessageHandlers } from './message-handlers.ts';
+import { toReply } from './reply.ts';
+import { logLabel, parseServerUrl, type ServerUrl } from './server-url.ts';
+
+/** A subscriber's own connection, its message handlers and its closer. */
+export interface SubscriberParts<Connection> {
+  connection: Connection;
+  handlers: MessageHandlers;
+  close: () => Promise<void>;
+}
+
+export abstract class RedisClientBackend<Connection> implements Backend {
+  readonly name: string;
+  readonly capabilities: BackendCapabilities;
+  readonly displayUrl: string;
+
+  protected readonly parsed: ServerUrl;
+  protected readonly options: BackendOptions;
+  protected readonly state: ConnectionState;
+  /** The shared connection: opened by the subclass's constructor, ended last by close(). */
+  protected abstract readonly main: Connection;
+  readonly #errorKinds: ErrorKinds;
+  /** Closers of the subscriber and blocking connections still open. */
+  readonly #connections = new Set<() => Promise<void>>();
+  readonly #firstPing: () => Promise<void>;
+  #closing: Promise<void> | undefined;
+
+  constructor(name: string, options: BackendOptions, errorKinds: ErrorKinds) {
+    this.name = name;
+    this.parsed = parseServerUrl(name, options);
+    this.options = options;
+    this.#errorKinds = errorKinds;
+    this.displayUrl = this.parsed.display;
+    this.capabilities = { cluster: this.parsed.kind === 'cluster', streamGroups: true, expiry: true, reconnect: true };
+    this.state = new ConnectionState(logLabel(name, this.parsed), options.log, this.parsed.password);
+    this.state.set('connecting');
+    this.#firstPing = readyOnce(() => this.ping(), { display: this.displayUrl, state: this.state, secret: this.parsed.password });
+  }
+
+  /** A new connection named `name` (CLIENT SETNAME); its errors are noted, never thrown. */
+  protected abstract connect(name: string | undefined): Connection;
+  /** The library's raw reply to `command` on `connection`. */
+  protected abstract call(connection: Connection, command: Command): Promise<unknown>;
+  /** Ends a connection now: calls in flight on it are rejected with closedError(). */
+  protected abstract end(connection: Connection): Promise<void>;
+  /** The first PING on the shared connection, once it is up. */
+  protected abstract ping(): Promise<unknown>;
+  abstract multi(commands: readonly Command[]): Promise<Reply[]>;
+  abstract pipeline(commands: readonly Command[]): Promise<(Reply | ReplyError)[]>;
+  abstract scan(pattern: string, count?: number): AsyncIterable<string>;
+  abstract subscriber(): Promise<Subscriber>;
+
+  ready(): Promise<void> {
+    if (this.#closing) return Promise.reject(this.closedError());
+    return this.#firstPing();
+  }
+
+  send(command: Command): Promise<Reply> {
+    return this.sendOn(this.main, command);
+  }
+
+  evalScript(script: ScriptSource, keys: readonly string[], args: readonly Arg[]): Promise<Reply> {
+    return evalWithFallback((command) => this.send(command), script, keys, args);
+  }
+
+  async blocking(): Promise<BlockingConnection> {
+    const connection = this.#open('blocking');
+    return { send: (command) => this.sendOn(connection, command), close: this.#track(connection) };
+  }
+
+  onState(listener: (state: BackendState, detail?: string) => void): () => void {
+    return this.state.on(listener);
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.state.set('closed');
+      await Promise.all([...this.#connections].map((close) => close()));
+      await this.end(this.main);
+    })();
+    return this.#closing;
+  }
+
+  /** A subscriber's connection and handlers, closed by close(); the subclass adds the library's (p)subscribe calls. */
+  protected openSubscriber(): SubscriberParts<Connection> {
+    const connection = this.#open('sub');
+    const handlers = new MessageHandlers((text) => this.state.note(text));
+    return { connection, handlers, close: this.#track(connection) };
+  }
+
+  /** `command` on `connection`, its reply in the Backend's shapes, its error translated. */
+  protected async sendOn(connection: Connection, command: Command): Promise<Reply> {
+    try {
+      return toReply(await this.call(connection, command));
+    } catch (error) {
+      throw this.error(error);
+    }
+  }
+
+  /** Every key that `scanOne` finds on each node in turn, once each (SCAN may return a key twice while the table rehashes). */
+  protected async *scanNodes<Node>(nodes: Iterable<Node>, scanOne: (node: Node) => AsyncIterable<string[]>): AsyncIterable<string> {
+    const seen = new Set<string>();
+    for (const node of nodes) {
+      try {
+        for await (const batch of scanOne(node)) {
+          for (const key of batch) {
+            if (seen.has(key)) continue;
+            seen.add(key);
+            yield key;
+          }
+        }
+      } catch (error) {
+        throw this.error(error);
+      }
+    }
+  }
+
+  /** The library's error as the Backend promises it: ReplyError, ConnectionError naming the masked URL, or the error itself. */
+  protected error(error: unknown): Error {
+    return backendError(error, this.#errorKinds, this.displayUrl, this.parsed.password);
+  }
+
+  protected closedError(): ConnectionError {
+    return new ConnectionError(`Redis at ${this.displayUrl}: the backend is closed`);
+  }
+
+  /** A connection of its own for `role`, named after the backend's client name. */
+  #open(role: string): Connection {
+    if (this.#closing) throw this.closedError();
+    return this.connect(this.options.clientName === undefined ? undefined : `${this.options.clientName}:${role}`);
+  }
+
+  /** Registers a subscriber or blocking connection so close() ends it; returns its idempotent closer. */
+  #track(connection: Connection): () => Promise<void> {
+    let closing: Promise<void> | undefined;
+    const close = () => {
+      this.#connections.delete(close);
+      closing ??= this.end(connection);
+      return closing;
+    };
+    this.#connections.add(close);
+    return close;
+  }
+}
