@@ -115,7 +115,7 @@ t.test('a CDP client waiting for a browser shows on /status as queued', async (t
   const prefix = '{cdp-queue}:';
   const port = await freePort();
   const worker = rig.run('worker', { prefix, sets: ['workers=1', 'maxConcurrentSessions=1', 'heartbeatInterval=1'] });
-  const proxy = rig.run('proxy', { prefix, sets: [`port=${port}`, 'queueTimeout=60'] });
+  const proxy = rig.run('proxy', { prefix, sets: [`port=${port}`, 'queueTimeout=60', 'maxConcurrentSessions=1'] });
   await ready(worker, proxy);
   const holder = await puppeteer.connect({ browserWSEndpoint: `ws://127.0.0.1:${port}/cdp` });
   const waiting = puppeteer.connect({ browserWSEndpoint: `ws://127.0.0.1:${port}/cdp` });
