@@ -173,7 +173,13 @@ export const contract = defineContract({
         dropped: { ...count, description: 'arrival-rate iterations that found no free user in time' },
         sum: { type: 'number', minimum: 0, description: 'sum of the latencies in ms (the exact mean is the sum over the count)' },
         hist: { type: 'string', description: 'HDR histogram of latencies in µs, compressed base64 (hdr-histogram-js / HdrHistogram V2 encoding)' },
+        aborted: { ...count, description: "requests the test's own stop cut off in flight (not in count, errors or the histogram)" },
         error_kinds: { type: 'object', additionalProperties: count, description: 'error message → count in this batch' },
+        error_samples: {
+          type: 'object',
+          additionalProperties: { type: 'object', properties: { first: { type: 'string' }, last: { type: 'string' } }, required: ['first', 'last'] },
+          description: 'error kind → the full text of its first and last occurrence in this batch',
+        },
       },
       required: ['worker', 'epoch', 'ts', 'count', 'errors', 'hist'],
     },
