@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { ErrorObject } from 'ajv';
 import type { Node as YamlNode } from 'yaml';
-import { createAjv } from './ajv.ts';
+import { createAjv, namesFormat } from './ajv.ts';
 import type { JsonSchema } from './contract.ts';
 import { didYouMean } from './did-you-mean.ts';
 import { yaml } from './lazy-module.ts';
@@ -251,7 +251,7 @@ function textCoercer(schema: JsonSchema): (path: string[], value: string | strin
   return (path, value) => {
     const sub = schemaAt(schema, path);
     if (!sub || (sub.type === 'string' && typeof value === 'string')) return value;
-    ajv ??= createAjv({ coerceTypes: true, allErrors: false, strict: false });
+    ajv ??= createAjv({ coerceTypes: true, allErrors: false, strict: false }, namesFormat(schema));
     const isArray = sub.type === 'array';
     const holder = { v: isArray && typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : value };
     ajv.validate({ type: 'object', properties: { v: sub } }, holder);
@@ -264,7 +264,7 @@ function textCoercer(schema: JsonSchema): (path: string[], value: string | strin
 
 function validate(schema: JsonSchema, data: Data, sources: Map<string, string>, plugins: readonly string[]): string[] {
   // One validation per process: ajv's code optimizer would cost more than it saves.
-  const ajv = createAjv({ useDefaults: true, strict: false, code: { optimize: false } });
+  const ajv = createAjv({ useDefaults: true, strict: false, code: { optimize: false } }, namesFormat(schema));
   const check = ajv.compile(schema);
   if (check(data)) return [];
   const problems = new Map<string, string>(); // one per path: a value failing two keywords is one problem
