@@ -5,13 +5,13 @@
 // validated (core/config.ts), so one file is enough to start a process.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { parse } from 'yaml';
 import { readConfigFile } from '../core/config.ts';
+import { yaml } from '../core/lazy-module.ts';
 import { cwd } from '../core/platform.ts';
 import type { Plugin } from '../core/plugin.ts';
 import { builtinPlugins } from '../plugins/index.ts';
 import { UsageError } from './errors.ts';
-import { isPluginPath, loadPlugin } from './load-plugin.ts';
+import { isPluginPath } from './plugin-spec.ts';
 
 interface Named {
   /** The plugin's name: its section under plugins: or its key under modules:. */
@@ -28,7 +28,7 @@ interface Named {
 export function namedPlugins(file: string): Named[] {
   let data: unknown;
   try {
-    data = existsSync(file) ? parse(readFileSync(file, 'utf8')) : undefined;
+    data = existsSync(file) ? yaml().parse(readFileSync(file, 'utf8')) : undefined;
   } catch {
     return [];
   }
@@ -51,6 +51,7 @@ export function moduleNames(file: string | undefined): string[] {
 /** Loads the plugins a file names; a module whose plugin has another name is an error. */
 export async function deploymentPlugins(file: string): Promise<Plugin[]> {
   readConfigFile(file); // a missing or unparsable file says so, with its line and column, before "no plugins" could
+  const { loadPlugin } = await import('./load-plugin.ts'); // the loader and role runtime: not for commands that only read the file's names
   const plugins: Plugin[] = [];
   for (const { name, spec } of namedPlugins(file)) {
     let plugin: Plugin;

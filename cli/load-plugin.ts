@@ -17,10 +17,7 @@ import { importModule, ModuleLoadError } from '../core/typescript-modules.ts';
 import { builtinPlugins } from '../plugins/index.ts';
 import { UsageError } from './errors.ts';
 import { checkRunFlags } from './options.ts';
-
-export function isPluginPath(spec: string): boolean {
-  return /^(\.{1,2}[\\/]|[\\/]|file:)/.test(spec) || /\.(m?js|m?ts)$/.test(spec) || spec === '.' || spec === '..';
-}
+import { isPluginPath } from './plugin-spec.ts';
 
 /** Loads and checks a plugin. `base` is the folder relative paths and package names are resolved from (default: the working directory). */
 export async function loadPlugin(spec: string, base = cwd()): Promise<Plugin> {

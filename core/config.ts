@@ -6,10 +6,11 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { ErrorObject } from 'ajv';
-import { LineCounter, isMap, isScalar, parseDocument, type Node as YamlNode } from 'yaml';
-import { createAjv } from './ajv.ts';
+import type { Node as YamlNode } from 'yaml';
+import { createAjv, namesFormat } from './ajv.ts';
 import type { JsonSchema } from './contract.ts';
 import { didYouMean } from './did-you-mean.ts';
+import { yaml } from './lazy-module.ts';
 import type { GlobalConfig, Plugin } from './plugin.ts';
 import { mask, parseRedisUrl, UrlError } from './url.ts';
 import { ConfigError } from './errors.ts';
@@ -177,6 +178,7 @@ export function readConfigFile(file: string): { value: Data; lines: Map<string, 
     throw new ConfigError([`config: cannot read config file ${file}: ${why}`]);
   }
   // YAML 1.2 reads JSON too, and both get the same line:column errors.
+  const { LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   const error = doc.errors[0];
@@ -196,6 +198,7 @@ export function readConfigFile(file: string): { value: Data; lines: Map<string, 
 
 /** Records the line of every key in the file, so a problem can say where its value was written. */
 function collectLines(node: YamlNode | null, path: string[], record: (path: string[], offset: number) => void): void {
+  const { isMap, isScalar } = yaml();
   if (!isMap(node)) return;
   for (const pair of node.items) {
     const name = isScalar(pair.key) ? String(pair.key.value) : undefined;
@@ -244,10 +247,11 @@ function internalPath(dotted: string, plugins: readonly string[]): string[] {
  * comma-separated. Text that does not fit stays text, so validation names it.
  */
 function textCoercer(schema: JsonSchema): (path: string[], value: string | string[]) => unknown {
-  const ajv = createAjv({ coerceTypes: true, allErrors: false, strict: false });
+  let ajv: ReturnType<typeof createAjv> | undefined; // made for the first value that may need coercing: text for a text field (--redis URL) needs none
   return (path, value) => {
     const sub = schemaAt(schema, path);
-    if (!sub) return value;
+    if (!sub || (sub.type === 'string' && typeof value === 'string')) return value;
+    ajv ??= createAjv({ coerceTypes: true, allErrors: false, strict: false }, namesFormat(schema));
     const isArray = sub.type === 'array';
     const holder = { v: isArray && typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : value };
     ajv.validate({ type: 'object', properties: { v: sub } }, holder);
@@ -259,7 +263,8 @@ function textCoercer(schema: JsonSchema): (path: string[], value: string | strin
 // ---- validation and messages
 
 function validate(schema: JsonSchema, data: Data, sources: Map<string, string>, plugins: readonly string[]): string[] {
-  const ajv = createAjv({ useDefaults: true, strict: false });
+  // One validation per process: ajv's code optimizer would cost more than it saves.
+  const ajv = createAjv({ useDefaults: true, strict: false, code: { optimize: false } }, namesFormat(schema));
   const check = ajv.compile(schema);
   if (check(data)) return [];
   const problems = new Map<string, string>(); // one per path: a value failing two keywords is one problem

@@ -4,8 +4,9 @@
 // thread, not as a worker transport, so it behaves the same on Deno and
 // every line is written before the process exits.
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
-import PinoPretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 import type { GlobalConfig } from './plugin.ts';
+import { lazyModule } from './lazy-module.ts';
 import type { Logger } from './logger.ts';
 import { stderrIsTTY, stdoutIsTTY } from './platform.ts';
 
@@ -20,13 +21,16 @@ export interface LogOptions {
   tty?: boolean;
 }
 
+// Loaded only for readable output: a command whose log goes to a pipe (or is JSON) does not pay for it.
+const prettyStream = lazyModule<typeof PinoPretty>('pino-pretty');
+
 export function createLogger(options: LogOptions = {}): Logger {
   const fd = options.stderr ? 2 : 1;
   const tty = options.tty ?? (options.stderr ? stderrIsTTY() : stdoutIsTTY());
   const pretty = options.format === 'pretty' || (options.format !== 'json' && tty);
   const level = options.level ?? 'info';
   const stream = pretty
-    ? PinoPretty({
+    ? prettyStream()({
         sync: true,
         colorize: tty,
         destination: options.destination ?? fd,

@@ -247,3 +247,13 @@ t.test('the result is deeply frozen', async (t) => {
     (config.log as { level: string }).level = 'debug';
   }, TypeError);
 });
+
+t.test("a plugin's format keyword is checked (ajv-formats loads only for a schema that names a format)", async (t) => {
+  const withUuid = { ...grid, config: { schema: { type: 'object', properties: { session: { type: 'string', format: 'uuid' } } } } } as unknown as Plugin;
+  const flag = (value: string) => [{ path: 'browser-grid.session', value }];
+  t.equal(loadConfig({ plugins: [withUuid], flags: flag('0b8f5c2e-9a4b-4c1e-8f3d-2a6b7c8d9e0f') }).plugins['browser-grid']!.session, '0b8f5c2e-9a4b-4c1e-8f3d-2a6b7c8d9e0f');
+  t.throws(() => loadConfig({ plugins: [withUuid], flags: flag('not-a-uuid') }), { message: /browser-grid\.session = "not-a-uuid".*expected string in format uuid/ });
+  const { namesFormat } = await import('../core/ajv.ts');
+  t.equal(namesFormat({ type: 'object', properties: { format: { enum: ['json', 'pretty'] } } }), false, 'a property called format (log.format) is not the keyword');
+  t.equal(namesFormat({ type: 'object', properties: { at: { type: 'string', format: 'date-time' } } }), true);
+});

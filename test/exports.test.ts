@@ -120,7 +120,9 @@ function runtimeImports(): Map<string, string> {
         const text = readFileSync(path, 'utf8');
         const statics = [...text.matchAll(/^\s*(?:import|export)\s+(?!type\s)(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm)].map((m) => m[1]!);
         const dynamics = [...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1]!);
-        for (const specifier of [...statics, ...dynamics]) {
+        // Packages core/lazy-module.ts requires on first use: lazyModule<T>('name').
+        const lazy = [...text.matchAll(/\blazyModule<[^;\n]*?>\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1]!);
+        for (const specifier of [...statics, ...dynamics, ...lazy]) {
           if (specifier.startsWith('.') || specifier.startsWith('node:')) continue;
           const name = specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!;
           if (!found.has(name)) found.set(name, relative(root, path));
@@ -142,6 +144,7 @@ const OPTIONAL_ON_NODE: Record<string, string> = {};
 t.test('every package the code imports is declared for npm and mapped for Deno', async (t) => {
   const imports = runtimeImports();
   t.ok(imports.has('cac') && imports.has('pino'), 'the scan finds the imports');
+  t.ok(imports.has('pino-pretty') && imports.has('ajv-formats'), 'and the packages required on first use (lazyModule)');
   for (const [name, file] of imports) {
     if (OPTIONAL_ON_NODE[name]) {
       t.ok(pkg.devDependencies[name], `${name} (imported by ${file}) is in package.json devDependencies: ${OPTIONAL_ON_NODE[name]}`);

@@ -1,7 +1,11 @@
 // The browser grid's options. Names follow playwright-distributed's
 // environment variables (accepted as they are), times are in seconds.
-import semver from 'semver';
+import type Semver from 'semver';
+import { lazyModule } from '../../core/lazy-module.ts';
 import { isWildcard } from './advertise.ts';
+
+// Only a versionsOnDemand range needs it: not every command that reads this config.
+const semver = lazyModule<typeof Semver>('semver');
 
 export interface BrowserGridConfig {
   host: string;
@@ -137,8 +141,8 @@ export function onDemandAllows(c: Pick<BrowserGridConfig, 'versionsOnDemand'>, v
   const allowed = c.versionsOnDemand;
   if (!allowed || !/^\d+\.\d+$/.test(version)) return false;
   if (Array.isArray(allowed)) return allowed.includes(version);
-  const range = semver.validRange(allowed);
-  return range !== null && semver.satisfies(`${version}.0`, range);
+  const range = semver().validRange(allowed);
+  return range !== null && semver().satisfies(`${version}.0`, range);
 }
 
 /** The ports of workerPorts ('FIRST-LAST'), or undefined when unset. */
@@ -152,7 +156,7 @@ export function checkTiming(c: BrowserGridConfig): string[] {
   const problems: string[] = [];
   const rule = (ok: boolean, text: string) => ok || problems.push(text);
   if (typeof c.versionsOnDemand === 'string') {
-    rule(semver.validRange(c.versionsOnDemand) !== null, `versionsOnDemand "${c.versionsOnDemand}": expected a semver range such as ">=1.50 <2", or a list of major.minor versions`);
+    rule(semver().validRange(c.versionsOnDemand) !== null, `versionsOnDemand "${c.versionsOnDemand}": expected a semver range such as ">=1.50 <2", or a list of major.minor versions`);
   }
   const ports = portRange(c.workerPorts);
   if (ports) {

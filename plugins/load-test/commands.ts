@@ -5,7 +5,6 @@ import { text } from '../../core/option-values.ts';
 import { UsageError, type CommandTools, type PluginCommand } from '../../core/plugin.ts';
 import { apiCall } from './api-client.ts';
 import { InputError, parseCount } from './parse.ts';
-import { summaryTable } from './report.ts';
 import type { TestStatus } from './test-lifecycle.ts';
 
 const API_OPTIONS = [
@@ -82,6 +81,7 @@ export const commands: PluginCommand[] = [
     run: (options, _args, tools) =>
       userFacing(async () => {
         const result = await apiCall(options, 'POST', '/api/stop');
+        const { summaryTable } = await import('./report.ts'); // the report (and its histogram library) only when there is one to print
         tools.print(summaryTable(result as Parameters<typeof summaryTable>[0]));
       }),
   },
@@ -109,7 +109,7 @@ export const commands: PluginCommand[] = [
         for (const w of status.workers) {
           tools.print(`  ${w.id}  ${w.status}  users ${w.users} (active ${w.active_users})  cpu ${w.cpu_percent}%  rss ${(w.rss_bytes / 1048576).toFixed(1)} MB  heartbeat ${w.lastHeartbeatAgeS ?? '-'}s ago`);
         }
-        if (status.result && status.result.total.count > 0) tools.print(summaryTable(status.result));
+        if (status.result && status.result.total.count > 0) tools.print((await import('./report.ts')).summaryTable(status.result));
       }),
   },
 ];

@@ -1,0 +1,19 @@
+// CommonJS packages a command needs only on some paths (yaml for a config
+// file, pino-pretty for a terminal, semver for a version range), loaded the
+// first time they are used: `coord grid status --redis URL` pays for none.
+// Synchronous, so the callers (loadConfig, createLogger) stay synchronous.
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+
+/** A getter that requires `name` on its first call and returns the same module after. */
+export function lazyModule<T>(name: string): () => T {
+  let loaded: T | undefined;
+  return () => {
+    loaded ??= require(name) as T;
+    return loaded;
+  };
+}
+
+/** The yaml package (config files, `coord config --dump`). */
+export const yaml = lazyModule<typeof import('yaml')>('yaml');
