@@ -22,7 +22,11 @@ const pds: PdWorker[] = [];
 rig.atEnd(() => Promise.all(pds.map((w) => w.stop().catch(() => {}))));
 
 const prefix = '{ver}:';
-const sets = ['heartbeatInterval=1', 'redisKeyTtl=4', 'staleThreshold=3', 'reaperRunInterval=4', 'shutdownCommandTtl=5', 'drainTimeout=5', 'queueTimeout=30'];
+// Heartbeats every second, but staleness and key expiry well above it: the playwright-distributed
+// stand-in beats from this test's own process, which is busy driving 8 clients at a time; a beat
+// 3 s late there once made its worker stale mid-run and its version unserved (428) on a loaded CI.
+const sets = ['heartbeatInterval=1', 'redisKeyTtl=15', 'staleThreshold=12', 'reaperRunInterval=15', 'shutdownCommandTtl=5', 'drainTimeout=5', 'queueTimeout=30'];
+const pdTtl = 15;
 const run = (role: string, extra: string[]) => rig.run(role, { prefix, sets: [...sets, ...extra] });
 const lifetime = async (ref: string) => Number(await backend.send(['HGET', `${prefix}cluster:lifetime_connections`, ref]));
 
@@ -31,7 +35,7 @@ const worker = run('worker', ['workers=1']);
 const proxy = run('proxy', [`port=${port}`]);
 await ready(worker, proxy);
 const coordRef = `chromium:${String((await worker.waitFor((l) => l.msg === 'browser server registered')).workerId)}`;
-const pd = await startPdWorker({ backend, prefix, playwright: older.playwright });
+const pd = await startPdWorker({ backend, prefix, playwright: older.playwright, ttlSeconds: pdTtl });
 pds.push(pd);
 
 t.test(`clients of ${mm(older.version)} and ${mm(bundled)}, alternating, 8 at a time: each served by a server of its version`, async (t) => {
@@ -63,7 +67,7 @@ t.test('a client of a version no worker speaks is told so at once, with the vers
 
 t.test('a worker answering 428 is given back unpenalised, relabelled, and the client served by another', async (t) => {
   // a playwright-distributed worker whose hash claims the bundled version, while its server speaks the older one
-  const liar = await startPdWorker({ backend, prefix, playwright: older.playwright, extra: { version: bundled } });
+  const liar = await startPdWorker({ backend, prefix, playwright: older.playwright, extra: { version: bundled }, ttlSeconds: pdTtl });
   pds.push(liar);
   await until('adopted under the version it claims', async () => (await backend.send(['ZSCORE', `${prefix}index:workers:chromium`, liar.ref])) !== null, 15_000);
   // make it the selector's first choice: the highest lifetime below maxLifetime − margin (50 − 16)
