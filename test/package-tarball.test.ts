@@ -9,14 +9,14 @@
 // Playwright client; the made plugin's own `npm install && npm test` passes;
 // and a consumer file type-checks against the published types with
 // skipLibCheck: false (they need nothing outside coord's own dependencies).
-import { spawn, spawnSync, type SpawnSyncOptions } from 'node:child_process';
+import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import t, { type Test } from 'tap';
 import { buildIfStale } from './support/build.ts';
-import { root } from './support/cli.ts';
+import { root, spawnGroup } from './support/cli.ts';
 import { startTarget } from './support/load.ts';
 import { freePort, startRedis } from './support/redis.ts';
 import { until } from './support/until.ts';
@@ -42,26 +42,15 @@ function sh(command: string, args: string[], cwd: string, options: SpawnSyncOpti
 
 /** `npx coord ARGS…` in its own process group until `ready` is logged, then Ctrl-C (SIGINT to the group); resolves to the log. */
 async function runUntilReady(t: Test, args: string[]): Promise<string> {
-  const child = spawn('npx', ['coord', ...args, '--log-format', 'json'], { cwd: project, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  const group = (signal: NodeJS.Signals) => {
-    try {
-      process.kill(-child.pid!, signal);
-    } catch {
-      // already gone
-    }
-  };
-  t.teardown(() => group('SIGKILL'));
-  let out = '';
-  let err = '';
+  const coord = spawnGroup(t, 'npx', ['coord', ...args, '--log-format', 'json'], { cwd: project, env });
   let code: number | null | undefined;
-  child.stdout.on('data', (d: Buffer) => (out += d));
-  child.stderr.on('data', (d: Buffer) => (err += d));
-  const exited = new Promise<void>((resolve) => child.once('exit', (c) => ((code = c), resolve())));
-  await until(`npx coord ${args.join(' ')} ready (stderr: ${err.slice(-300)})`, () => /"msg":"ready"/.test(out) || code !== undefined, 120_000);
-  t.match(out, /"msg":"ready"/, `npx coord ${args.join(' ')}: ready`, { stderr: err.slice(-1000) });
-  group('SIGINT');
-  await exited; // npx ends as a terminal's Ctrl-C ends it; coord's own stop is in its log
-  await until('the roles stopped on SIGINT', () => /"reason":"SIGINT","msg":"role stopped"/.test(out), 60_000).catch(() => undefined);
+  void coord.exited.then((c) => (code = c));
+  await until(`npx coord ${args.join(' ')} ready (stderr: ${coord.err().slice(-300)})`, () => /"msg":"ready"/.test(coord.out()) || code !== undefined, 120_000);
+  t.match(coord.out(), /"msg":"ready"/, `npx coord ${args.join(' ')}: ready`, { stderr: coord.err().slice(-1000) });
+  coord.signal('SIGINT');
+  await coord.exited; // npx ends as a terminal's Ctrl-C ends it; coord's own stop is in its log
+  await until('the roles stopped on SIGINT', () => /"reason":"SIGINT","msg":"role stopped"/.test(coord.out()), 60_000).catch(() => undefined);
+  const out = coord.out();
   t.match(out, /"reason":"SIGINT","msg":"role stopped"/, 'Ctrl-C stops it');
   return out;
 }
@@ -145,43 +134,20 @@ walkthrough('with TypeScript 5');
 
 t.test('npx coord run --plugin browser-grid serves a Playwright client and drains on Ctrl-C', async (t) => {
   const port = await freePort();
-  const child = spawn('npx', ['coord', 'run', '--plugin', 'browser-grid', '--set', `browser-grid.port=${port}`, '--log-format', 'json'], {
-    cwd: project,
-    env,
-    detached: true, // its own process group: Ctrl-C in a terminal signals npx and coord alike
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const group = (signal: NodeJS.Signals) => {
-    try {
-      process.kill(-child.pid!, signal);
-    } catch {
-      // already gone
-    }
-  };
-  t.teardown(() => group('SIGKILL'));
-  let out = '';
-  let err = '';
-  child.stderr.on('data', (d: Buffer) => (err += d));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  const seen = (pattern: RegExp) =>
-    new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ${pattern} within 120 s: ${err.slice(-500)}`)), 120_000);
-      const check = () => pattern.test(out) && (clearTimeout(timer), resolve());
-      child.stdout.on('data', (d: Buffer) => ((out += d), check()));
-      check();
-    });
+  const grid = spawnGroup(t, 'npx', ['coord', 'run', '--plugin', 'browser-grid', '--set', `browser-grid.port=${port}`, '--log-format', 'json'], { cwd: project, env });
+  const seen = (pattern: RegExp) => until(`${pattern} (stderr: ${grid.err().slice(-500)})`, () => pattern.test(grid.out()), 120_000);
   await seen(/"msg":"ready"/);
-  t.match(out, `proxy listening on ws://127.0.0.1:${port}/?browser=chromium`, 'prints the ws URL');
+  t.match(grid.out(), `proxy listening on ws://127.0.0.1:${port}/?browser=chromium`, 'prints the ws URL');
   const browser = await chromium.connect(`ws://127.0.0.1:${port}/?browser=chromium`, { timeout: 60_000 });
   const page = await browser.newPage();
   t.equal(await page.evaluate(() => 6 * 7), 42, 'a page runs in a served browser');
   await browser.close();
-  group('SIGINT');
-  await exited; // npx ends as a terminal's Ctrl-C ends it; coord's own stop is in its log
+  grid.signal('SIGINT');
+  await grid.exited; // npx ends as a terminal's Ctrl-C ends it; coord's own stop is in its log
   await seen(/"role":"worker","reason":"SIGINT","msg":"role stopped"/);
-  t.match(out, /"msg":"draining"/, 'the workers drained');
-  t.match(out, /"role":"proxy","reason":"SIGINT","msg":"role stopped"/, 'both roles stopped on the one Ctrl-C');
-  t.notMatch(err, /again while stopping/);
+  t.match(grid.out(), /"msg":"draining"/, 'the workers drained');
+  t.match(grid.out(), /"role":"proxy","reason":"SIGINT","msg":"role stopped"/, 'both roles stopped on the one Ctrl-C');
+  t.notMatch(grid.err(), /again while stopping/);
 });
 
 t.test('the demo plugin: its own npm install, npm test and typecheck pass against the installed coord', async (t) => {

@@ -2,11 +2,11 @@
 // run twice in a row on the same clone: the second build recreates dist/ and
 // must leave dist/cli/main.js executable again, or npx's link to the bin fails
 // with "coord: Permission denied" (exit 127).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { root } from './support/cli.ts';
+import { root, spawnGroup } from './support/cli.ts';
 import { freePort } from './support/redis.ts';
 import { until } from './support/until.ts';
 
@@ -20,31 +20,13 @@ for (const round of [1, 2]) {
     t.equal(build.status, 0, 'npm run build', { output: `${build.stdout}${build.stderr}`.slice(-3000) });
     t.equal(statSync(join(root, 'dist/cli/main.js')).mode & 0o111, 0o111, 'dist/cli/main.js is executable');
     const port = await freePort();
-    const child = spawn('npx', ['coord', 'run', '--plugin', 'browser-grid', '--set', `browser-grid.port=${port}`, '--log-format', 'json'], {
-      cwd: root,
-      env,
-      detached: true, // its own process group: Ctrl-C in a terminal signals npx and coord alike
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const group = (signal: NodeJS.Signals) => {
-      try {
-        process.kill(-child.pid!, signal);
-      } catch {
-        // already gone
-      }
-    };
-    t.teardown(() => group('SIGKILL'));
-    let out = '';
-    let err = '';
-    child.stderr.on('data', (d: Buffer) => (err += d));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    child.stdout.on('data', (d: Buffer) => (out += d));
-    await until('the grid ready', () => /"msg":"ready"/.test(out), 120_000);
-    t.match(out, `proxy listening on ws://127.0.0.1:${port}/?browser=chromium`, 'the proxy prints its ws URL');
-    t.notMatch(err, /Permission denied/);
-    group('SIGINT');
-    await exited; // npx ends as a terminal's Ctrl-C ends it; coord's own stop is in its log
-    await until('the proxy stopped on SIGINT', () => /"role":"proxy","reason":"SIGINT","msg":"role stopped"/.test(out), 60_000);
+    const grid = spawnGroup(t, 'npx', ['coord', 'run', '--plugin', 'browser-grid', '--set', `browser-grid.port=${port}`, '--log-format', 'json'], { cwd: root, env });
+    await until('the grid ready', () => /"msg":"ready"/.test(grid.out()), 120_000);
+    t.match(grid.out(), `proxy listening on ws://127.0.0.1:${port}/?browser=chromium`, 'the proxy prints its ws URL');
+    t.notMatch(grid.err(), /Permission denied/);
+    grid.signal('SIGINT');
+    await grid.exited; // npx ends as a terminal's Ctrl-C ends it; coord's own stop is in its log
+    await until('the proxy stopped on SIGINT', () => /"role":"proxy","reason":"SIGINT","msg":"role stopped"/.test(grid.out()), 60_000);
     t.pass('Ctrl-C stops the grid');
   });
 }

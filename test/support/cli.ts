@@ -102,3 +102,30 @@ export function oneLineError(t: Test, r: { status: number | null; stdout: string
   t.match(lines[0], message);
   t.notMatch(r.stderr, /\n\s+at /, 'no stack trace');
 }
+
+export interface GroupProcess {
+  /** Standard output and error so far. */
+  out(): string;
+  err(): string;
+  exited: Promise<number | null>;
+  /** Signals the whole group, as a terminal's Ctrl-C does (npx and coord alike); a group already gone is fine. */
+  signal(signal: NodeJS.Signals): void;
+}
+
+/** `command args…` in its own process group, its output collected; the group is killed -9 at teardown. */
+export function spawnGroup(t: { teardown(fn: () => unknown): void }, command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): GroupProcess {
+  const child = spawn(command, args, { ...options, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d));
+  child.stderr!.on('data', (d: Buffer) => (err += d));
+  const signal = (s: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, s);
+    } catch {
+      // already gone
+    }
+  };
+  t.teardown(() => signal('SIGKILL'));
+  return { out: () => out, err: () => err, exited: new Promise((resolve) => child.once('exit', resolve)), signal };
+}
