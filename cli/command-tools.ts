@@ -8,6 +8,7 @@ import { createLogger } from '../core/pino-logger.ts';
 import { environment, exit, onStopSignals, stderrIsTTY, writeStderr, type StopSignal } from '../core/platform.ts';
 import type { CommandTools, Plugin, RoleContext } from '../core/plugin.ts';
 import { roleContext } from '../core/role-context.ts';
+import { liveListeners } from '../core/run-files.ts';
 import { loadScriptDir } from '../core/scripts.ts';
 import { builtinPlugins } from '../plugins/index.ts';
 import { moduleNames } from './deployment.ts';
@@ -68,7 +69,7 @@ export function commandTools(plugin: Plugin, options: Readonly<Record<string, un
     },
     async connect(): Promise<RoleContext & { close(): Promise<void> }> {
       const config = loadConfig({ ...commandConfigInput(options), plugins: [plugin] });
-      if (!config.redis.url) throw new UsageError(noDeployment(name, config.plugins[plugin.name]));
+      if (!config.redis.url) throw new UsageError(noDeployment(name, plugin.name, config.plugins[plugin.name]));
       // Standard output is the command's result: its log lines go to standard error.
       const logger = createLogger({ ...config.log, stderr: true }).child({ plugin: plugin.name });
       const backend = await connectBackend(config.redis, logger);
@@ -96,8 +97,14 @@ export function commandTools(plugin: Plugin, options: Readonly<Record<string, un
   };
 }
 
-function noDeployment(name: string, section: Readonly<Record<string, unknown>> | undefined): string {
+function noDeployment(name: string, plugin: string, section: Readonly<Record<string, unknown>> | undefined): string {
+  // The addresses running processes announced (core/run-files.ts) are what they really listen on; the config's port is a guess.
+  const running = liveListeners(plugin).map((l) => `curl ${l.url}/status (${l.what}, pid ${l.pid})`);
   const port = typeof section?.port === 'number' ? section.port : undefined;
-  const ask = port ? `ask the running process instead (curl http://127.0.0.1:${port}/status)` : "ask the running process instead (its HTTP port's /status, where it has one)";
+  const ask = running.length
+    ? `ask the running process instead: ${running.join('; ')}`
+    : port
+      ? `ask the running process instead (curl http://127.0.0.1:${port}/status, if it runs with this config)`
+      : "ask the running process instead (its HTTP port's /status, where it has one)";
   return `${name} reads a deployment's Redis, and none is named (--redis URL, REDIS_URL, or redis.url in --config): a process started without one keeps its state in an embedded backend inside that process; ${ask}`;
 }

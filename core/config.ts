@@ -8,6 +8,7 @@ import { basename } from 'node:path';
 import type { ErrorObject } from 'ajv';
 import type { Node as YamlNode } from 'yaml';
 import { createAjv, namesFormat } from './ajv.ts';
+import { configValidator } from './config-validator.ts';
 import type { JsonSchema } from './contract.ts';
 import { didYouMean } from './did-you-mean.ts';
 import { yaml } from './lazy-module.ts';
@@ -263,9 +264,7 @@ function textCoercer(schema: JsonSchema): (path: string[], value: string | strin
 // ---- validation and messages
 
 function validate(schema: JsonSchema, data: Data, sources: Map<string, string>, plugins: readonly string[]): string[] {
-  // One validation per process: ajv's code optimizer would cost more than it saves.
-  const ajv = createAjv({ useDefaults: true, strict: false, code: { optimize: false } }, namesFormat(schema));
-  const check = ajv.compile(schema);
+  const check = configValidator(schema);
   if (check(data)) return [];
   const problems = new Map<string, string>(); // one per path: a value failing two keywords is one problem
   for (const error of check.errors ?? []) {

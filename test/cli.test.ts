@@ -287,7 +287,29 @@ t.test('commands that read a deployment, without a Redis: say where the state of
   for (const command of [['grid', 'status'], ['webdriver', 'sessions'], ['obniz', 'status']]) {
     oneLineError(t, cli(...command), 2, `coord: ${command.join(' ')} reads a deployment's Redis, and none is named (--redis URL, REDIS_URL, or redis.url in --config): a process started without one keeps its state in an embedded backend inside that process; ask the running process instead`);
   }
-  t.match(cli('grid', 'status').stderr, '(curl http://127.0.0.1:8080/status)', "the grid's proxy port");
+  t.match(cli('grid', 'status').stderr, '(curl http://127.0.0.1:8080/status, if it runs with this config)', "the grid's proxy port from the config");
+});
+
+t.test('a grid running without --redis: grid status names the port it really listens on, and forgets it once the process is gone', async (t) => {
+  // A run folder of this test's own, so grids other tests run at the same time are not named.
+  const runEnv = { ...env, XDG_RUNTIME_DIR: mkdtempSync(join(tmpdir(), 'coord-run-')) };
+  for (const [plugin, command, set] of [['browser-grid', ['grid', 'status'], 'browser-grid.port=0'], ['webdriver', ['webdriver', 'sessions'], 'webdriver.proxy.port=0']] as const) {
+    const grid = coord(['run', '--plugin', plugin, '--role', 'proxy', '--set', set], runEnv);
+    t.teardown(() => grid.kill('SIGKILL'));
+    const listening = await grid.waitFor((l) => /proxy listening/.test(l.msg));
+    const port = listening.port as number;
+    t.ok(port > 0, `${plugin}: listening on port ${port}, chosen by the system`);
+    const r = coordSync([...command], runEnv);
+    t.equal(r.status, 2, `${command.join(' ')}: exit 2`);
+    t.match(r.stderr, `ask the running process instead: curl http://127.0.0.1:${port}/status (proxy, pid ${grid.child.pid})`, 'names the real port and the process');
+    t.equal(r.stderr.trim().split('\n').length, 1, 'one line');
+    const status = await fetch(`http://127.0.0.1:${port}/status`);
+    t.equal(status.status === 200 || status.status === 401, true, `and that address answers /status (HTTP ${status.status})`);
+    await status.body?.cancel();
+    grid.kill('SIGKILL');
+    await grid.exited;
+    t.notMatch(coordSync([...command], runEnv).stderr, `:${port}/`, 'killed -9: no longer named');
+  }
 });
 
 t.test('some roles of a plugin without --redis: a warning that they cannot meet the others', async (t) => {

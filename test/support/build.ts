@@ -1,5 +1,5 @@
 // Tests that run the built CLI (dist/) build it first when any source is newer
-// than the build. `npm test` builds before tap starts (the pretest script), so
+// than the build. `npm test` builds before tap starts (tsc, then the config validators), so
 // this only does work when a test file is run alone after an edit.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, readdirSync, statSync } from 'node:fs';
@@ -18,7 +18,7 @@ function newestSource(dir: string): number {
   return newest;
 }
 
-/** Runs `tsc -p tsconfig.json` unless dist/cli/main.js is newer than every source. */
+/** Runs `tsc -p tsconfig.json` and scripts/compile-validators.ts unless dist/cli/main.js is newer than every source. */
 export function buildIfStale(): void {
   const main = join(root, 'dist/cli/main.js');
   const built = existsSync(main) ? statSync(main).mtimeMs : 0;
@@ -26,5 +26,7 @@ export function buildIfStale(): void {
   if (built > newest) return;
   const tsc = spawnSync(join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json'], { cwd: root, encoding: 'utf8' });
   if (tsc.status !== 0) throw new Error(`the build (tsc -p tsconfig.json) failed:\n${(tsc.stdout + tsc.stderr).slice(0, 4000)}`);
+  const validators = spawnSync(process.execPath, ['dist/scripts/compile-validators.js'], { cwd: root, encoding: 'utf8' });
+  if (validators.status !== 0) throw new Error(`the build's config validators failed:\n${(validators.stdout + validators.stderr).slice(0, 4000)}`);
   chmodSync(main, 0o755); // as npm run build leaves it: the bin npx links to
 }

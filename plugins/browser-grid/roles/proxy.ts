@@ -22,6 +22,7 @@ import { isRestPath, restResource } from '../rest-api.ts';
 import { enableNotifications, watchWorkers } from '../watch.ts';
 import { reaperLoop, reapSilentProxies } from './reaper.ts';
 import type { Ctx } from '../context.ts';
+import { announceListener } from '../../../core/run-files.ts';
 
 const DIAL_TIMEOUT_MS = 10_000;
 /** A SCAN for foreign workers runs every this many heartbeats: often without keyspace notifications, rarely (a safety net) with them. */
@@ -443,6 +444,7 @@ export function proxyRole(ctx: Ctx): Role {
       const address = server.address();
       const port = typeof address === 'object' && address ? address.port : config.port;
       logger.info(`proxy listening on ws://${config.host}:${port}/?browser=${config.defaultBrowserType}`, { port, proxyId });
+      announceListener(ctx.global, 'browser-grid', 'proxy', 'http', config.host, port);
     },
     async stop() {
       server.close();

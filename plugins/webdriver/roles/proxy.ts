@@ -26,6 +26,7 @@ import { forwardStorage, STORAGE_PATH } from '../storage-proxy.ts';
 import { errorBody, W3CError } from '../w3c.ts';
 import { CDP_VERSION, withCdpUrl } from '../cdp-relay.ts';
 import { terminateSession } from '../terminate.ts';
+import { announceListener } from '../../../core/run-files.ts';
 
 /** How long the list of live managers is reused. */
 const MANAGER_CACHE_MS = 2000;
@@ -373,6 +374,7 @@ export function proxyRole(ctx: Ctx): Role {
       sweeper = setInterval(() => void sweepRoutes().catch(() => {}), ROUTE_SWEEP_MS);
       metrics.start();
       logger.info(`proxy listening on http://${config.proxy.host}:${port}`, { port });
+      announceListener(ctx.global, 'webdriver', 'proxy', 'http', config.proxy.host, port);
     },
     async stop() {
       door.server.close(); // no new connections while in-flight work drains
