@@ -94,20 +94,20 @@ t.test('stages: users follow each stage and reach each boundary within one spawn
   const result = await finished;
   const samples = await sampling;
   t.ok(samples.length > 50, `${samples.length} samples`);
+  // A sample's users are what the plan asked for at some moment of the spawn interval before it, widened by a
+  // scheduling slack: on a loaded machine the worker's spawn timer and the sampler each run late by tenths of a second.
+  const SLACK_S = 0.5;
+  const fits = (sample: { e: number; users: number }) => {
+    const asked = Array.from({ length: 101 }, (_, i) => Math.round(plan(Math.max(0, sample.e - (SPAWN_INTERVAL_S + SLACK_S) * (i / 100)))));
+    return sample.users >= Math.min(...asked) && sample.users <= Math.max(...asked);
+  };
   for (const boundary of [1, 2, 3, 4]) {
-    const after = samples.find((s) => s.e >= boundary + SPAWN_INTERVAL_S + 0.05);
-    const expected = Math.round(plan(boundary));
-    const lo = Math.min(expected, Math.round(plan(after!.e)));
-    const hi = Math.max(expected, Math.round(plan(after!.e)));
-    t.ok(after!.users >= lo && after!.users <= hi, `boundary ${boundary}s (target ${expected}): ${after!.users} users at ${after!.e.toFixed(2)} s`);
+    const after = samples.find((s) => s.e >= boundary + SPAWN_INTERVAL_S + 0.05)!;
+    t.ok(fits(after), `boundary ${boundary}s (target ${Math.round(plan(boundary))}): ${after.users} users at ${after.e.toFixed(2)} s`);
   }
-  // Everywhere: the users are what the plan asked for at most one spawn interval (and a scheduling slack) before.
-  const late = samples.filter((s) => s.e > 0.2 && s.e < 4.9).filter((s) => {
-    const a = Math.round(plan(Math.max(0, s.e - SPAWN_INTERVAL_S - 0.1)));
-    const b = Math.round(plan(s.e));
-    return s.users < Math.min(a, b) || s.users > Math.max(a, b);
-  });
-  t.same(late, [], 'no sample strays from the plan by more than one spawn interval');
+  // Everywhere: the users are what the plan asked for at most one spawn interval (and the scheduling slack) before.
+  const late = samples.filter((s) => s.e > 0.2 && s.e < 4.9).filter((s) => !fits(s));
+  t.same(late, [], `no sample strays from the plan by more than one spawn interval (+ ${SLACK_S} s of scheduling slack)`);
   t.same(split[0], [6, 6], 'the 12 users are split over the two workers');
   t.equal(result.peakUsers, 12);
   t.ok(result.durationS >= 4.9 && result.durationS < 6.5, `the test ended after the last stage: ${result.durationS.toFixed(2)} s`);

@@ -14,7 +14,7 @@
 // own connection when it has one (http-connections.ts).
 import { util, type Dispatcher } from 'undici';
 import type { UserConnections } from './http-connections.ts';
-import type { Target, Targets } from './http-targets.ts';
+import type { RequestSpec, Target, Targets } from './http-targets.ts';
 import type { MetricsRecorder } from './metrics-recorder.ts';
 import { ScopedRequest, type RequestScope } from './request-scope.ts';
 
@@ -100,12 +100,13 @@ export class HttpClient {
         resolve,
       );
       if (options?.timeout) exchange.timeout(options.timeout);
-      (own?.client ?? target.dispatcher).dispatch(dispatch, exchange);
+      if (own) own.client.dispatch(dispatch, exchange);
+      else target.dispatcher.dispatch(dispatch, exchange);
     });
   }
 }
 
-function dispatchOptions(target: Target, method: string, options: RequestOptions | undefined): Dispatcher.DispatchOptions {
+function dispatchOptions(target: Target, method: string, options: RequestOptions | undefined): RequestSpec {
   if (options === undefined || (options.headers === undefined && options.body === undefined && options.json === undefined)) {
     return target.plainOptions(method);
   }
@@ -127,7 +128,7 @@ function dispatchOptions(target: Target, method: string, options: RequestOptions
  */
 class Exchange extends ScopedRequest implements Dispatcher.DispatchHandler {
   private status = 0;
-  private rawHeaders: Buffer[] | null = null;
+  private rawHeaders: Buffer[] | string[] | null = null;
   private first: Buffer | undefined;
   private rest: Buffer[] | undefined;
   private abortRequest: ((err: Error) => void) | undefined;
@@ -170,7 +171,7 @@ class Exchange extends ScopedRequest implements Dispatcher.DispatchHandler {
     this.abortRequest = abort;
   }
 
-  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+  onHeaders(statusCode: number, rawHeaders: Buffer[] | string[]): boolean {
     // A 1xx (e.g. 103 Early Hints) comes first; the final status replaces it.
     this.status = statusCode;
     this.rawHeaders = rawHeaders;
@@ -223,7 +224,7 @@ class Response implements HttpResponse {
 
   constructor(
     readonly status: number,
-    private rawHeaders: Buffer[] | null,
+    private rawHeaders: Buffer[] | string[] | null,
     private bytes: Buffer | undefined,
     readonly latency: number,
     readonly error: string | undefined,

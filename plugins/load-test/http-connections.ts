@@ -23,7 +23,8 @@
 // http-targets.ts): "blocking" only holds back further requests on the
 // connection until the headers arrive, which pipelining 1 does anyway, and
 // costs undici a second resume per request.
-import { Agent, Client, Pool, type Dispatcher } from 'undici';
+import { Agent, Pool, type Dispatcher } from 'undici';
+import { Http1Connection } from './http1-connection.ts';
 
 const options = { keepAliveTimeout: 10_000, pipelining: 1 };
 /** Origins a user keeps a connection of its own to: its requests to further ones go to the shared Agent. */
@@ -33,7 +34,7 @@ export class HttpDispatchers {
   private readonly agent: Agent;
   private readonly base: { origin: string; pool: Pool } | undefined;
   /** The users' own connections not closed yet. */
-  private readonly clients = new Set<Client>();
+  private readonly clients = new Set<Http1Connection>();
 
   constructor(
     baseUrl: string | undefined,
@@ -55,14 +56,14 @@ export class HttpDispatchers {
   }
 
   /** A new connection for one user, closed by close() unless released first. */
-  ownClient(origin: string): Client {
-    const client = new Client(origin, options);
+  ownClient(origin: string): Http1Connection {
+    const client = new Http1Connection(origin);
     this.clients.add(client);
     return client;
   }
 
   /** Closes a user's connection once its requests are done. */
-  release(client: Client): Promise<void> {
+  release(client: Http1Connection): Promise<void> {
     return client.close().finally(() => this.clients.delete(client));
   }
 
@@ -74,7 +75,7 @@ export class HttpDispatchers {
 
 /** One user's connections: per origin its own Client and whether a request of the user is on it. */
 export class UserConnections {
-  private readonly own = new Map<string, { client: Client; busy: boolean }>();
+  private readonly own = new Map<string, { client: Http1Connection; busy: boolean }>();
 
   constructor(private readonly dispatchers: HttpDispatchers | undefined) {}
 
@@ -84,7 +85,7 @@ export class UserConnections {
    * a request on it already (it goes to the shared ones) or the origin is no HTTP one (the shared Agent
    * gives the error undici gives).
    */
-  take(origin: string): { client: Client; busy: boolean } | undefined {
+  take(origin: string): { client: Http1Connection; busy: boolean } | undefined {
     if (!this.dispatchers) return undefined;
     let own = this.own.get(origin);
     if (own === undefined) {

@@ -4,12 +4,16 @@
 // each time as before; the oldest entry makes room past MAX_TARGETS.
 import type { Dispatcher } from 'undici';
 import type { HttpDispatchers } from './http-connections.ts';
+import type { Http1Request } from './http1-connection.ts';
+
+/** What a request is to undici's dispatchers and to a user's own connection (http1-connection.ts) alike. */
+export type RequestSpec = Dispatcher.DispatchOptions & Http1Request;
 
 const MAX_TARGETS = 1000;
 
 export class Target {
   /** Dispatch options of a request with no headers and no body, per method (undici does not change them). */
-  private readonly plain = new Map<string, Dispatcher.DispatchOptions>();
+  private readonly plain = new Map<string, RequestSpec>();
   private readonly metrics = new Map<string, string>();
 
   constructor(
@@ -21,7 +25,7 @@ export class Target {
     readonly dispatcher: Dispatcher,
   ) {}
 
-  plainOptions(method: string): Dispatcher.DispatchOptions {
+  plainOptions(method: string): RequestSpec {
     let options = this.plain.get(method);
     if (!options) this.plain.set(method, (options = { origin: this.origin, path: this.path, method: method as Dispatcher.HttpMethod, blocking: false }));
     return options;
