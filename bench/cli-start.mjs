@@ -5,6 +5,9 @@
 //
 //   npm run build && node bench/cli-start.mjs      (BENCH_ROUNDS=21 for more rounds; 11 by default)
 //
+// BENCH_BEFORE=/other/checkout/dist/cli/main.js adds that build's status
+// commands to every round (a before/after in the same paired rounds).
+//
 // Goals (issue 23): --version and --help ≤ 3×, `coord plugins` ≤ 4×,
 // `coord grid status` and `coord obniz status` against a live Redis ≤ 4×.
 // Writes bench/results/cli-start.md. Needs redis-server.
@@ -24,6 +27,11 @@ const commands = [
   ['coord grid status --redis URL', [main, 'grid', 'status', '--redis', redis.url], 4],
   ['coord obniz status --redis URL', [main, 'obniz', 'status', '--redis', redis.url], 4],
 ];
+const before = process.env.BENCH_BEFORE;
+if (before) {
+  commands.push(['before: coord grid status --redis URL', [before, 'grid', 'status', '--redis', redis.url], null]);
+  commands.push(['before: coord obniz status --redis URL', [before, 'obniz', 'status', '--redis', redis.url], null]);
+}
 const env = { ...process.env, REDIS_URL: '', COORD_REDIS_URL: '', NODE_OPTIONS: '' };
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
@@ -58,8 +66,8 @@ const text = `# coord CLI start-up
 \`node bench/cli-start.mjs\` on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}: ${ROUNDS} paired rounds (each round runs every
 command once, in this order, after one warm-up round); each command's time is the wall clock of the whole process,
 from spawn to exit. \`coord grid status\` and \`coord obniz status\` ask a live redis-server on loopback (empty
-keyspace). Load average (1, 5, 15 min) before: ${loadBefore}; after: ${loadAfter} — the machine was shared with other
-work, so absolute times are inflated; the ratio to \`node -e 1\` of the same round is the figure to read.
+keyspace).${before ? ` Rows "before:" run another build (\`BENCH_BEFORE=${before}\`) in the same rounds.` : ''} Load average (1, 5, 15 min) before: ${loadBefore};
+after: ${loadAfter} (on a shared machine absolute times are inflated; the ratio to \`node -e 1\` of the same round is the figure to read).
 
 ${table}
 `;

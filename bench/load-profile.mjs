@@ -3,7 +3,7 @@
 // in this process (embedded backend, as `coord load run`), the bench's
 // scenario; prints requests/s and this process's CPU µs per request per run,
 // with `autocannon` as an argument the same for autocannon, and with `raw` for
-// a bare loop on undici's dispatch (the connections coord makes, one callback
+// a bare loop on coord's own connections (http1-connection.ts, one callback
 // per response, nothing else): the floor of what coord's client can cost.
 // With PROFILE=file.cpuprofile, each measured run (not the warm-up) is
 // profiled into file-<coord|autocannon|raw>-<round>.cpuprofile, with the
@@ -16,7 +16,7 @@ import { loadConfig } from '../dist/core/config.js';
 import { connectBackend } from '../dist/adapters/index.js';
 import { startRoles } from '../dist/core/runtime.js';
 import plugin from '../dist/plugins/load-test/index.js';
-import { autocannonRun, coordRun, startTarget, undiciRun } from './load-runs.mjs';
+import { autocannonRun, connectionRun, coordRun, startTarget } from './load-runs.mjs';
 
 const seconds = Number(process.argv[2] ?? 5);
 const runs = Number(process.argv[3] ?? 3);
@@ -58,7 +58,7 @@ async function profiled(name, run, round) {
 await measure('coord warm-up', coordRun(controller, url, 2));
 for (let i = 0; i < runs; i++) {
   if (withAutocannon) await profiled('autocannon', autocannonRun(url, seconds), i);
-  if (withRaw) await profiled('raw', undiciRun(url, seconds), i);
+  if (withRaw) await profiled('raw', connectionRun(url, seconds), i);
   await profiled('coord', coordRun(controller, url, seconds), i);
 }
 const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];

@@ -2,11 +2,12 @@
 // (bench/load-server.mjs, its own process, counting requests), a measure of
 // one run by the server's count and this process's CPU, and the three kinds
 // of run: coord (a test on an orchestrator's controller), autocannon, and
-// undici's dispatch alone on coord's connections (the floor of coord's client).
+// coord's connections alone (the floor of coord's client), and undici's Client alone.
 import { fork, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { Client } from 'undici';
 import { HttpDispatchers } from '../dist/plugins/load-test/http-connections.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -94,21 +95,24 @@ export const coordRun = (controller, url, seconds, metrics = true) => async () =
 export const autocannonRun = (url, seconds) => () => autocannon({ url, connections: CONNECTIONS, duration: seconds });
 
 /**
- * undici alone: coord's connections (each user's own, as with load-test.connections 0) and dispatch options, each
- * response's callback sending the user's next request.
+ * A connection per user and a callback per response sending its next request, no scenario, promise or metrics: with
+ * `kind` 'coord', coord's own connections (http1-connection.ts, as with load-test.connections 0): the floor of coord's
+ * client; with 'undici', undici's Client, which coord's users' connections were before.
  */
-export const undiciRun = (url, seconds) => () =>
+export const connectionRun = (url, seconds, kind = 'coord') => () =>
   new Promise((resolve) => {
     const dispatchers = new HttpDispatchers(url, 0);
     const { origin } = new URL(url);
     const options = { origin, path: '/', method: 'GET', blocking: false };
     const end = performance.now() + seconds * 1000;
+    const clients = [];
     let running = CONNECTIONS;
     for (let i = 0; i < CONNECTIONS; i++) {
-      const { client } = dispatchers.forUser().take(origin);
+      const client = kind === 'undici' ? new Client(origin, { keepAliveTimeout: 10_000, pipelining: 1 }) : dispatchers.forUser().take(origin).client;
+      clients.push(client);
       const next = () => {
         if (performance.now() < end) client.dispatch(options, { onConnect() {}, onHeaders: () => true, onData: () => true, onComplete: next, onError: next });
-        else if (--running === 0) dispatchers.close().then(resolve);
+        else if (--running === 0) Promise.all([dispatchers.close(), ...clients.map((c) => c.close())]).then(resolve);
       };
       next();
     }

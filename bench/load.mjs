@@ -1,6 +1,6 @@
 // load-test's throughput, in one run, against one local server (its own process):
 //  1. one worker's requests per second vs autocannon with the same number of
-//     connections (goal ≥ 1.0×), and, as the floor of coord's client, undici's
+//     connections (goal ≥ 1.0×), and, as the floor of coord's client, its
 //     dispatch alone on the same connections (a callback per response, nothing
 //     else);
 //  2. the same worker with metrics recorded vs not recorded (goal ≤ 5% drop);
@@ -43,13 +43,13 @@ import { ResultAggregator } from '../dist/plugins/load-test/results.js';
 import { coord } from '../dist/test/support/cli.js';
 import { startRedis } from '../dist/test/support/redis.js';
 import { processesCpuUs, processTreeCpuUs } from './proc-cpu.mjs';
-import { CONNECTIONS, autocannonProcess, autocannonRun as autocannonOn, coordRun as coordOn, loadRunProcess, startTarget, undiciRun as undiciOn } from './load-runs.mjs';
+import { CONNECTIONS, autocannonProcess, autocannonRun as autocannonOn, coordRun as coordOn, loadRunProcess, startTarget, connectionRun } from './load-runs.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SECONDS = 5;
 /** The steady-state window of a run (seconds after its start): without either tool's start and stop. */
 const WINDOW = [1, SECONDS - 1];
-/** Rounds of the in-process comparisons (autocannon, undici alone, metrics on, metrics off). */
+/** Rounds of the in-process comparisons (autocannon, coord's connections alone, undici's Client alone, metrics on, metrics off). */
 const ROUNDS = 12;
 /** Rounds of the worker-process comparisons (autocannon in its own process, one worker, two workers). */
 const WORKER_ROUNDS = 10;
@@ -138,20 +138,21 @@ const local = await startRoles({ plugins: [plugin], backend: connectBackend, con
 const controller = local.role('load-test', 'orchestrator').controller;
 const coordRun = (metrics, ctl = controller, seconds = SECONDS) => coordOn(ctl, url, seconds, metrics);
 const autocannonRun = (seconds = SECONDS) => autocannonOn(url, seconds);
-const undiciRun = (seconds = SECONDS) => undiciOn(url, seconds);
-const runOf = (name) => (name === 'autocannon' ? autocannonRun() : name === 'undici' ? undiciRun() : coordRun(name === 'on'));
+const connectionsAlone = (kind, seconds = SECONDS) => connectionRun(url, seconds, kind);
+const runOf = (name) => (name === 'autocannon' ? autocannonRun() : name === 'conn' || name === 'undici' ? connectionsAlone(name === 'conn' ? 'coord' : 'undici') : coordRun(name === 'on'));
 
 // Warm-up: the JIT of the server and of both clients (coord's first seconds are much slower).
 for (let i = 0; i < 2; i++) {
   await measure(autocannonRun(2));
-  await measure(undiciRun(2));
+  await measure(connectionsAlone('coord', 2));
+  await measure(connectionsAlone('undici', 2));
   await measure(coordRun(true, controller, 2));
   await measure(coordRun(false, controller, 2));
 }
-const runs = { autocannon: [], undici: [], on: [], off: [] };
+const runs = { autocannon: [], conn: [], undici: [], on: [], off: [] };
 for (let round = 0; round < ROUNDS; round++) {
   // Metrics on stands next to autocannon and to metrics off in every round: the two goals' runs are back to back.
-  const order = round % 2 === 0 ? ['autocannon', 'on', 'off', 'undici'] : ['undici', 'off', 'on', 'autocannon'];
+  const order = round % 2 === 0 ? ['autocannon', 'on', 'off', 'conn', 'undici'] : ['undici', 'conn', 'off', 'on', 'autocannon'];
   for (const name of order) runs[name].push(await measure(runOf(name), WINDOW));
 }
 await local.stop('bench');
@@ -247,9 +248,9 @@ const steadyOf = (list) => list.map((r) => r.steady);
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 const onVsAc = pairedRatio(runs.on, runs.autocannon);
 const onVsAcSteady = pairedRatio(runs.on, runs.autocannon, 'rps', true);
-const undiciVsAc = pairedRatio(runs.undici, runs.autocannon);
-const undiciVsAcSteady = pairedRatio(runs.undici, runs.autocannon, 'rps', true);
-const onVsUndici = pairedRatio(runs.on, runs.undici);
+const connVsAc = pairedRatio(runs.conn, runs.autocannon);
+const connVsAcSteady = pairedRatio(runs.conn, runs.autocannon, 'rps', true);
+const onVsConn = pairedRatio(runs.on, runs.conn);
 const cpuOnVsAc = pairedRatio(runs.on, runs.autocannon, 'cpuUs');
 const cpuOnVsAcSteady = pairedRatio(runs.on, runs.autocannon, 'cpuUs', true);
 const onVsOff = pairedRatio(runs.on, runs.off);
@@ -264,7 +265,7 @@ const table = `# load-test throughput
 \`node bench/load.mjs\` — ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}).
 Load average (1, 5, 15 min) before the bench: ${loadBefore}; after: ${load()}.
 One local HTTP server (Node, its own process) answers \`ok\`; requests are counted by the server.
-${CONNECTIONS} connections (autocannon) = ${CONNECTIONS} users (coord), each on its own connection (undici's Client; load-test.connections 0, the default), ${SECONDS} s per run,
+${CONNECTIONS} connections (autocannon) = ${CONNECTIONS} users (coord), each on its own connection (load-test.connections 0, the default), ${SECONDS} s per run,
 ${ROUNDS} rounds after warm-up runs, the runs of a round in turned-round order; a ratio is the median of the rounds' ratios, with the
 middle half of the rounds' ratios beside it (how much the machine moved them).
 **Whole run**: from the tool's start to its end, so a coord run includes its test's start and stop (users assigned by Lua scripts
@@ -276,14 +277,16 @@ worker; processes apart: autocannon's process, or the worker processes, read fro
 Two shapes: **all in one process** (autocannon, or \`coord load run\`'s orchestrator, embedded backend and worker, in the
 bench's process) and **processes apart** (autocannon's own process, as its CLI runs, started ahead; or worker processes as
 deployed on load machines, with the orchestrator and Redis elsewhere: here the bench's process and a redis-server).
-"Undici's dispatch alone" sends the same requests on coord's connections (a Client per user, pipelining 1) from a callback per
-response, with no scenario, promise or metrics: what coord's HTTP library costs by itself. Server CPU µs/request: the server's
+"Connections alone" sends the same requests on coord's connections (plugins/load-test/http1-connection.ts: a socket per user,
+http-parser-js, one request at a time) from a callback per response, with no scenario, promise or metrics: what coord's client
+costs by itself; "undici's Client alone" the same on undici's Client (what coord's users' connections were before). Server CPU µs/request: the server's
 process (it answers every client alike; what it costs per request moves with how the requests arrive).
 
 | load generator | whole run: requests/s (median) | CPU µs/request | steady: requests/s | CPU µs/request | server CPU µs/request | connections |
 |---|---:|---:|---:|---:|---:|---:|
 ${row(`autocannon, ${CONNECTIONS} connections`, runs.autocannon)}
-${row("undici's dispatch alone, coord's connections (the floor of coord's client)", runs.undici)}
+${row("coord's connections alone (the floor of coord's client)", runs.conn)}
+${row("undici's Client alone, same loop", runs.undici)}
 ${row('coord, one worker (in process, embedded backend), metrics on', runs.on)}
 ${row('coord, one worker, metrics off', runs.off)}
 | **processes apart** (the orchestrator in the bench's process, on Redis) | | | | | | |
@@ -298,18 +301,19 @@ ${row('coord, 2 worker processes (CPU: both)', workerRuns.two)}
 | one worker process vs autocannon's process, **requests per CPU-second** (autocannon's CPU per request over the worker's) | ${perCpu(workerRuns.one, workerRuns.autocannon)} | | ≥ 1.0× |
 | all in one process (\`coord load run\`'s shape: orchestrator, embedded backend, worker) vs autocannon in that process, requests/s | **${onVsAc.toFixed(2)}×** (${spread(runs.on, runs.autocannon)}) | **${onVsAcSteady.toFixed(2)}×** (${spread(runs.on, runs.autocannon, 'rps', true)}) | ≥ 1.0× |
 | all in one process vs autocannon in it, CPU per request | ${cpuOnVsAc.toFixed(2)}× (${spread(runs.on, runs.autocannon, 'cpuUs')}) | ${cpuOnVsAcSteady.toFixed(2)}× (${spread(runs.on, runs.autocannon, 'cpuUs', true)}) | |
-| undici's dispatch alone vs autocannon, requests/s | ${undiciVsAc.toFixed(2)}× | ${undiciVsAcSteady.toFixed(2)}× | |
-| coord vs undici's dispatch alone, requests/s | ${onVsUndici.toFixed(2)}× | ${pairedRatio(runs.on, runs.undici, 'rps', true).toFixed(2)}× | |
+| coord's connections alone vs autocannon, requests/s | ${connVsAc.toFixed(2)}× | ${connVsAcSteady.toFixed(2)}× | |
+| coord's connections alone vs undici's Client alone, CPU per request | ${pairedRatio(runs.conn, runs.undici, 'cpuUs').toFixed(2)}× (${spread(runs.conn, runs.undici, 'cpuUs')}) | ${pairedRatio(runs.conn, runs.undici, 'cpuUs', true).toFixed(2)}× | |
+| coord vs its connections alone, requests/s | ${onVsConn.toFixed(2)}× | ${pairedRatio(runs.on, runs.conn, 'rps', true).toFixed(2)}× | |
 | metrics on vs off, requests/s | ${onVsOff.toFixed(3)}× (${((1 - onVsOff) * 100).toFixed(1)}% drop) | ${onVsOffSteady.toFixed(3)}× (${((1 - onVsOffSteady) * 100).toFixed(1)}% drop) | ≤ 5% drop |
 | metrics on vs off, CPU per request | ${cpuOnVsOff.toFixed(3)}× | ${pairedRatio(runs.on, runs.off, 'cpuUs', true).toFixed(3)}× | |
 | metrics alone (record, flush, merge, result) at ${fmt(rps(runs.on))} requests/s: ${metricsPath.toFixed(2)} CPU µs/request | ${((metricsPath / cpu(runs.on)) * 100).toFixed(1)}% of coord's CPU per request: the drop when the client's CPU is the limit | | ≤ 5% drop |
 | 2 worker processes vs 1, on Redis, requests/s | ${twoVsOne.toFixed(2)}× | | |
 
-Runs (whole-run requests/s, in round order): autocannon ${list(runs.autocannon)}; undici alone ${list(runs.undici)}; metrics on ${list(runs.on)}; off ${list(runs.off)};
+Runs (whole-run requests/s, in round order): autocannon ${list(runs.autocannon)}; connections alone ${list(runs.conn)}; undici alone ${list(runs.undici)}; metrics on ${list(runs.on)}; off ${list(runs.off)};
 autocannon's process ${list(workerRuns.autocannon)}; 1 worker ${list(workerRuns.one)}; 2 workers ${list(workerRuns.two)}.
-Steady requests/s: autocannon ${list(steadyOf(runs.autocannon))}; undici alone ${list(steadyOf(runs.undici))}; metrics on ${list(steadyOf(runs.on))}; off ${list(steadyOf(runs.off))};
+Steady requests/s: autocannon ${list(steadyOf(runs.autocannon))}; connections alone ${list(steadyOf(runs.conn))}; undici alone ${list(steadyOf(runs.undici))}; metrics on ${list(steadyOf(runs.on))}; off ${list(steadyOf(runs.off))};
 autocannon's process ${list(steadyOf(workerRuns.autocannon))}; 1 worker ${list(steadyOf(workerRuns.one))}; 2 workers ${list(steadyOf(workerRuns.two))}.
-Whole-run CPU µs/request: autocannon ${list(runs.autocannon, 'cpuUs')}; undici alone ${list(runs.undici, 'cpuUs')}; metrics on ${list(runs.on, 'cpuUs')}; off ${list(runs.off, 'cpuUs')}.
+Whole-run CPU µs/request: autocannon ${list(runs.autocannon, 'cpuUs')}; connections alone ${list(runs.conn, 'cpuUs')}; undici alone ${list(runs.undici, 'cpuUs')}; metrics on ${list(runs.on, 'cpuUs')}; off ${list(runs.off, 'cpuUs')}.
 
 ${cliTable}`;
 writeFileSync(join(here, 'results/load.md'), table);
