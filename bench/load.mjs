@@ -8,9 +8,11 @@
 //  4. `coord load run` as users run it (its own process: orchestrator,
 //     embedded backend and worker) vs autocannon's own process, in requests
 //     per CPU-second, startup excluded (from its first progress line, when
-//     its users run, to its summary). With LOAD_BENCH_WORKERS_AUTO=1 also
-//     `coord load run --workers auto` vs autocannon with --workers = the
-//     machine's cores (both process trees' CPU), for when load run has it.
+//     its users run, to its summary): `--workers 1` (one thread of users)
+//     vs autocannon's one thread, and `--workers auto` (one per core, load
+//     run's default) vs autocannon with --workers = the machine's cores
+//     (both process trees' CPU). LOAD_BENCH_WORKERS_AUTO=0 leaves out the
+//     second pair.
 // Requests and connections are counted by the server, so every tool is
 // measured the same way; the server's CPU per request is reported too. Each
 // run is measured whole (the tool's start to its end: coord's includes its
@@ -26,7 +28,8 @@
 // per request, over coord's CPU µs per request: the drop they cause when the
 // client's CPU is the limit, whatever else runs on the machine.
 // Runs unattended: npx tsc -p . && node bench/load.mjs
-// (LOAD_BENCH_ONLY=cli: only comparison 4, for a quicker look.)
+// (LOAD_BENCH_ONLY=cli: only comparison 4; LOAD_BENCH_ONLY=worker: only comparison 3's
+// one worker process vs autocannon's, LOAD_BENCH_WORKER_ROUNDS rounds, 10 by default.)
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,13 +55,15 @@ const WINDOW = [1, SECONDS - 1];
 /** Rounds of the in-process comparisons (autocannon, coord's connections alone, undici's Client alone, metrics on, metrics off). */
 const ROUNDS = 12;
 /** Rounds of the worker-process comparisons (autocannon in its own process, one worker, two workers). */
-const WORKER_ROUNDS = 10;
+const WORKER_ROUNDS = Number(process.env.LOAD_BENCH_WORKER_ROUNDS ?? 10);
+const CORES = cpus().length;
 const load = () => loadavg().map((n) => n.toFixed(2)).join(', ');
 const loadBefore = load();
 
 const { url, measure, span, stop: stopServer } = await startTarget();
 const ONLY_CLI = process.env.LOAD_BENCH_ONLY === 'cli';
-const WORKERS_AUTO = process.env.LOAD_BENCH_WORKERS_AUTO === '1';
+const ONLY_WORKER = process.env.LOAD_BENCH_ONLY === 'worker';
+const WORKERS_AUTO = process.env.LOAD_BENCH_WORKERS_AUTO !== '0';
 /** Rounds of `coord load run`'s process vs autocannon's. */
 const CLI_ROUNDS = 10;
 
@@ -91,11 +96,89 @@ async function autocannonMeasured(workers = 0) {
   ac.stop();
   return result;
 }
+// Worker processes on real Redis, the orchestrator in this process: one worker process vs autocannon in a process of
+// its own (each the only client process), and two worker processes vs one. The second worker is stopped and started
+// again between rounds, so the sides alternate; one worker runs next to autocannon in every round.
+async function workerComparison() {
+  const redis = await startRedis();
+  const prefix = '{bench}:';
+  const common = ['--redis', redis.url, '--prefix', prefix];
+  const remote = await startRoles({
+    plugins: [plugin],
+    backend: connectBackend,
+    config: loadConfig({ plugins: [plugin], env: {}, flags: flags([{ path: 'roles', value: ['orchestrator'] }, { path: 'redis.url', value: redis.url }, { path: 'redis.keyPrefix', value: prefix }]) }),
+  });
+  const remoteController = remote.role('load-test', 'orchestrator').controller;
+  const startWorker = async (id) => {
+    const p = coord(['run', '--plugin', 'load-test', '--role', 'worker', '--set', `load-test.workerId=${id}`, ...common]);
+    await p.waitFor((l) => l.msg === 'worker registered');
+    return p;
+  };
+  const stopWorker = async (p) => {
+    p.kill('SIGTERM');
+    await p.exited;
+  };
+  const workersCpu = (...ps) => () => processesCpuUs(ps.map((p) => p.child.pid));
+  const w1 = await startWorker('w1');
+  let w2 = await startWorker('w2');
+  const coordRun = (seconds = SECONDS) => coordOn(remoteController, url, seconds, true);
+  for (let i = 0; i < 2; i++) await measure(coordRun(2)); // warms both workers
+  const workerRuns = { autocannon: [], one: [], two: [] };
+  for (let round = 0; round < WORKER_ROUNDS; round++) {
+    for (const name of round % 2 === 0 ? ['autocannon', 'one', 'two'] : ['two', 'one', 'autocannon']) {
+      if (name === 'autocannon') {
+        const ac = await autocannonProcess(url, SECONDS);
+        workerRuns.autocannon.push(await measure(ac.run, WINDOW, () => processesCpuUs([ac.pid])));
+        ac.stop();
+        continue;
+      }
+      if (name === 'one' && w2) {
+        await stopWorker(w2);
+        w2 = undefined;
+      }
+      if (name === 'two' && !w2) {
+        w2 = await startWorker('w2');
+        await measure(coordRun(1)); // its JIT
+      }
+      workerRuns[name].push(await measure(coordRun(), WINDOW, name === 'one' ? workersCpu(w1) : workersCpu(w1, w2)));
+    }
+  }
+  await remote.stop('bench');
+  await stopWorker(w1);
+  if (w2) await stopWorker(w2);
+  await redis.stop();
+  return workerRuns;
+}
+
+if (ONLY_WORKER) {
+  const one = await workerComparison();
+  stopServer();
+  const text = `# load-test throughput: one worker process vs autocannon's process
+
+\`LOAD_BENCH_ONLY=worker node bench/load.mjs\` — ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${CORES} cores. Load average before: ${loadBefore}; after: ${load()}.
+${WORKER_ROUNDS} rounds, the runs of a round in turned-round order (a second worker process runs in the third run of each round, as in the whole bench).
+A worker process (\`coord run --plugin load-test --role worker\`, on a redis-server; the orchestrator in the bench's process) and autocannon's
+own process, ${CONNECTIONS} connections / users, ${SECONDS} s a run. CPU: each process's user + system time (/proc) over the requests the server
+counted. A ratio is the worker's requests per CPU-second over autocannon's in the same round: the median, the middle half, every round's.
+
+| load generator | requests/s (median) | CPU µs/request (median) |
+|---|---:|---:|
+| autocannon's process | ${Math.round(rps(one.autocannon)).toLocaleString('en-US')} | ${cpu(one.autocannon).toFixed(1)} |
+| one worker process | ${Math.round(rps(one.one)).toLocaleString('en-US')} | ${cpu(one.one).toFixed(1)} |
+
+| comparison | requests per CPU-second | goal |
+|---|---|---|
+| one worker process vs autocannon's process | ${perCpu(one.one, one.autocannon)} | ≥ 1.0× |
+`;
+  writeFileSync(join(here, 'results/load-worker.md'), text);
+  console.log(text);
+  process.exit(0);
+}
+
 const cliRuns = { autocannon: [], loadRun: [], autocannonWorkers: [], loadRunAuto: [] };
-const CORES = cpus().length;
-await loadRunMeasured(); // the OS's file cache of node, the CLI's modules and the scenario
+await loadRunMeasured(['--workers', '1']); // the OS's file cache of node, the CLI's modules and the scenario
 for (let round = 0; round < CLI_ROUNDS; round++) {
-  const pairs = [[cliRuns.loadRun, () => loadRunMeasured()], [cliRuns.autocannon, () => autocannonMeasured()]];
+  const pairs = [[cliRuns.loadRun, () => loadRunMeasured(['--workers', '1'])], [cliRuns.autocannon, () => autocannonMeasured()]];
   if (WORKERS_AUTO) pairs.push([cliRuns.loadRunAuto, () => loadRunMeasured(['--workers', 'auto'])], [cliRuns.autocannonWorkers, () => autocannonMeasured(CORES)]);
   for (const [list, run] of round % 2 === 0 ? pairs : [...pairs].reverse()) list.push(await run());
 }
@@ -109,22 +192,22 @@ const cliRow = (name, list) => `| ${name} | ${Math.round(median(list.map((r) => 
 const cliTable = `## \`coord load run\` vs autocannon, per CPU-second (startup excluded)
 
 ${CLI_ROUNDS} rounds after a first run, the two (or four) runs of a round in turned-round order. \`coord load run\`: \`node dist/cli/main.js load run
---scenario bench/load-scenario.mjs --users ${CONNECTIONS} --duration ${SECONDS + 1}s\` in its own process (orchestrator, embedded backend and one
-worker), measured from its first progress line (node's start, the CLI's modules, the scenario's load and the test's start are over)
+--scenario bench/load-scenario.mjs --users ${CONNECTIONS} --duration ${SECONDS + 1}s --workers 1\` in its own process (orchestrator and embedded
+backend on the main thread, one worker's users in a thread), and the same with \`--workers auto\` (one worker thread per core), measured from its first progress line (node's start, the CLI's modules, the scenario's load and the test's start are over)
 to its printed summary (the test stopped, its last metrics merged). autocannon: its own process, started ahead (bench/load-autocannon.mjs),
-${CONNECTIONS} connections, ${SECONDS} s, measured whole. CPU: the process tree's user + system time (/proc, 10 ms ticks) over the requests the
+${CONNECTIONS} connections, ${SECONDS} s, measured whole; with --workers ${CORES}, its own worker threads. CPU: the process tree's user + system time (/proc, 10 ms ticks) over the requests the
 server counted in that span. A ratio is coord's requests per CPU-second over autocannon's in the same round (autocannon's CPU µs per
 request over coord's); the median of the rounds, the middle half in brackets, then every round's. Load average after these rounds: ${cliLoad}.
 
 | load generator | requests/s (median) | CPU µs/request (median) | requests per CPU-second |
 |---|---:|---:|---:|
 ${cliRow(`autocannon's process, ${CONNECTIONS} connections`, cliRuns.autocannon)}
-${cliRow('`coord load run` (one process)', cliRuns.loadRun)}
+${cliRow('`coord load run --workers 1` (one process)', cliRuns.loadRun)}
 ${WORKERS_AUTO ? `${cliRow(`autocannon's process, --workers ${CORES}`, cliRuns.autocannonWorkers)}\n${cliRow('`coord load run --workers auto`', cliRuns.loadRunAuto)}\n` : ''}
 | comparison | requests per CPU-second | goal |
 |---|---|---|
-| \`coord load run\` vs autocannon's process | ${perCpu(cliRuns.loadRun, cliRuns.autocannon)} | ≥ 0.9× |
-${WORKERS_AUTO ? `| \`coord load run --workers auto\` vs autocannon --workers ${CORES} | ${perCpu(cliRuns.loadRunAuto, cliRuns.autocannonWorkers)} | ≥ 0.9× |\n` : `| \`coord load run --workers auto\` vs autocannon --workers ${CORES} | not run (LOAD_BENCH_WORKERS_AUTO=1 runs it) | |\n`}`;
+| \`coord load run --workers 1\` vs autocannon's process | ${perCpu(cliRuns.loadRun, cliRuns.autocannon)} | ≥ 0.9× |
+${WORKERS_AUTO ? `| \`coord load run --workers auto\` vs autocannon --workers ${CORES} | ${perCpu(cliRuns.loadRunAuto, cliRuns.autocannonWorkers)} | ≥ 0.9× |\n` : `| \`coord load run --workers auto\` vs autocannon --workers ${CORES} | not run (LOAD_BENCH_WORKERS_AUTO=0) | |\n`}`;
 if (ONLY_CLI) {
   const text = `# load-test throughput: \`coord load run\`\n\n\`LOAD_BENCH_ONLY=cli node bench/load.mjs\` — ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${CORES} cores. Load average before: ${loadBefore}.\nThe machine is shared with other jobs: the load average shows how busy it was.\n\n${cliTable}`;
   writeFileSync(join(here, 'results/load-cli.md'), text);
@@ -185,55 +268,7 @@ const metricsCosts = [];
 for (let i = 0; i < 3; i++) metricsCosts.push(await metricsCost(Math.round(rps(runs.on))));
 const metricsPath = median(metricsCosts);
 
-// Worker processes on real Redis, the orchestrator in this process: one worker process vs autocannon in a process of
-// its own (each the only client process), and two worker processes vs one. The second worker is stopped and started
-// again between rounds, so the sides alternate; one worker runs next to autocannon in every round.
-const redis = await startRedis();
-const prefix = '{bench}:';
-const common = ['--redis', redis.url, '--prefix', prefix];
-const remote = await startRoles({
-  plugins: [plugin],
-  backend: connectBackend,
-  config: loadConfig({ plugins: [plugin], env: {}, flags: flags([{ path: 'roles', value: ['orchestrator'] }, { path: 'redis.url', value: redis.url }, { path: 'redis.keyPrefix', value: prefix }]) }),
-});
-const remoteController = remote.role('load-test', 'orchestrator').controller;
-const startWorker = async (id) => {
-  const p = coord(['run', '--plugin', 'load-test', '--role', 'worker', '--set', `load-test.workerId=${id}`, ...common]);
-  await p.waitFor((l) => l.msg === 'worker registered');
-  return p;
-};
-const stopWorker = async (p) => {
-  p.kill('SIGTERM');
-  await p.exited;
-};
-const workersCpu = (...ps) => () => processesCpuUs(ps.map((p) => p.child.pid));
-const w1 = await startWorker('w1');
-let w2 = await startWorker('w2');
-for (let i = 0; i < 2; i++) await measure(coordRun(true, remoteController, 2)); // warms both workers
-const workerRuns = { autocannon: [], one: [], two: [] };
-for (let round = 0; round < WORKER_ROUNDS; round++) {
-  for (const name of round % 2 === 0 ? ['autocannon', 'one', 'two'] : ['two', 'one', 'autocannon']) {
-    if (name === 'autocannon') {
-      const ac = await autocannonProcess(url, SECONDS);
-      workerRuns.autocannon.push(await measure(ac.run, WINDOW, () => processesCpuUs([ac.pid])));
-      ac.stop();
-      continue;
-    }
-    if (name === 'one' && w2) {
-      await stopWorker(w2);
-      w2 = undefined;
-    }
-    if (name === 'two' && !w2) {
-      w2 = await startWorker('w2');
-      await measure(coordRun(true, remoteController, 1)); // its JIT
-    }
-    workerRuns[name].push(await measure(coordRun(true, remoteController), WINDOW, name === 'one' ? workersCpu(w1) : workersCpu(w1, w2)));
-  }
-}
-await remote.stop('bench');
-await stopWorker(w1);
-if (w2) await stopWorker(w2);
-await redis.stop();
+const workerRuns = await workerComparison();
 stopServer();
 
 /** Median over the rounds of a/b, each round's two runs side by side; with `steady`, of their steady windows. */

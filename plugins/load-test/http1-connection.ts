@@ -55,14 +55,18 @@ export class Http1Connection {
   private finalHead = false;
   private idleSince = 0;
   private idleLimit = IDLE_MS;
-  /** Request heads without headers or body, by method and path: written as they are. */
-  private readonly plainHeads = new Map<string, Buffer>();
+  /** Heads of requests without headers or body, by their request object (http-targets.ts keeps one per path and method). */
+  private readonly plainHeads = new WeakMap<Http1Request, Buffer>();
+  /** The last keep-alive header seen and the idle limit it gave (servers send the same one every time). */
+  private keepAliveHint: string | undefined;
   private readonly url: URL;
   private closed = false;
 
   constructor(origin: string) {
     this.url = new URL(origin);
-    this.parser[HTTPParser.kOnHeadersComplete] = (...args: unknown[]) => this.onHead(headOf(args));
+    // An object, or (once any user of the package in this process read HTTPParser.kOnExecute) positional values.
+    this.parser[HTTPParser.kOnHeadersComplete] = (info: ParsedHead | number, versionMinor?: number, headers?: string[], _m?: unknown, _u?: unknown, statusCode?: number) =>
+      this.onHead(typeof info === 'object' ? info : { versionMinor: versionMinor!, headers: headers!, statusCode: statusCode! });
     this.parser[HTTPParser.kOnBody] = (chunk: Buffer, start: number, length: number) => {
       this.handler?.onData(start === 0 && length === chunk.length ? chunk : chunk.subarray(start, start + length));
     };
@@ -73,12 +77,8 @@ export class Http1Connection {
   dispatch(request: Http1Request, handler: Http1Handler): void {
     this.handler = handler;
     this.method = request.method;
-    let aborted: Error | undefined;
-    handler.onConnect((err) => {
-      aborted = err ?? new Error('aborted');
-      if (this.handler === handler) this.fail(aborted);
-    });
-    if (aborted) return;
+    handler.onConnect(this.abort);
+    if (this.handler !== handler) return; // aborted at once
     let head: Buffer;
     try {
       head = this.head(request);
@@ -105,14 +105,12 @@ export class Http1Connection {
 
   private head(request: Http1Request): Buffer {
     const { method, path, headers, body } = request;
-    if (FORBIDDEN.test(path) || FORBIDDEN.test(method)) throw new TypeError(`invalid request line: ${JSON.stringify(`${method} ${path}`)}`);
     if (headers === undefined && body === undefined) {
-      const key = `${method} ${path}`;
-      let plain = this.plainHeads.get(key);
-      if (!plain) this.plainHeads.set(key, (plain = Buffer.from(`${key} HTTP/1.1\r\nhost: ${this.url.host}\r\nconnection: keep-alive\r\n\r\n`, 'latin1')));
+      let plain = this.plainHeads.get(request);
+      if (!plain) this.plainHeads.set(request, (plain = Buffer.from(`${requestLine(method, path)}host: ${this.url.host}\r\nconnection: keep-alive\r\n\r\n`, 'latin1')));
       return plain;
     }
-    let text = `${method} ${path} HTTP/1.1\r\nhost: ${this.url.host}\r\nconnection: keep-alive\r\n`;
+    let text = `${requestLine(method, path)}host: ${this.url.host}\r\nconnection: keep-alive\r\n`;
     for (const [name, value] of Object.entries(headers ?? {})) {
       if (FORBIDDEN.test(name) || FORBIDDEN.test(value)) throw new TypeError(`invalid header ${JSON.stringify(name)}: it holds a line break`);
       const lower = name.toLowerCase();
@@ -164,8 +162,12 @@ export class Http1Connection {
     this.finalHead = true;
     const connection = headerValue(head.headers, 'connection')?.toLowerCase() ?? '';
     this.keepAlive = head.versionMinor >= 1 ? !connection.includes('close') : connection.includes('keep-alive');
-    const hint = /timeout=(\d+)/.exec(headerValue(head.headers, 'keep-alive') ?? '');
-    this.idleLimit = hint ? Math.min(IDLE_MS, Math.max(0, Number(hint[1]) * 1000 - 1000)) : IDLE_MS;
+    const keepAlive = headerValue(head.headers, 'keep-alive');
+    if (keepAlive !== this.keepAliveHint) {
+      this.keepAliveHint = keepAlive;
+      const hint = /timeout=(\d+)/.exec(keepAlive ?? '');
+      this.idleLimit = hint ? Math.min(IDLE_MS, Math.max(0, Number(hint[1]) * 1000 - 1000)) : IDLE_MS;
+    }
     this.handler?.onHeaders(statusCode, head.headers);
     // No body: HEAD, 204 and 304 (http-parser-js would read a 204 without a length until the connection closes).
     return this.method === 'HEAD' || statusCode === 204 || statusCode === 304 ? 1 : 0;
@@ -180,6 +182,11 @@ export class Http1Connection {
     if (!this.keepAlive || this.closed) this.drop();
     handler.onComplete();
   }
+
+  /** Handed to each request (onConnect): aborts the one in flight, if any (a request that is done does not call it). */
+  private readonly abort = (err?: Error) => {
+    if (this.handler) this.fail(err ?? new Error('aborted'));
+  };
 
   private fail(err: Error, dropSocket = true): void {
     const handler = this.handler;
@@ -196,10 +203,9 @@ export class Http1Connection {
   }
 }
 
-/** The head http-parser-js hands over: an object, or (once any user of the package read kOnExecute) positional values. */
-function headOf(args: unknown[]): ParsedHead {
-  if (typeof args[0] === 'object' && args[0] !== null) return args[0] as ParsedHead;
-  return { versionMinor: args[1] as number, headers: args[2] as string[], statusCode: args[5] as number };
+function requestLine(method: string, path: string): string {
+  if (FORBIDDEN.test(path) || FORBIDDEN.test(method)) throw new TypeError(`invalid request line: ${JSON.stringify(`${method} ${path}`)}`);
+  return `${method} ${path} HTTP/1.1\r\n`;
 }
 
 function headerValue(headers: string[], name: string): string | undefined {
