@@ -67,6 +67,7 @@ function launch(executablePath: string, extraArgs: readonly string[], profiles: 
   ], { stdio: ['ignore', 'ignore', 'pipe'] });
   running.set(child, profile);
   child.once('exit', () => running.delete(child));
+  child.once('error', () => running.delete(child)); // a spawn that failed (no such file) has no exit to wait for
   return new Promise((resolve, reject) => {
     let text = '';
     const fail = (why: string) => {
@@ -140,6 +141,8 @@ export class CdpFront {
     /** The path clients must ask for (endpoint-secret.ts): only those who read the worker's record know it. */
     private readonly path: string,
     private readonly refillDelayMs = REFILL_DELAY_MS,
+    /** Told why a client got no browser (its launch failed): the client's 503 says it too. */
+    private readonly onLaunchError: (err: Error) => void = () => {},
   ) {}
 
   /** Sessions running now. */
@@ -199,10 +202,13 @@ export class CdpFront {
       client.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
-    browser = await this.take(executable).catch(() => undefined);
+    let failure: Error | undefined;
+    browser = await this.take(executable).catch((err: Error) => void (failure = err));
     if (!this.refillTimer) this.refillTimer = setTimeout(() => this.refill(executable), this.refillDelayMs);
     if (!browser) {
-      client.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      const why = `no browser for this client: ${failure?.message ?? 'it could not be started'}`;
+      this.onLaunchError(failure ?? new Error(why));
+      client.end(`HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(why)}\r\n\r\n${why}`);
       return;
     }
     if (client.destroyed) return this.retire(browser);
@@ -243,7 +249,7 @@ export class CdpFront {
     await Promise.all(this.retiring);
     // What is still here: a browser launched for a client that left during the stop, or a
     // folder a dying helper process wrote into after it was removed. Its browser dies first.
-    const stragglers = [...running].filter(([, profile]) => this.profiles.has(profile)).map(([child]) => child);
+    const stragglers = [...running].filter(([child, profile]) => child.pid !== undefined && this.profiles.has(profile)).map(([child]) => child);
     await Promise.all(stragglers.map((child) => new Promise((resolve) => (child.once('exit', resolve), killTree(child.pid!)))));
     await Promise.all([...this.profiles].map((profile) => removeProfile(profile, this.profiles)));
   }

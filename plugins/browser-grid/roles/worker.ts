@@ -226,7 +226,7 @@ class WorkerInstance {
     if (config.cdp && this.servesCdp && this.browserType === 'chromium') {
       // only those who read this record (the grid's proxies) know the path the CDP port serves
       const path = secretPath();
-      this.cdp = new CdpFront(config.executablePath, config.launchArgs, path);
+      this.cdp = new CdpFront(config.executablePath, config.launchArgs, path, undefined, (err) => this.log.warn('a CDP client got no browser: its launch failed', { error: err.message }));
       this.cdpPort = await this.cdp.start(config.workerHost, await this.ports.take());
       const cdpUrl = new URL(`ws://${config.workerHost}:${this.cdpPort}${path}`);
       if (this.advertiseHost) cdpUrl.hostname = this.advertiseHost;
