@@ -162,7 +162,11 @@ for (let i = 0; i < WARMUP + CYCLES; i++) {
   for (const [name, way] of Object.entries(ways)) {
     if (way.prep) await way.prep();
     await new Promise((r) => setTimeout(r, GAP_MS));
-    const ms = await way.run();
+    const ms = await way.run().catch((err) => {
+      // What the grid's processes said about it (e.g. the worker's reason for a 503 on /cdp) before the bench stops.
+      const said = [...worker.lines, ...proxy.lines, ...relayProxy.lines].filter((l) => l.level >= 40).slice(-5);
+      throw new Error(`${name}, cycle ${i}: ${err.message ?? err}; the grid's last warnings: ${JSON.stringify(said)}`);
+    });
     await fresh?.kill();
     fresh = undefined;
     if (i >= WARMUP) timings[name].push(ms);
