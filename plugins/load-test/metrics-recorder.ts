@@ -52,6 +52,12 @@ export class MetricsRecorder {
   recorded = 0;
   /** When false (the bench's "metrics off"), record() only counts. */
   enabled = true;
+  /**
+   * Asked for a flush by record() once the last one is this old: steps that block their thread starve the
+   * session's flush timer, and a thread terminated at a stop loses what it had not flushed.
+   */
+  flushDue: { everyMs: number; flush: () => void } | undefined;
+  private lastFlushAt = performance.now();
 
   constructor(
     private readonly ctx: RoleContext<LoadTestConfig, LoadTestKeys>,
@@ -66,6 +72,11 @@ export class MetricsRecorder {
   record(metric: string, ms: number, error?: string, kind: MetricKind = 'custom', detail?: FailureDetail): void {
     this.recorded += 1;
     if (!this.enabled) return;
+    this.add(metric, ms, error, kind, detail);
+    if (this.flushDue && performance.now() - this.lastFlushAt >= this.flushDue.everyMs) this.flushDue.flush();
+  }
+
+  private add(metric: string, ms: number, error: string | undefined, kind: MetricKind, detail: FailureDetail | undefined): void {
     const p = this.entry(metric, kind);
     if (error === ABORTED && kind === 'http') {
       p.aborted += 1;
@@ -98,6 +109,7 @@ export class MetricsRecorder {
 
   /** Writes what was recorded since the last flush (nothing when nothing was). */
   async flush(): Promise<void> {
+    this.lastFlushAt = performance.now();
     const batches = [...this.pending.entries()].filter(([, p]) => p.count > 0 || p.dropped > 0 || p.aborted > 0);
     this.pending = new Map();
     if (!batches.length) return;

@@ -60,6 +60,7 @@ export class TestSession implements UsersSession {
     }
     this.recorder = new MetricsRecorder(ctx, workerId, epoch);
     this.recorder.enabled = payload.metrics !== false;
+    this.recorder.flushDue = { everyMs: ctx.config.metricsInterval * 1000, flush: () => void this.flush() };
     this.targetUsers = payload.target_users;
     this.flushTimer = setInterval(() => void this.flush(), ctx.config.metricsInterval * 1000);
     if (ctx.config.runProbes && scenario.probes.length) this.probes = new ProbeRunner(ctx, workerId, epoch, scenario, this.params);
