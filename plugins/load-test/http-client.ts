@@ -1,4 +1,4 @@
-// The scenario's HTTP client, on undici. Each request is timed from send to
+// The scenario's HTTP client. Each request is timed from send to
 // the last byte of the body and recorded under a metric name the scenario may
 // set (default "METHOD /path"). A network error or an unexpected status counts
 // as an error of that metric; the request returns instead of throwing, so a
@@ -6,7 +6,8 @@
 //
 // This is a load generator's hot path: on a fast server a worker's requests
 // per second are its CPU over what one request costs here. So a request is
-// one handler object on undici's dispatch interface (no stream per response,
+// one handler object on undici's dispatch interface, which the user's own
+// connection (http1-connection.ts) speaks too (no stream per response,
 // no closures, one Promise: the one returned), its path resolved once per
 // distinct path (http-targets.ts), its abort watched by its user's scope
 // (request-scope.ts) rather than by a listener of its own, the response

@@ -1,7 +1,8 @@
-// The connections a worker's users send their requests on (undici).
+// The connections a worker's users send their requests on.
 //
 // With `connections` 0 (the default), each user owns one connection per
-// origin, an undici Client, as k6's virtual users and autocannon's
+// origin (http1-connection.ts: a socket and http-parser-js, cheaper per
+// request than undici's Client), as k6's virtual users and autocannon's
 // connections do: a user's request goes out on it directly. A shared Pool
 // costs more per request (3-8% more of the client's CPU against
 // bench/load.mjs's local server, in interleaved runs): when a user sends its
@@ -73,7 +74,7 @@ export class HttpDispatchers {
   }
 }
 
-/** One user's connections: per origin its own Client and whether a request of the user is on it. */
+/** One user's connections: per origin its own connection and whether a request of the user is on it. */
 export class UserConnections {
   private readonly own = new Map<string, { client: Http1Connection; busy: boolean }>();
 
