@@ -100,9 +100,15 @@ t.test(`500 requests queued on 2 slots: the manager holds at most ${MANAGER_CONN
   for (const [i, later] of byQueue.entries()) {
     if (later.allocated === undefined) continue;
     for (const earlier of byQueue.slice(0, i)) {
-      // earlier still waiting (not allocated, not ended) when later got its slot; 5 ms: one clock tick of slack
-      const waiting = (earlier.allocated === undefined || earlier.allocated > later.allocated + 5) && earlier.ended > later.allocated + 5;
-      if (waiting && earlier.queued < later.queued - 5) overtaken.push(`${earlier.id} by ${later.id}`);
+      // earlier still waiting when later got its slot: not allocated yet, and neither ended nor past its queue
+      // timeout (a request stops waiting at its deadline; its terminatedAt is written after, later still when
+      // hundreds time out at once); 5 ms: one clock tick of slack
+      const stoppedWaiting = Math.min(earlier.ended, earlier.queued + QUEUE * 1000);
+      const waiting = (earlier.allocated === undefined || earlier.allocated > later.allocated + 5) && stoppedWaiting > later.allocated + 5;
+      if (waiting && earlier.queued < later.queued - 5) {
+        const at = (ms: number | undefined) => (ms === undefined ? '-' : `+${ms - byQueue[0]!.queued} ms`);
+        overtaken.push(`${earlier.id} (queued ${at(earlier.queued)}, allocated ${at(earlier.allocated)}, ended ${at(earlier.ended)}) by ${later.id} (queued ${at(later.queued)}, allocated ${at(later.allocated)})`);
+      }
     }
   }
   t.same(overtaken, [], `slots went in queue order (${info.filter((s) => s.allocated !== undefined).length} allocated)`);

@@ -101,6 +101,9 @@ export function managerRole(ctx: Ctx): Role {
     const sessionId = randomUUID();
     const s = { sessionId };
     const started = clock.now();
+    // its place in this manager's queue, kept while it waits: taken with queuedAt, before any await (the first
+    // requests' scripts may come back after later ones', when EVALSHA meets NOSCRIPT and falls back to EVAL)
+    const rank = waits.nextRank();
     const requested = (body as { capabilities?: unknown } | null)?.capabilities;
     await queueSession(ctx, {
       sessionId,
@@ -115,7 +118,7 @@ export function managerRole(ctx: Ctx): Role {
       config.heartbeat.interval * 1000,
     );
     try {
-      return await runFlow(sessionId, started, body, req, left);
+      return await runFlow(sessionId, started, rank, body, req, left);
     } catch (error) {
       if (left.aborted) {
         await terminateSession(ctx, sessionId, { component: 'manager', code: 'CLEFT', meta: 'the client closed the connection while waiting' }).catch(() => {});
@@ -129,9 +132,8 @@ export function managerRole(ctx: Ctx): Role {
     }
   }
 
-  async function runFlow(sessionId: string, started: number, body: unknown, req: IncomingMessage, left: AbortSignal): Promise<object> {
+  async function runFlow(sessionId: string, started: number, rank: number, body: unknown, req: IncomingMessage, left: AbortSignal): Promise<object> {
     const s = { sessionId };
-    const rank = waits.nextRank(); // its place in this manager's queue, kept while it waits
     const refuse = async (code: Code, error: W3CError): Promise<never> => {
       await terminateSession(ctx, sessionId, { component: 'manager', code, meta: error.message });
       throw new Refusal(code, error);
