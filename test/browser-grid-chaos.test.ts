@@ -71,7 +71,8 @@ t.test('Redis down 20 s: connects get 503 within 5 s each, /status says so at on
   const statusStarted = Date.now();
   const status = await fetch(`http://127.0.0.1:${port}/status`);
   t.equal(status.status, 503, '/status answers 503');
-  t.ok(Date.now() - statusStarted < 1000, `at once (${Date.now() - statusStarted} ms)`);
+  // at once: from the proxy's own Redis state, not a Redis command left to time out (3 s: a loaded machine's slack)
+  t.ok(Date.now() - statusStarted < 3000, `at once (${Date.now() - statusStarted} ms)`);
   t.equal((await status.json()).redis, 'unreachable');
   let tries = 0;
   while (Date.now() - downAt < 17_000) {
@@ -139,7 +140,7 @@ t.test('churned connects force no recycle; a browser type with no worker is answ
   const firefox = await attempt(port, '?browser=firefox');
   t.match(firefox, /503/, 'firefox with no firefox worker: 503');
   t.match(firefox, /no firefox worker/);
-  t.ok(Date.now() - started < 2000, `at once (${Date.now() - started} ms), not after the queue timeout`);
+  t.ok(Date.now() - started < 10_000, `at once (${Date.now() - started} ms), not after the queue timeout (20 s)`);
   for (const p of [worker, proxy]) p.kill('SIGTERM');
   t.same(await Promise.all([worker, proxy].map((p) => p.exited)), [0, 0]);
 });

@@ -43,7 +43,7 @@ t.test('load run --redis with no worker registered fails at once, in one line', 
   // Timed from the orchestrator's start (this machine is shared: starting the process itself may take seconds).
   const at = (msg: string) => Date.parse(logs.find((l) => l.role === 'orchestrator' && l.msg === msg)!.time);
   const tookMs = at('role stopped') - at('role started');
-  t.ok(tookMs < 1000, `failed ${tookMs} ms after the orchestrator started (it used to wait 10 s for a worker)`);
+  t.ok(tookMs < 3000, `failed ${tookMs} ms after the orchestrator started (it used to wait 10 s for a worker)`);
 });
 
 t.test('a cold worker on --redis with a .ts scenario runs users for ≥ 95% of a 6 s test', async (t) => {
