@@ -171,6 +171,8 @@ for (let i = 0; i < WARMUP + CYCLES; i++) {
     fresh = undefined;
     if (i >= WARMUP) timings[name].push(ms);
   }
+  // progress on stderr (the table goes to stdout): a run takes ~10 minutes
+  process.stderr.write(`cycle ${i + 1}/${WARMUP + CYCLES}${i < WARMUP ? ' (warm-up)' : ''}, load ${loadavg()[0].toFixed(1)}\n`);
 }
 const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))];
 const median = (xs) => quantile(xs, 0.5);

@@ -46,7 +46,11 @@ function timeOnce(args) {
 const loadBefore = load();
 for (const [, args] of commands) timeOnce(args); // warm-up: the file cache, not counted
 const ms = commands.map(() => []);
-for (let round = 0; round < ROUNDS; round++) for (const [i, [, args]] of commands.entries()) ms[i].push(timeOnce(args));
+for (let round = 0; round < ROUNDS; round++) {
+  for (const [i, [, args]] of commands.entries()) ms[i].push(timeOnce(args));
+  process.stderr.write(`round ${round + 1}/${ROUNDS}\r`);
+}
+process.stderr.write('\n');
 const loadAfter = load();
 redis.stop();
 

@@ -91,6 +91,7 @@ for (let round = 0; round < ROUNDS; round++) {
     if (kind === 'on') await new Promise((r) => setTimeout(r, 1500));
     cpu[kind] += gridCpuMs() - before;
   }
+  console.error(`round ${round + 1}/${ROUNDS} done`);
 }
 const videos = readdirSync(folder).filter((f) => f.endsWith('.mp4')).map((f) => ({
   bytes: statSync(join(folder, f)).size,
