@@ -202,13 +202,17 @@ ${Object.keys(ways).map(row).join('\n')}
 
 | ratio (goal ≤ 1.05×) | of the medians | median of per-cycle ratios | their middle half |
 |---|---:|---:|---:|
-${ratio('Playwright, through the grid', 'Playwright, straight to a browser server')}
-${ratio('puppeteer-core, through the grid (/cdp)', 'puppeteer-core, straight to a Chromium launched for it')}
-${ratio('connectOverCDP, through the grid (/cdp)', 'connectOverCDP, straight to a Chromium launched for it')}
-${ratio('puppeteer-core, through the grid (/cdp)', "puppeteer-core, straight to the worker's CDP port")}
-${ratio("puppeteer-core, through the grid relayed by the worker's CDP port (cdpDirect=false)", 'puppeteer-core, straight to a Chromium launched for it')}
-${ratio('puppeteer-core, through the grid (/cdp)', 'puppeteer-core, straight to a shared running Chromium (not isolated)')}
-${ratio('Playwright, through the grid', 'reused local browser: newContext + newPage')}
+${[
+  ratio('Playwright, through the grid', 'Playwright, straight to a browser server'),
+  ratio('puppeteer-core, through the grid (/cdp)', 'puppeteer-core, straight to a Chromium launched for it'),
+  ratio('connectOverCDP, through the grid (/cdp)', 'connectOverCDP, straight to a Chromium launched for it'),
+  ratio('puppeteer-core, through the grid (/cdp)', "puppeteer-core, straight to the worker's CDP port"),
+  ratio("puppeteer-core, through the grid relayed by the worker's CDP port (cdpDirect=false)", 'puppeteer-core, straight to a Chromium launched for it'),
+  ratio('puppeteer-core, through the grid (/cdp)', 'puppeteer-core, straight to a shared running Chromium (not isolated)'),
+  ratio('Playwright, through the grid', 'reused local browser: newContext + newPage'),
+]
+  .filter(Boolean) // ONLY= leaves some ways out
+  .join('\n')}
 
 Dial failures logged by the proxy during the run: ${resets}. Machine: ${cpus().length} cores shared with other work; 1-minute load average ${loadBefore} at the start, ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} over the measured cycles (median ${median(loads).toFixed(1)}), ${loadavg()[0].toFixed(1)} at the end.
 `;
