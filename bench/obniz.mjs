@@ -76,6 +76,8 @@ const listed = async (ctx, list) => {
 };
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))];
+/** The largest of many (spreading hundreds of thousands of arguments overflows the stack). */
+const largest = (xs) => xs.reduce((a, b) => Math.max(a, b), 0);
 const dir = mkdtempSync(join(tmpdir(), 'obniz-bench-'));
 
 /** One round of one size: returns the times (ms) of each step. */
@@ -159,8 +161,6 @@ const controlIterations = Math.max(1, Math.round((probe * median(scriptCalls.map
 const controlCalls = await controlTimes(controlIterations, scriptCalls.length);
 console.log(`control: ${controlCalls.length} calls of a ${controlIterations}-iteration loop`);
 await backend.send(['CONFIG', 'SET', 'slowlog-log-slower-than', '1000']);
-/** The largest of many (spreading hundreds of thousands of arguments overflows the stack). */
-const largest = (xs) => xs.reduce((a, b) => Math.max(a, b), 0);
 const coordMaxMs = largest(scriptCalls.map((c) => c.ms));
 const overBound = scriptCalls.filter((c) => c.ms > BOUND_MS);
 const constantCalls = calls.filter((c) => CONSTANT.has(c.command));
