@@ -30,7 +30,7 @@ export interface RedisCluster {
   stop(): Promise<void>;
 }
 
-function requireBinary(name: string): void {
+export function requireBinary(name: string): void {
   const found = spawnSync('sh', ['-c', `command -v ${name}`]).status === 0;
   if (!found) throw new Error(MISSING);
 }
@@ -55,7 +55,7 @@ export async function freePort(bus = false): Promise<number> {
   throw new Error('no free loopback port found');
 }
 
-function spawnRedisServer(port: number, dir: string, extra: string[] = []): ChildProcess {
+export function spawnRedisServer(port: number, dir: string, extra: string[] = []): ChildProcess {
   const child = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extra],
@@ -65,13 +65,13 @@ function spawnRedisServer(port: number, dir: string, extra: string[] = []): Chil
   return child;
 }
 
-async function waitForPing(port: number, timeoutMs = 10_000, cliArgs: string[] = []): Promise<void> {
+export async function waitForPing(port: number, timeoutMs = 10_000, cliArgs: string[] = []): Promise<void> {
   // NOAUTH: a server started with --requirepass is up, it just wants the password.
   const answers = () => /^(PONG|NOAUTH)/.test(spawnSync('redis-cli', [...cliArgs, '-p', String(port), 'ping'], { encoding: 'utf8' }).stdout?.trim() ?? '');
   await until(`redis-server on port ${port} answering PING`, answers, timeoutMs, 50);
 }
 
-function killAndWait(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+export function killAndWait(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     child.ref(); // keep the event loop alive until the exit is seen
