@@ -2,6 +2,8 @@
 // each command by its key), plus a connection of its own for every subscriber
 // and every blocking connection. Reconnection is ioredis's own, paced by
 // retryDelay; this file only translates calls, replies, errors and events.
+// Behind Sentinel each connection asks the sentinels for the master whenever
+// it (re)connects, and ioredis's failover detector drops it on +switch-master.
 import calculateSlot from 'cluster-key-slot';
 import { Cluster, Redis, ReplyError as IoredisReplyError, type RedisOptions } from 'ioredis';
 import { ReplyError, type Arg, type BackendFactory, type BackendOptions, type Command, type Reply, type Subscriber } from '../core/backend.ts';
@@ -11,7 +13,8 @@ import { pipelineBySend } from './support/concurrent-pipeline.ts';
 import { errorText } from './support/error-text.ts';
 import { PendingCalls } from './support/pending-calls.ts';
 import { toReply } from './support/reply.ts';
-import { READY_TIMEOUT_MS, retryDelay } from './support/retry.ts';
+import { READY_TIMEOUT_MS, retryDelay, SENTINEL_MAX_RETRY_MS } from './support/retry.ts';
+import { isAllSentinelsError, sentinelErrorText } from './support/sentinel-errors.ts';
 import { parseServerUrl } from './support/server-url.ts';
 import { tlsOptions } from './support/tls.ts';
 
@@ -42,12 +45,15 @@ class IoredisBackend extends RedisClientBackend<Connection> {
     // A missing CA file is refused before the backend logs that it is connecting.
     const tls = tlsOptions(parseServerUrl('ioredis', options), options.tls);
     super('ioredis', options, ioredisErrors);
+    // A promoted replica serves within seconds of a failover: behind Sentinel
+    // a lost master is asked for again at least every second.
+    const maxDelay = this.parsed.kind === 'sentinel' ? SENTINEL_MAX_RETRY_MS : Infinity;
     this.#redisOptions = {
       username: this.parsed.username,
       password: this.parsed.password,
       db: this.parsed.db,
       tls,
-      retryStrategy: (times) => retryDelay(times - 1),
+      retryStrategy: (times) => Math.min(retryDelay(times - 1), maxDelay),
       // Commands wait for the reconnect instead of failing after 20 attempts;
       // ready() is where a caller learns that Redis is not there.
       maxRetriesPerRequest: null,
@@ -140,8 +146,12 @@ class IoredisBackend extends RedisClientBackend<Connection> {
     const client =
       this.parsed.kind === 'cluster'
         ? new Cluster(this.parsed.hosts, { redisOptions, clusterRetryStrategy: (times) => retryDelay(times - 1) })
-        : new Redis({ ...redisOptions, host: this.parsed.hosts[0]!.host, port: this.parsed.hosts[0]!.port });
+        : this.parsed.kind === 'sentinel'
+          ? new Redis({ ...redisOptions, ...this.#sentinelOptions(this.parsed.masterName) })
+          : new Redis({ ...redisOptions, host: this.parsed.hosts[0]!.host, port: this.parsed.hosts[0]!.port });
     client.on('error', (error: unknown) => this.#noteError(error));
+    // Why a sentinel did not name a master (unreachable, refused our password, knows no such name).
+    if (this.parsed.kind === 'sentinel') client.on('sentinelError', (error: unknown) => this.#noteError(error));
     if (client instanceof Cluster) client.on('node error', (error: unknown) => this.#noteError(error));
     return { client, pending: new PendingCalls() };
   }
@@ -171,7 +181,30 @@ class IoredisBackend extends RedisClientBackend<Connection> {
     clearTimeout(timer);
   }
 
+  /** The master named `masterName` as the URL's sentinels tell it, with the sentinels' own credentials and TLS. */
+  #sentinelOptions(masterName: string): RedisOptions {
+    const { tls } = this.#redisOptions;
+    return {
+      sentinels: this.parsed.hosts,
+      name: masterName,
+      sentinelUsername: this.options.sentinel?.username,
+      sentinelPassword: this.options.sentinel?.password,
+      // rediss+sentinel://: TLS to the sentinels and to the data nodes they name.
+      sentinelTLS: tls,
+      enableTLSForSentinelMode: tls !== undefined,
+      sentinelRetryStrategy: (times) => Math.min(retryDelay(times - 1), SENTINEL_MAX_RETRY_MS),
+      // Drops the connection as soon as a sentinel announces +switch-master, so it reconnects to the new master.
+      failoverDetector: true,
+    };
+  }
+
   #noteError(error: unknown): void {
+    if (this.parsed.kind === 'sentinel') {
+      // "All sentinels are unreachable" follows each sentinel's own error, which says why; that one stays.
+      if (isAllSentinelsError(error) && this.state.lastError !== undefined) return;
+      const text = sentinelErrorText(error, this.parsed.masterName);
+      if (text !== undefined) return this.state.noteError(text);
+    }
     // A cluster that reached no node says "Failed to refresh slots cache." (its
     // probes swallow the socket errors); say that in words users know.
     if (error instanceof Error && error.name === 'ClusterAllFailedError') {

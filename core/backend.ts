@@ -122,14 +122,21 @@ export interface Backend {
 
 /** How a backend is made from a URL and options; one per adapter. */
 export interface BackendOptions {
-  /** redis://, rediss:// (TLS), redis+cluster://host:port,host:port or embedded:// (or undefined for embedded). */
+  /** redis://, rediss:// (TLS), redis+cluster://host:port,host:port, redis+sentinel://host:port,…/MASTER_NAME or embedded:// (or undefined for embedded). */
   url?: string;
   /** Name shown in CLIENT LIST. */
   clientName?: string;
   /** Called once per connection state change (already masked). */
   log?: (line: string) => void;
-  /** TLS settings for rediss:// URLs (ignored for redis://): a CA bundle to trust, and whether to verify the server's certificate (default true). */
-  tls?: { caFile?: string; rejectUnauthorized?: boolean };
+  /**
+   * TLS settings for rediss:// URLs (ignored for redis://): a CA bundle to
+   * trust, a client certificate and its key (for servers with
+   * tls-auth-clients), the name the server's certificate must carry, and
+   * whether to verify that certificate (default true). Files are PEM paths.
+   */
+  tls?: { caFile?: string; certFile?: string; keyFile?: string; servername?: string; rejectUnauthorized?: boolean };
+  /** The sentinels' own credentials for a redis+sentinel:// URL (the URL's are the data nodes'). */
+  sentinel?: { username?: string; password?: string };
 }
 
 export type BackendFactory = (options: BackendOptions) => Backend;

@@ -3,6 +3,7 @@
 // retry loop that fails fifty times is still one 'reconnecting').
 import type { BackendState } from '../../core/backend.ts';
 import { errorText } from './error-text.ts';
+import { tlsHint } from './tls.ts';
 
 type Listener = (state: BackendState, detail?: string) => void;
 
@@ -31,7 +32,8 @@ export class ConnectionState {
   }
 
   noteError(error: unknown): void {
-    this.#lastError = errorText(error, this.#secret);
+    const hint = tlsHint(error);
+    this.#lastError = errorText(error, this.#secret) + (hint ? ` (${hint})` : '');
   }
 
   /** Moves to `state`. Repeats, and anything after 'closed', are ignored. */

@@ -12,3 +12,6 @@ export function retryDelay(attempt: number): number {
   // The exponent is capped so the arithmetic never overflows on a long outage.
   return Math.min(FIRST_RETRY_MS * 2 ** Math.min(Math.max(attempt, 0), 16), MAX_RETRY_MS);
 }
+
+/** The longest wait between reconnects behind Sentinel: a promoted replica is found within a second of its promotion. */
+export const SENTINEL_MAX_RETRY_MS = 1_000;
