@@ -15,7 +15,8 @@ import { PluginError, type GlobalConfig, type Plugin, type Role } from './plugin
 import { roleContext } from './role-context.ts';
 import { loadScriptDir, type ScriptDefinition } from './scripts.ts';
 import { coordVersion } from './version.ts';
-import { StartError } from './errors.ts';
+import { ConfigError, StartError } from './errors.ts';
+import { clusterPrefixProblems, pluginKeyPrefix } from './key-prefix.ts';
 
 /** A plugin that passed every check, with its scripts parsed. */
 export interface RegisteredPlugin {
@@ -217,6 +218,14 @@ export async function startRoles(options: StartOptions): Promise<ProcessHandle> 
     throw new StartError("no backend: pass backend (a Backend, or a function that opens one such as connectBackend from 'coordkit/embed') or register tokens.Backend in the container");
   }
   const backend = root.resolve<Backend>(tokens.Backend);
+  if (backend.capabilities.cluster) {
+    // Refused before any role starts: without a hash tag the first script call fails with CROSSSLOT, after "ready".
+    const problems = clusterPrefixProblems(registered.map(({ plugin }) => pluginKeyPrefix(config, plugin.name)));
+    if (problems.length) {
+      if (owned) await owned.close().catch(() => {});
+      throw new ConfigError(problems);
+    }
+  }
 
   const controller = new AbortController();
   const global: Readonly<GlobalConfig> = Object.freeze({ redis: config.redis, log: config.log });
