@@ -121,6 +121,21 @@ export function deviceSourceKind(c: Pick<ObnizConfig, 'deviceSource' | 'devices'
   return 'file';
 }
 
+/**
+ * How long after a heartbeat write it sent (and Redis confirmed) a slave may
+ * keep its workers running: heartbeatTtl less a margin of min(2 s, half the
+ * spare time heartbeatTtl − heartbeatInterval), 18 s with the defaults. Another
+ * slave can be given the devices only once the heartbeat key has expired,
+ * heartbeatTtl after that write at the earliest (Redis counts the TTL from when
+ * it ran the write, never before it was sent); the margin is the time the
+ * workers have to stop (onEnd) before then. Always longer than heartbeatInterval,
+ * so a slave whose beats work never stops.
+ */
+export function fenceAfterMs(c: Pick<ObnizConfig, 'heartbeatInterval' | 'heartbeatTtl'>): number {
+  const ttlMs = c.heartbeatTtl * 1000;
+  return ttlMs - Math.min(2000, (ttlMs - c.heartbeatInterval * 1000) / 2);
+}
+
 /** This process's name: the configured one, else hostname-pid (unique per process). */
 export function instanceNameOf(c: Pick<ObnizConfig, 'instanceName'>): string {
   return c.instanceName ?? `${hostname().replace(/[:\s]/g, '-')}-${process.pid}`;

@@ -54,6 +54,7 @@ export class WorkerHost {
   private device?: DeviceConnection;
   private loopAbort?: AbortController;
   private loopDone: Promise<void> = Promise.resolve();
+  private starting: Promise<boolean> = Promise.resolve(false);
   /** hook → last error message logged, so a repeating failure is logged once. */
   private readonly failing = new Map<string, string>();
   private readonly logger: Logger;
@@ -67,7 +68,12 @@ export class WorkerHost {
   }
 
   /** Starts the worker; false (logged) when it could not be made or onStart failed. */
-  async start(fresh: boolean): Promise<boolean> {
+  start(fresh: boolean): Promise<boolean> {
+    this.starting = this.run(fresh);
+    return this.starting;
+  }
+
+  private async run(fresh: boolean): Promise<boolean> {
     this.state = 'starting';
     try {
       this.worker = this.opts.create(this.install, { instanceName: this.opts.instanceName, logger: this.logger });
@@ -95,7 +101,9 @@ export class WorkerHost {
 
   /** Stops the worker: the loop ends (bounded wait), onUninstall when removed, the device closes, onEnd. */
   async stop(uninstall: boolean): Promise<void> {
-    if (this.state !== 'started' && this.state !== 'starting') {
+    // A stop during onStart (a slave fencing) waits for it, then stops what it started: never a worker left running unlisted.
+    if (this.state === 'starting') await this.starting;
+    if (this.state !== 'started') {
       this.state = 'stopped';
       return;
     }

@@ -4,12 +4,13 @@
 // starts, restarts or stops workers. Beyond the SDK: it starts a worker only
 // while it holds the device's claim (so a moved device never runs on two
 // slaves), calls onInstall/onUninstall, stops its workers itself when it can
-// no longer beat (before its heartbeat expires and the devices move), and on
-// a clean stop hands its devices over at once.
+// no longer confirm its heartbeat (before the key can expire and the devices
+// move), starts them again as soon as a beat is confirmed, and on a clean stop
+// hands its devices over at once.
 import type { Command, Subscriber } from '../../../core/backend.ts';
 import { ConfigError } from '../../../core/config.ts';
 import { type Role, UsageError } from '../../../core/plugin.ts';
-import { instanceNameOf } from '../config.ts';
+import { fenceAfterMs, instanceNameOf } from '../config.ts';
 import { loadDeviceClass, type DeviceClass } from '../device-class.ts';
 import { importUserModule, ModuleLoadError } from '../load-module.ts';
 import { eachLimited, Loop } from '../loop.ts';
@@ -40,8 +41,13 @@ export class Slave {
   private subscriber?: Subscriber;
   private create?: WorkerFactory;
   private deviceClass?: DeviceClass;
-  private lastBeatOk = 0;
+  /** When the last heartbeat write that Redis confirmed was sent (ms): the key lives at least heartbeatTtl from then. */
+  private lastBeatSent = 0;
+  /** The error of the heartbeat writes failing now (logged once per outage). */
+  private beatError?: string;
   private fenced = false;
+  /** The fence's stops and claim release, which a resume waits for. */
+  private fencing: Promise<void> = Promise.resolve();
   private stopping = false;
   /** Redis was unreachable: claims may be gone (a restarted Redis) and are written again before the next sync. */
   private reassert = false;
@@ -52,8 +58,7 @@ export class Slave {
     const { clock, logger, config } = ctx;
     this.syncLoop = new Loop({ name: 'slave sync', clock, logger, intervalMs: config.syncInterval * 1000, run: () => this.sync() });
     this.heartbeatLoop = new Loop({ name: 'slave heartbeat', clock, logger, intervalMs: config.heartbeatInterval * 1000, run: () => this.beat() });
-    const spareMs = (config.heartbeatTtl - config.heartbeatInterval) * 1000;
-    this.fenceLoop = new Loop({ name: 'slave fence', clock, logger, intervalMs: Math.min(1000, spareMs / 8), run: () => this.fence() });
+    this.fenceLoop = new Loop({ name: 'slave fence', clock, logger, intervalMs: 1000, run: () => this.fence() });
   }
 
   /** Workers running now (started), by obnizId. */
@@ -98,7 +103,7 @@ export class Slave {
         this.syncLoop.wake();
       }
     });
-    await this.beat();
+    await this.beat(true);
     this.heartbeatLoop.start(ctx.config.heartbeatInterval * 1000);
     this.fenceLoop.start();
     await this.sync();
@@ -178,6 +183,11 @@ export class Slave {
 
   private async startWorker(install: DeviceInfo, fresh: boolean): Promise<void> {
     const { ctx } = this;
+    // A sync that waited on Redis past the lease (a pause) must not start what the fence stopped: the claim goes back.
+    if (!this.mayRun()) {
+      await releaseDevices(ctx, this.name, [install.id]).catch(() => {});
+      return;
+    }
     const host = new WorkerHost(install, {
       instanceName: this.name,
       logger: ctx.logger,
@@ -204,8 +214,10 @@ export class Slave {
     const { ctx } = this;
     const host = this.hosts.get(obnizId);
     if (!host) return;
-    this.hosts.delete(obnizId);
+    // Still listed while asking Redis, so a fence meanwhile stops it without waiting for Redis.
     const uninstall = reason === 'removed' && (await this.uninstalled(obnizId));
+    if (this.hosts.get(obnizId) !== host) return;
+    this.hosts.delete(obnizId);
     await host.stop(uninstall);
     ctx.logger.debug('worker stopped', { obnizId, reason, uninstall });
     // A restart keeps the claim; otherwise it goes back so the device's new slave may start it.
@@ -237,38 +249,89 @@ export class Slave {
     await eachLimited([...this.hosts.keys()], this.ctx.config.startConcurrency, (id) => this.stopWorker(id, reason));
   }
 
-  private async beat(): Promise<void> {
-    if (this.stopping) return;
-    try {
-      await touchSlave(this.ctx, this.name);
-    } catch (err) {
-      this.reassert = true;
-      throw err;
-    }
-    this.lastBeatOk = this.ctx.clock.now();
-    if (this.fenced) {
-      this.fenced = false;
-      this.ctx.logger.info('heartbeat written again: resuming workers');
-      this.syncLoop.wake();
-    }
+  /** ms left before the workers must have stopped: fenceAfterMs after the last confirmed beat was sent. */
+  private leaseLeft(): number {
+    return this.lastBeatSent + fenceAfterMs(this.ctx.config) - this.ctx.clock.now();
+  }
+
+  /** Whether workers may start now: not stopping, not fenced, and the heartbeat confirmed recently enough. */
+  private mayRun(): boolean {
+    return !this.stopping && !this.fenced && this.leaseLeft() > 0;
   }
 
   /**
-   * Stops every worker when the heartbeat has not been written for longer
-   * than a beat normally takes, halfway to its expiry (15 s with the defaults):
-   * past the expiry, a manager moves the devices and another slave starts them.
+   * One heartbeat; returns the delay to the next. The next one is due an
+   * interval after this one was sent (at once when this one took that long,
+   * as in a pause), and a failed one is tried again within a second, not an
+   * interval later: a failover of a few seconds must not outlast the lease.
    */
-  private async fence(): Promise<void> {
-    const { config, clock, logger } = this.ctx;
-    const intervalMs = config.heartbeatInterval * 1000;
-    const limitMs = intervalMs + (config.heartbeatTtl * 1000 - intervalMs) / 2;
-    if (this.fenced || this.stopping || this.lastBeatOk === 0 || clock.now() - this.lastBeatOk <= limitMs) return;
+  private async beat(strict = false): Promise<number> {
+    const { ctx } = this;
+    const intervalMs = ctx.config.heartbeatInterval * 1000;
+    if (this.stopping) return intervalMs;
+    const sentAt = ctx.clock.now();
+    try {
+      await touchSlave(ctx, this.name);
+    } catch (err) {
+      this.reassert = true;
+      if (strict) throw err;
+      const error = (err as Error).message;
+      if (this.beatError === undefined) ctx.logger.warn('cannot write the heartbeat: trying again every second', { error, leftMs: Math.max(0, this.leaseLeft()) });
+      this.beatError = error;
+      return Math.min(1000, intervalMs / 4);
+    }
+    this.lastBeatSent = Math.max(this.lastBeatSent, sentAt);
+    if (this.beatError !== undefined) {
+      this.beatError = undefined;
+      ctx.logger.info('heartbeat written again');
+    }
+    if (this.fenced && this.leaseLeft() > 0) void this.resume();
+    return Math.max(0, sentAt + intervalMs - ctx.clock.now());
+  }
+
+  /**
+   * Stops every worker once no heartbeat write has been confirmed for
+   * fenceAfterMs (18 s with the defaults) since it was sent: from heartbeatTtl
+   * after it (20 s), the key may be gone, a manager may move the devices and
+   * another slave start them. Runs again at that deadline, not on a coarse tick.
+   */
+  private async fence(): Promise<number> {
+    const { clock, logger } = this.ctx;
+    if (this.fenced || this.stopping || this.lastBeatSent === 0) return 1000;
+    const left = this.leaseLeft();
+    if (left > 0) return Math.min(left, 1000);
     this.fenced = true;
-    logger.error('no heartbeat written for too long: stopping every worker before the devices move to other slaves', {
-      sinceMs: clock.now() - this.lastBeatOk,
+    logger.error('no heartbeat written for too long: stopping every worker before the devices can move to other slaves', {
+      sinceMs: clock.now() - this.lastBeatSent,
+      boundMs: fenceAfterMs(this.ctx.config),
       workers: this.hosts.size,
     });
-    await this.stopAll('fenced');
+    this.fencing = this.stopFenced();
+    await this.fencing;
+    return 1000;
+  }
+
+  /**
+   * The fence's stop: every worker at once, with no Redis call before its
+   * onEnd (Redis may not answer); the claims go back afterwards, when Redis
+   * takes the call (a resume waits for that, so its claims come after).
+   */
+  private async stopFenced(): Promise<void> {
+    const hosts = [...this.hosts.values()];
+    this.hosts.clear();
+    this.pending.clear();
+    await Promise.all(hosts.map((h) => h.stop(false)));
+    this.ctx.logger.info('stopped every worker', { workers: hosts.length });
+    await releaseDevices(this.ctx, this.name, hosts.map((h) => h.obnizId)).catch(() => {});
+  }
+
+  /** A beat confirmed after the fence: once its stops are done, a sync starts the workers again at once. */
+  private async resume(): Promise<void> {
+    await this.fencing;
+    if (!this.fenced || this.leaseLeft() <= 0 || this.stopping) return;
+    this.fenced = false;
+    this.ctx.logger.info('heartbeat written again: resuming workers');
+    this.syncLoop.wake();
   }
 
   /**
