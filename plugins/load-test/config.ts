@@ -19,6 +19,7 @@ export interface LoadTestConfig {
   deadAfter: number;
   metricsInterval: number;
   gracefulStop: number;
+  redisLostAfter: number;
   connections: number;
   maxIterationDelay: number;
   waitForWorkers: number;
@@ -73,6 +74,7 @@ export const configSchema = {
     deadAfter: seconds(5, 'Heartbeat age after which the orchestrator marks a worker dead and reassigns its users; must exceed heartbeatInterval.'),
     metricsInterval: seconds(1, 'How often a worker writes its metric batches.'),
     gracefulStop: seconds(5, 'How long a stopping user may finish its current step before it is aborted.'),
+    redisLostAfter: seconds(30, "How long a test goes on while Redis does not answer (failing over, paused, gone): then a worker stops its users by itself, and the orchestrator ends the test with the results it holds (coord load run exits 98)."),
     connections: { type: 'integer', minimum: 0, default: 0, description: "HTTP connections per origin per worker (0: each user has its own, plus one per extra concurrent request in a step; N: the worker's users share N)." },
     maxIterationDelay: seconds(1, 'Arrival-rate mode: how long a due iteration waits for a free user before it is dropped.'),
     waitForWorkers: { type: 'number', minimum: 0, default: 10, description: 'How long a start waits for a first worker to register.' },
@@ -99,6 +101,9 @@ export function checkConfig(c: LoadTestConfig): string[] {
   const problems: string[] = [];
   if (c.deadAfter <= c.heartbeatInterval) {
     problems.push(`deadAfter (${c.deadAfter}s) must be greater than heartbeatInterval (${c.heartbeatInterval}s), or live workers are declared dead`);
+  }
+  if (c.redisLostAfter <= c.heartbeatInterval * 2) {
+    problems.push(`redisLostAfter (${c.redisLostAfter}s) must be greater than two heartbeatIntervals (${c.heartbeatInterval * 2}s), or a worker stops its users between two heartbeats`);
   }
   return problems;
 }

@@ -24,6 +24,11 @@ export interface StartPayload {
   metrics?: boolean;
   /** Arrival-rate mode even while the rate is 0 (rate stages may start there); set_rate commands change the rate. */
   arrival?: boolean;
+  /**
+   * How long the test runs from its first users (its duration, or its stages' total), when it is known: a
+   * worker that has heard no stop_test that long (and a grace) after its first users stops them by itself.
+   */
+  run_ms?: number;
 }
 
 /** set_rate's payload: the whole test's arrival rate from now on (iterations per second). */

@@ -157,6 +157,8 @@ function toBatch(metric: string, fields: string[]): Batch {
     sum: Number(f.sum ?? 0),
     errorKinds,
     errorSamples,
+    ...(f.writer === undefined || f.seq === undefined ? {} : { writer: f.writer, seq: Number(f.seq) }),
+    ...(f.total === undefined ? {} : { total: Number(f.total) }),
   };
 }
 

@@ -7,10 +7,13 @@
 // results go to stdout (table, json with the scenario's probes, or csv),
 // optionally an HTML report too (with the probes, which --run-probes runs on
 // this process's workers).
-// Exit code: 0, or 99 when a threshold failed (as k6), 2 for bad input, 130
-// (SIGINT) or 143 (SIGTERM) when interrupted. The first signal aborts this
-// process's users at once and stops the test (results are still printed);
-// a thread held by users' code is terminated; a second signal exits at once.
+// Exit code: 0, or 99 when a threshold failed (as k6), 98 when the results are
+// known to be incomplete (requests the workers recorded that no batch read
+// holds, or Redis lost for longer than load-test.redisLostAfter: the summary
+// says what is missing), 2 for bad input, 130 (SIGINT) or 143 (SIGTERM) when
+// interrupted. The first signal aborts this process's users at once and
+// stops the test (results are still printed) within a second whatever Redis
+// does; a thread held by users' code is terminated; a second signal exits at once.
 import { writeFileSync } from 'node:fs';
 import { loadConfig, type CoordConfig } from '../../core/config.ts';
 import { keyBuilders } from '../../core/contract.ts';
@@ -20,9 +23,10 @@ import type { CommandTools } from '../../core/plugin.ts';
 import plugin from './index.ts';
 import { contract } from './contract.ts';
 import { InputError, parseCount, parseDuration, parseRate } from './parse.ts';
+import { within } from './bounded.ts';
 import { readProbes } from './probes.ts';
 import { failIfRanNothing } from './run-exit.ts';
-import { progressLine, resultCsv, resultHtml, resultJson, summaryTable } from './report.ts';
+import { incompleteHeadline, progressLine, resultCsv, resultHtml, resultJson, summaryTable } from './report.ts';
 import type { OrchestratorRole } from './roles/orchestrator.ts';
 import type { WorkerRole } from './roles/worker.ts';
 import { checkUrls } from './scenario.ts';
@@ -31,6 +35,15 @@ import { evaluateThresholds, parseThreshold } from './thresholds.ts';
 
 /** The exit code of a run a signal ended (128 + the signal's number, as shells report it). */
 const SIGNAL_EXIT: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143 };
+
+/** The exit code of a run whose results are known to miss requests (result.incomplete). */
+export const INCOMPLETE_EXIT = 98;
+
+/** After a signal, how long the test's stop may take before the run ends with the results read so far (Redis may hold it). */
+const INTERRUPT_MS = 600;
+/** How long the process's roles may take to stop once the results are printed (after a signal: what is left of its second). */
+const ROLES_STOP_MS = 2000;
+const INTERRUPTED_ROLES_STOP_MS = 250;
 
 export interface RunInput {
   scenario: string;
@@ -111,6 +124,7 @@ export async function loadRun(options: Readonly<Record<string, unknown>>, tools:
   const config = withRoles(distributed ? ['orchestrator'] : ['orchestrator', 'worker']);
   const main = await tools.start(config);
   let offSignals = () => {};
+  let interrupted: StopSignal | undefined;
   try {
     const { controller } = main.role<OrchestratorRole>(plugin.name, 'orchestrator')!;
     const offTick = controller.onTick((status) => {
@@ -120,12 +134,17 @@ export async function loadRun(options: Readonly<Record<string, unknown>>, tools:
       const line = progressLine((Date.now() - r.startedAt) / 1000, status.users, status.target, recent?.rps ?? 0, r.total.p95, r.total.errors, r.total.count);
       tools.progress(line);
     });
-    let interrupted: StopSignal | undefined;
+    let giveUp: () => void = () => {};
+    const gaveUp = new Promise<undefined>((resolve) => (giveUp = () => resolve(undefined)));
     offSignals = tools.onStop((signal) => {
       interrupted = signal;
       tools.progress();
       tools.printErr(`${signal}: stopping the test (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again exits at once)`);
       stopNow();
+      // Redis may hold the stop (failing over, gone): the run ends in time all the same, with the results read so far.
+      setTimeout(() => {
+        if (!controller.endNow(`${signal}: the test's stop did not end within ${INTERRUPT_MS} ms`)) giveUp();
+      }, INTERRUPT_MS).unref();
     });
     /** This process's users aborted at once, and the test stopped (once it has started). */
     const stopNow = () => {
@@ -134,7 +153,7 @@ export async function loadRun(options: Readonly<Record<string, unknown>>, tools:
     };
     let result;
     try {
-      const { finished } = await controller.start({
+      const start = controller.start({
         scenario: input.scenario,
         users: input.users,
         spawnRate: input.spawnRate,
@@ -142,22 +161,31 @@ export async function loadRun(options: Readonly<Record<string, unknown>>, tools:
         params: input.params,
         rate: input.rate,
       });
+      start.catch(() => {}); // awaited through the race; once given up, its late failure is nobody's
+      const started = await Promise.race([start, gaveUp]);
+      if (!started) return SIGNAL_EXIT[interrupted!]; // a signal while Redis held the start: nothing ran yet to report
       if (interrupted) stopNow(); // the signal came while the test was starting
-      result = await finished;
+      result = await started.finished;
     } finally {
       offTick();
       tools.progress();
     }
     const outcomes = evaluateThresholds(input.thresholds, result);
-    const probes = () => readProbes({ backend: main.backend, keys: keyBuilders(contract, loaded.redis.keyPrefix) }, result.epoch);
+    // The probes' values are read from Redis, which may be gone (the results then say so): a report does not wait for them long.
+    const probes = () => within(readProbes({ backend: main.backend, keys: keyBuilders(contract, loaded.redis.keyPrefix) }, result.epoch), 2000, 'reading probes').catch(() => []);
     if (input.out === 'json') tools.print(resultJson(result, outcomes, await probes()));
     else if (input.out === 'csv') tools.print(resultCsv(result));
     else tools.print(summaryTable(result, outcomes));
     if (input.report) writeFileSync(input.report, resultHtml(result, outcomes, await probes()));
     if (interrupted) return SIGNAL_EXIT[interrupted];
+    if (result.incomplete) {
+      tools.printErr(`coord: ${incompleteHeadline(result)} (${result.incomplete.reasons.join('; ')})`);
+      return INCOMPLETE_EXIT;
+    }
     return failIfRanNothing(outcomes.some((o) => !o.ok) ? 99 : 0, controller);
   } finally {
-    await main.stop('load run finished');
+    // Redis may hold the roles' last writes (gone for good): the run's exit does not wait for them long.
+    await within(main.stop('load run finished'), interrupted ? INTERRUPTED_ROLES_STOP_MS : ROLES_STOP_MS, 'stopping').catch(() => {});
     offSignals();
   }
 }

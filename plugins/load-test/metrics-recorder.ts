@@ -6,6 +6,12 @@
 // failure (an HTTP error's body, an exception's stack): the page's failures
 // view. The text is made at the flush, from the two failures kept, so a
 // failing request costs no string of its own.
+// A flush whose write fails (Redis failing over, paused or gone) is kept and
+// written again, before anything newer, until it is written: each batch
+// carries a sequence number per metric, so the orchestrator counts a batch
+// written twice (its first write went through, its reply was lost) once, and
+// the worker's running total of requests, so what never arrives is named.
+import { randomBytes } from 'node:crypto';
 import type { Command } from '../../core/backend.ts';
 import type { RoleContext } from '../../core/plugin.ts';
 import type { LoadTestConfig } from './config.ts';
@@ -46,10 +52,26 @@ interface Pending {
 /** Error kinds kept per metric per batch; the rest are counted as "other". */
 const MAX_KINDS = 20;
 
+/** One flush's commands that have not all been written yet. */
+interface Unwritten {
+  commands: Command[];
+  /** HTTP requests in its batches. */
+  requests: number;
+}
+
 export class MetricsRecorder {
   private pending = new Map<string, Pending>();
-  /** Requests recorded since the recorder was made (for the worker's own log and tests). */
+  /** Flushes not yet written, oldest first: written in this order, each until it is. */
+  private unwritten: Unwritten[] = [];
+  private writing?: Promise<void>;
+  /** Per metric, the sequence number of its last batch. */
+  private readonly seqs = new Map<string, number>();
+  /** This recorder among the worker's in this test (a worker that rejoins a test, or restarts, numbers its batches from 1 again). */
+  readonly writer = randomBytes(4).toString('hex');
+  /** Records since the recorder was made (for the worker's own log and tests). */
   recorded = 0;
+  /** HTTP requests recorded since the recorder was made (completed and aborted): what the test's results must hold. */
+  requests = 0;
   /** When false (the bench's "metrics off"), record() only counts. */
   enabled = true;
   /**
@@ -107,17 +129,70 @@ export class MetricsRecorder {
     return p;
   }
 
-  /** Writes what was recorded since the last flush (nothing when nothing was). */
-  async flush(): Promise<void> {
+  /** Requests in flushes not written yet. */
+  get unwrittenRequests(): number {
+    return this.unwritten.reduce((sum, u) => sum + u.requests, 0);
+  }
+
+  /** Flushes not written yet. */
+  get unwrittenBatches(): number {
+    return this.unwritten.length;
+  }
+
+  /**
+   * Writes what was recorded since the last flush, after any earlier flush
+   * not written yet. Rejects when a write fails; what it could not write is
+   * kept for the next call.
+   */
+  flush(): Promise<void> {
     this.lastFlushAt = performance.now();
+    this.takeBatches();
+    return this.writeUnwritten();
+  }
+
+  /** One writer at a time, oldest flush first: a metric's batches reach its stream in sequence order. */
+  private writeUnwritten(): Promise<void> {
+    // What was added while a write ran is written after it (that write may have passed it by).
+    if (this.writing) return this.writing.then(() => this.writeUnwritten());
+    if (!this.unwritten.length) return Promise.resolve();
+    const writing = this.drain();
+    this.writing = writing;
+    const done = () => {
+      if (this.writing === writing) this.writing = undefined;
+    };
+    writing.then(done, done);
+    return writing;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.unwritten.length) {
+      const next = this.unwritten[0]!;
+      const replies = await this.ctx.backend.pipeline(next.commands);
+      const failed = next.commands.filter((_command, i) => replies[i] instanceof Error);
+      if (failed.length) {
+        next.commands = failed; // the ones written need not be again
+        throw replies.find((r) => r instanceof Error);
+      }
+      this.unwritten.shift();
+    }
+  }
+
+  /** What was recorded since the last flush, as one flush's commands (none when nothing was). */
+  private takeBatches(): void {
     const batches = [...this.pending.entries()].filter(([, p]) => p.count > 0 || p.dropped > 0 || p.aborted > 0);
     this.pending = new Map();
     if (!batches.length) return;
     const { keys, config, clock } = this.ctx;
     const ts = (clock.now() / 1000).toFixed(3);
+    let requests = 0;
+    for (const [, p] of batches) if (p.kind === 'http') requests += p.count + p.aborted;
+    this.requests += requests;
     const commands: Command[] = [['SADD', keys.metrics(), ...batches.map(([name]) => name)]];
     for (const [name, p] of batches) {
+      const seq = (this.seqs.get(name) ?? 0) + 1;
+      this.seqs.set(name, seq);
       const fields: (string | number)[] = ['worker', this.workerId, 'epoch', this.epoch, 'ts', ts, 'kind', p.kind, 'count', p.count, 'errors', p.errors];
+      fields.push('writer', this.writer, 'seq', seq, 'total', this.requests);
       if (p.dropped) fields.push('dropped', p.dropped);
       if (p.aborted) fields.push('aborted', p.aborted);
       fields.push('sum', Number(p.sum.toFixed(3)), 'hist', encodeHistogram(p.histogram));
@@ -128,9 +203,7 @@ export class MetricsRecorder {
       }
       commands.push(['XADD', keys.metric({ metricId: name }), 'MAXLEN', '~', config.metricStreamMaxLen, '*', ...fields]);
     }
-    const replies = await this.ctx.backend.pipeline(commands);
-    const failed = replies.find((r) => r instanceof Error);
-    if (failed) throw failed;
+    this.unwritten.push({ commands, requests });
   }
 }
 

@@ -34,6 +34,7 @@ export function summaryTable(result: TestResult, outcomes: readonly ThresholdOut
   if (result.mode === 'arrival-rate') lines.push(`dropped iterations: ${result.droppedIterations}`);
   if (result.total.aborted) lines.push(`aborted: ${result.total.aborted} requests in flight when the test was stopped (not errors, not in the latencies)`);
   if (result.workersLost.length) lines.push(`workers lost: ${result.workersLost.join(', ')} (their users were reassigned)`);
+  if (result.incomplete) lines.push('', `${incompleteHeadline(result)}:`, ...result.incomplete.reasons.map((r) => `  ${r}`));
   if (result.errors.length) {
     lines.push('', 'errors:');
     for (const e of result.errors.slice(0, 20)) lines.push(`  ${String(e.count).padStart(8)}  ${e.metric}: ${e.message}`);
@@ -43,6 +44,12 @@ export function summaryTable(result: TestResult, outcomes: readonly ThresholdOut
     for (const o of outcomes) lines.push(`  ${o.ok ? 'ok  ' : 'FAIL'}  ${o.threshold}  (actual ${formatActual(o)})`);
   }
   return lines.join('\n');
+}
+
+/** "INCOMPLETE results: N requests unaccounted for" (the results are known to miss requests). */
+export function incompleteHeadline(result: TestResult): string {
+  const n = result.incomplete?.unaccounted ?? 0;
+  return `INCOMPLETE results${n ? `: ${n} requests unaccounted for` : ''}`;
 }
 
 /** A threshold's actual value, in its own unit. */
@@ -106,6 +113,7 @@ export function resultHtml(result: TestResult, outcomes: readonly ThresholdOutco
 tr.fail td{color:#b00;font-weight:bold;background:#fdecec}.verdict{padding:6px 10px;font-weight:bold}.verdict.fail{background:#fdecec;color:#b00}.verdict.ok{background:#eaf7ee;color:#161}</style></head><body>
 <h1>Load test, epoch ${result.epoch}</h1>
 ${verdict}
+${result.incomplete ? `<p class="verdict fail" data-testid="incomplete">${esc(incompleteHeadline(result))}: ${result.incomplete.reasons.map(esc).join('; ')}</p>` : ''}
 <p>${esc(result.scenario ?? '')} · ${result.mode} · ${result.durationS.toFixed(1)} s · peak ${result.peakUsers} users · ${result.total.count} requests · ${result.total.errors} errors (${errorPct}%)${result.total.aborted ? ` · ${result.total.aborted} aborted` : ''} · p95 ${ms(result.total.p95)} ms${result.mode === 'arrival-rate' ? ` · ${result.droppedIterations} dropped iterations` : ''}</p>
 ${outcomes.length ? `<h2>Thresholds</h2>${table(['threshold', 'actual', 'result'], outcomes.map((o) => [o.threshold, formatActual(o), o.ok ? 'ok' : 'FAIL']), (i) => (outcomes[i]!.ok ? 'ok' : 'fail'))}` : ''}
 <h2>Charts</h2><div id="charts"></div>

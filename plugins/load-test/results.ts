@@ -14,6 +14,7 @@
 // latencies are the requests' alone. Requests the test's own stop cut off
 // in flight (Ctrl-C) are "aborted": counted apart, in no count, error or
 // latency, since they say nothing about the target.
+import type { Incomplete } from './accounting.ts';
 import { decodeHistogram, newHistogram, percentileMs, type Histogram } from './histogram.ts';
 
 /** A failed step or hook, as the worker records it (the metric holds failures only). */
@@ -75,6 +76,8 @@ export interface TestResult {
   droppedIterations: number;
   series: SeriesPoint[];
   workersLost: string[];
+  /** Set when the results are known to miss requests (accounting.ts): how many, and why. */
+  incomplete?: Incomplete;
 }
 
 export interface FailureKind {
@@ -107,6 +110,12 @@ export interface Batch {
   errorKinds: Record<string, number>;
   /** Per error kind, the full text of the batch's first and last failure of that kind. */
   errorSamples?: Record<string, { first: string; last: string }>;
+  /** The worker's recorder that wrote it (with seq, identifies a batch; absent from batches of older workers). */
+  writer?: string;
+  /** Its number among its writer's batches of this metric. */
+  seq?: number;
+  /** Its writer's HTTP requests up to and including this batch. */
+  total?: number;
 }
 
 interface Merged {

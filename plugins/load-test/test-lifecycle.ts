@@ -4,17 +4,23 @@
 // STOPPING: stop_test, wait for every worker's acknowledgement (users stopped,
 // last metrics written), clear runtime state, IDLE. A monitor loop reads the
 // metric batches, drops dead workers and gives their users to the others.
+// When Redis does not answer (failing over, paused, gone) the test goes on
+// for up to load-test.redisLostAfter, and workers whose heartbeats stopped
+// with it are given deadAfter from its return before any is taken for dead;
+// past that the test ends here with the results read so far, marked
+// incomplete (the workers stop their users by themselves within the same bound).
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Command, Reply } from '../../core/backend.ts';
+import { RequestAccounting } from './accounting.ts';
 import type { TestState } from './contract.ts';
 import { streamIdAtLeast, type StartPayload } from './envelope.ts';
 import { clearRuntimeState, prepareResources, readBatches, readWorkers, type WorkerView } from './keyspace.ts';
 import { InputError } from './parse.ts';
-import { ResultAggregator, type TestResult } from './results.ts';
+import { ResultAggregator, type Batch, type TestResult } from './results.ts';
 import { checkUrls, type CheckedScenario } from './scenario.ts';
 import { loadScenario } from './scenario-loader.ts';
-import { resolveShape, shapeWant, stageValueAhead, type LoadShape, type Stage } from './shape.ts';
+import { resolveShape, shapeWant, stagesDurationMs, stageValueAhead, type LoadShape, type Stage } from './shape.ts';
 import { noRequestsOutcome } from './traffic.ts';
 import type { Ctx } from './context.ts';
 
@@ -68,6 +74,8 @@ interface Run {
   scenario: CheckedScenario;
   payload: StartPayload;
   aggregator: ResultAggregator;
+  /** Whether the results hold every request the workers recorded (batches written twice counted once). */
+  accounting: RequestAccounting;
   cursors: Map<string, string>;
   snapshot: string[];
   target: number;
@@ -86,7 +94,12 @@ interface Run {
   durationTimer?: ReturnType<typeof setTimeout>;
   finished: Promise<TestResult>;
   finish(result: TestResult): void;
+  /** Set once the test ended here without Redis (abandon()): a stop Redis held that resumes later changes nothing. */
+  abandoned?: TestResult;
 }
+
+/** How a test ended here without its normal stop. */
+type Abandoned = 'taken over' | 'state lost' | 'redis lost' | 'interrupted';
 
 export class TestController {
   private run?: Run;
@@ -102,6 +115,11 @@ export class TestController {
   private readonly tickListeners = new Set<(status: TestStatus) => void>();
   /** This orchestrator's id in the lease. */
   readonly id = randomUUID();
+  /** When Redis last answered the monitor, and since when it has answered without a gap (performance.now()). */
+  private answeredAt = performance.now();
+  private answeringSince = performance.now();
+  /** Redis stopped answering during a test (said once). */
+  private silenceSaid = false;
 
   constructor(private readonly ctx: Ctx) {}
 
@@ -180,6 +198,7 @@ export class TestController {
     let finish!: (r: TestResult) => void;
     const finished = new Promise<TestResult>((r) => (finish = r));
     const firstUsers = shape?.kind === 'stages' ? 0 : options.users;
+    const runMs = plannedLength(options, shape);
     const payload: StartPayload = {
       scenario: absolute,
       params: options.params ?? {},
@@ -187,6 +206,7 @@ export class TestController {
       rate: firstRate,
       metrics: options.metrics,
       ...(shape?.kind === 'rate-stages' ? { arrival: true } : {}),
+      ...(runMs === undefined ? {} : { run_ms: runMs }),
     };
     const run: Run = {
       epoch,
@@ -196,6 +216,7 @@ export class TestController {
       scenario,
       payload,
       aggregator: new ResultAggregator(epoch, ctx.clock.now(), arrival ? 'arrival-rate' : 'users', scenarioPath),
+      accounting: new RequestAccounting(epoch),
       cursors: new Map(),
       snapshot: workers.map((w) => w.id),
       target: firstUsers,
@@ -268,8 +289,10 @@ export class TestController {
         await this.transition('RUNNING', 'STOPPING', false, run.epoch).catch(() => this.transition('PREPARING', 'STOPPING', false, run.epoch));
         await this.timeline(run, 'stop', reason);
         const sent = await this.broadcast(run, 'stop_test', { reason }, run.snapshot);
-        await this.waitForAcks(run, sent, 'stop_test');
-        for (const batch of await readBatches(ctx, run.cursors)) run.aggregator.add(batch);
+        const silent = await this.waitForAcks(run, sent, 'stop_test');
+        for (const worker of silent) run.accounting.note(`worker ${worker} did not confirm its stop: its last metrics may be missing`);
+        this.take(run, await readBatches(ctx, run.cursors));
+        await this.readTallies(run, [...sent.keys(), ...run.aggregator.workersLost]);
         run.aggregator.users(ctx.clock.now(), 0);
         await clearRuntimeState(ctx, { metrics: false });
         await this.timeline(run, 'stopped', reason, 0);
@@ -278,9 +301,10 @@ export class TestController {
         // Another orchestrator took the test over, or Redis lost its state (restarted empty) while it stopped.
         if (!(err instanceof ConflictError)) throw err;
         const lost = (await ctx.backend.send(['GET', ctx.keys.generation()]).catch(() => null)) !== run.generation;
-        return this.abandon(run, err.message, lost ? 'state lost' : 'taken over', endedAt);
+        return run.abandoned ?? this.abandon(run, err.message, lost ? 'state lost' : 'taken over', endedAt);
       }
-      const result = run.aggregator.result(ctx.clock.now(), endedAt);
+      if (run.abandoned) return run.abandoned; // Redis held this stop past redisLostAfter: the test already ended here
+      const result = this.resultOf(run, ctx.clock.now(), endedAt);
       this.finishedWith(run, result);
       this.run = undefined;
       this.stopping = undefined; // before anyone hears of the end, so a new start is accepted at once
@@ -299,17 +323,61 @@ export class TestController {
    * lease expired, or Redis lost the coordination state): end it here without
    * touching Redis, with the results read so far.
    */
-  private abandon(run: Run, why: string, how: 'taken over' | 'state lost' = 'taken over', endedAt = this.ctx.clock.now()): TestResult {
+  private abandon(run: Run, why: string, how: Abandoned = 'taken over', endedAt = this.ctx.clock.now()): TestResult {
+    if (run.abandoned) return run.abandoned;
     clearInterval(run.ramp);
     clearTimeout(run.durationTimer);
-    if (how === 'state lost') this.log.error('the test lost its coordination state: ending it here', { epoch: run.epoch, why });
-    else this.log.warn('the test was taken over by another orchestrator: ending it here', { epoch: run.epoch, why });
-    const result = run.aggregator.result(this.ctx.clock.now(), endedAt);
+    if (how === 'state lost') {
+      this.log.error('the test lost its coordination state: ending it here', { epoch: run.epoch, why });
+      run.accounting.note('Redis lost the test\'s state (restarted empty?): requests after that are not in the results');
+    } else if (how === 'redis lost') {
+      this.log.error(`${why}: ending the test here with the results read so far`, { epoch: run.epoch });
+      run.accounting.note(`${why}: the test ended there, and the requests its workers recorded after the last batch read are not in the results`);
+    } else if (how === 'interrupted') {
+      this.log.warn(`${why}: ending the test here with the results read so far`, { epoch: run.epoch });
+      run.accounting.note(`${why}: the test ended before its workers confirmed their stop, so their last metrics may be missing`);
+    } else this.log.warn('the test was taken over by another orchestrator: ending it here', { epoch: run.epoch, why });
+    const result = this.resultOf(run, this.ctx.clock.now(), endedAt);
+    run.abandoned = result;
     this.finishedWith(run, result);
     if (this.run === run) this.run = undefined;
     this.stopping = undefined;
     run.finish(result);
     return result;
+  }
+
+  /**
+   * Ends the running test here at once with the results read so far, without
+   * waiting for Redis: coord load run's Ctrl-C when its stop does not end in
+   * time. The workers stop their users on stop_test if it was sent, or by
+   * themselves (redisLostAfter, or the test's planned end and a grace).
+   */
+  endNow(why: string): TestResult | undefined {
+    const run = this.run;
+    return run ? this.abandon(run, why, 'interrupted') : undefined;
+  }
+
+  /** The aggregator's result with the accounting's verdict. */
+  private resultOf(run: Run, nowMs: number, endedAt?: number): TestResult {
+    const result = run.aggregator.result(nowMs, endedAt);
+    const incomplete = run.accounting.verdict();
+    return incomplete ? { ...result, incomplete } : result;
+  }
+
+  /** Batches read from the streams, each counted once. */
+  private take(run: Run, batches: readonly Batch[]): void {
+    for (const batch of batches) if (run.accounting.accept(batch)) run.aggregator.add(batch);
+  }
+
+  /** Each worker's final count of HTTP requests (its heartbeat has it once its users stopped). */
+  private async readTallies(run: Run, workers: readonly string[]): Promise<void> {
+    const ids = [...new Set(workers)];
+    if (!ids.length) return;
+    const replies = await this.ctx.backend.pipeline(ids.map((workerId): Command => ['HMGET', this.ctx.keys.workerStatus({ workerId }), 'requests', 'requests_epoch', 'requests_writer']));
+    ids.forEach((id, i) => {
+      const [requests, epoch, writer] = (replies[i] instanceof Error ? [] : replies[i]) as (string | null)[];
+      if (requests != null && writer != null && Number(epoch) === run.epoch) run.accounting.claim(id, writer, Number(requests));
+    });
   }
 
   /** The last test ran nothing and its scenario does not allow that: the run failed. */
@@ -417,13 +485,44 @@ export class TestController {
     return true;
   }
 
+  /**
+   * Said once when Redis stops answering during a test; past redisLostAfter
+   * the test ends here (a monitor pass Redis holds does not stop this check).
+   */
+  private checkRedisSilence(): void {
+    const run = this.run;
+    const silentMs = performance.now() - this.answeredAt;
+    if (!run || silentMs < Math.max(2000, this.ctx.config.metricsInterval * 2000)) return;
+    const limitS = this.ctx.config.redisLostAfter;
+    if (!this.silenceSaid) {
+      this.silenceSaid = true;
+      this.log.warn(`Redis does not answer: the test ends here with the results read so far if it does not answer within ${limitS} s`, { epoch: run.epoch });
+    }
+    if (silentMs > limitS * 1000) this.abandon(run, `Redis has not answered for ${Math.round(silentMs / 1000)} s (load-test.redisLostAfter ${limitS} s)`, 'redis lost');
+  }
+
+  /** Redis answered the monitor: after a gap (an outage, a pause), workers are given deadAfter from now to be heard again. */
+  private answered(): void {
+    const at = performance.now();
+    const gapMs = at - this.answeredAt;
+    if (gapMs > Math.max(2000, this.ctx.config.metricsInterval * 2000)) {
+      this.answeringSince = at;
+      this.log.warn('Redis answers again: workers have deadAfter to write a heartbeat before any is taken for dead', { silentS: Math.round(gapMs / 100) / 10 });
+    }
+    this.answeredAt = at;
+    this.silenceSaid = false;
+  }
+
   private async monitor(): Promise<void> {
+    this.checkRedisSilence();
     if (this.monitorBusy) return;
     this.monitorBusy = true;
     try {
       let run = this.run;
+      const [epoch, generation] = (await this.ctx.backend.pipeline([['GET', this.ctx.keys.testEpoch()], ['GET', this.ctx.keys.generation()]])) as (string | null)[];
+      this.answered();
+      if (run && this.run !== run) run = undefined; // ended while Redis held the call
       if (run && !this.stopping) {
-        const [epoch, generation] = (await this.ctx.backend.pipeline([['GET', this.ctx.keys.testEpoch()], ['GET', this.ctx.keys.generation()]])) as (string | null)[];
         if (generation !== run.generation) {
           this.abandon(run, 'the coordination state is gone (Redis restarted empty?): the test ends with the results read so far', 'state lost');
           run = undefined;
@@ -434,7 +533,9 @@ export class TestController {
       }
       if ((run || this.stopping) && !this.leaseEnding) await this.holdLease();
       const workers = await readWorkers(this.ctx);
-      for (const w of workers.filter((w) => !w.alive)) await this.dropWorker(w, run);
+      // A failover or a pause stops every heartbeat at once: none is taken for dead until they could be written again.
+      const heardLongEnough = performance.now() - this.answeringSince >= this.ctx.config.deadAfter * 1000;
+      if (heardLongEnough) for (const w of workers.filter((w) => !w.alive)) await this.dropWorker(w, run);
       if (run && !this.stopping) {
         const joined = workers.filter((w) => w.alive && !run.snapshot.includes(w.id)).map((w) => w.id);
         if (joined.length) {
@@ -442,7 +543,7 @@ export class TestController {
           run.snapshot.push(...joined);
           this.log.info('workers joined the test', { workers: joined });
         }
-        for (const batch of await readBatches(this.ctx, run.cursors)) run.aggregator.add(batch);
+        this.take(run, await readBatches(this.ctx, run.cursors));
         run.aggregator.users(this.ctx.clock.now(), run.assigned);
       }
       if (this.tickListeners.size) {
@@ -575,7 +676,8 @@ export class TestController {
     return Number(reply[1]);
   }
 
-  private async waitForAcks(run: Run, sent: Map<string, string>, command: 'start_test' | 'stop_test'): Promise<void> {
+  /** Waits for the workers sent a command to acknowledge it; resolves to those (still alive) that did not in time. */
+  private async waitForAcks(run: Run, sent: Map<string, string>, command: 'start_test' | 'stop_test'): Promise<string[]> {
     const { ctx } = this;
     // A start waits as long as the workers are alive (a cold one may compile a .ts scenario on a busy machine), within reason.
     const deadline = performance.now() + (command === 'start_test' ? START_ACK_MS : ctx.config.gracefulStop * 1000 + 15_000);
@@ -596,6 +698,7 @@ export class TestController {
       pause = Math.min(50, pause * 2);
     }
     if (waiting.size) this.log.warn(`workers did not acknowledge ${command} in time`, { workers: [...waiting.keys()] });
+    return [...waiting.keys()];
   }
 
   private async waitForWorkers(): Promise<WorkerView[]> {
@@ -633,6 +736,13 @@ const START_ACK_MS = 120_000;
 const RAMP_TICK_MS = 100;
 /** A spawn rate that reaches any target in one tick (a load shape's stages, a shape function without spawnRate). */
 const AT_ONCE = 1e9;
+
+/** How long a test runs from its first users, when that is known: its duration, or its stages' total (the shorter). */
+function plannedLength(options: StartOptions, shape: LoadShape | undefined): number | undefined {
+  const lengths = [options.durationMs, shape && shape.kind !== 'function' ? stagesDurationMs(shape.stages) : undefined];
+  const known = lengths.filter((ms): ms is number => ms !== undefined && ms > 0);
+  return known.length ? Math.min(...known) : undefined;
+}
 
 function describeShape(shape: LoadShape): string {
   const stages = (list: Stage[], unit: string) => list.map((s) => `${s.durationMs / 1000}s:${Math.round(s.target * 100) / 100}${unit}`).join(',');

@@ -14,6 +14,7 @@
 import { Worker } from 'node:worker_threads';
 import type { StartPayload } from './envelope.ts';
 import type { GlobalConfig } from '../../core/plugin.ts';
+import { LAST_METRICS_MS, REDIS_STEP_MS, within } from './bounded.ts';
 import { answerCall, type CallMessage, type ReplyMessage } from './port-backend.ts';
 import { ABANDON_AFTER_MS } from './virtual-user.ts';
 import type { Ctx } from './context.ts';
@@ -32,6 +33,10 @@ export interface UsersSession {
   stop(): Promise<void>;
   /** Requests recorded (for the log). */
   readonly recorded: number;
+  /** HTTP requests recorded, completed and aborted (final once stop() resolved): what the test's results must hold. */
+  readonly requests: number;
+  /** The recorder that wrote them (its metric batches carry it); empty until known. */
+  readonly writer: string;
 }
 
 /** What the main thread gives a user thread to start with. */
@@ -70,7 +75,7 @@ type FromThread =
   | { type: 'failed'; message: string }
   | { type: 'done'; seq: number; error?: string }
   | { type: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; msg: string; fields: Record<string, unknown> }
-  | { type: 'stopped'; recorded: number }
+  | { type: 'stopped'; recorded: number; requests: number; writer: string }
   | { type: 'exited' };
 
 /** The thread's module: .js once built, .ts from the sources (run under a TypeScript loader, which the thread inherits). */
@@ -152,6 +157,8 @@ export class UserThread {
 /** A test's users in a UserThread. */
 export class ThreadSession implements UsersSession {
   recorded = 0;
+  requests = 0;
+  writer = '';
   private next = 0;
   private readonly waiting = new Map<number, () => void>();
   /** Users the thread runs (the main thread gives them up itself if it must terminate the thread). */
@@ -175,6 +182,8 @@ export class ThreadSession implements UsersSession {
         return;
       case 'stopped':
         this.recorded = msg.recorded;
+        this.requests = msg.requests;
+        this.writer = msg.writer;
         this.stoppedMessage = true;
         return;
       case 'exited':
@@ -227,14 +236,15 @@ export class ThreadSession implements UsersSession {
       const { thread } = this;
       const { ctx, workerId } = thread;
       thread.post({ type: 'stop' });
-      // Bounded even for a thread that keeps ticking: the users' grace period, the time to abandon a user, and some.
-      const bound = performance.now() + ctx.config.gracefulStop * 1000 + ABANDON_AFTER_MS + 2000;
+      // Bounded even for a thread that keeps ticking: the users' grace period, the time to abandon a user, the
+      // last metrics written again while Redis fails over, and some.
+      const bound = performance.now() + ctx.config.gracefulStop * 1000 + ABANDON_AFTER_MS + REDIS_STEP_MS + LAST_METRICS_MS + 2000;
       while (!thread.exited && !this.stoppedMessage) {
         const now = performance.now();
         if (now - thread.lastHeard > blockedMs || now > bound) {
           ctx.logger.warn("users' code holds their thread: terminating it", { workerId, silentMs: Math.round(now - thread.lastHeard) });
           await thread.terminate();
-          if (this.ids.size) await ctx.backend.send(['SREM', ctx.keys.workerActiveUsers({ workerId }), ...this.ids]).catch(() => {});
+          if (this.ids.size) await within(ctx.backend.send(['SREM', ctx.keys.workerActiveUsers({ workerId }), ...this.ids]), REDIS_STEP_MS, 'marking users stopped').catch(() => {});
           break;
         }
         await thread.heardOrAfter(TICK_MS / 2);

@@ -87,7 +87,7 @@ async function handle(msg: ToThread): Promise<void> {
       session = undefined;
       void stopping.flush();
       await stopping.stop();
-      port.postMessage({ type: 'stopped', recorded: stopping.recorded });
+      port.postMessage({ type: 'stopped', recorded: stopping.recorded, requests: stopping.requests, writer: stopping.writer });
       return;
     }
   }

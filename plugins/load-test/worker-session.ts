@@ -3,6 +3,7 @@
 // the scheduler that starts iterations at the target rate.
 import type { Clock } from '../../core/clock.ts';
 import { ArrivalScheduler } from './arrival.ts';
+import { LAST_METRICS_MS, REDIS_STEP_MS, retryWithin, within } from './bounded.ts';
 import { HttpDispatchers } from './http-connections.ts';
 import { Targets } from './http-targets.ts';
 import { MetricsRecorder } from './metrics-recorder.ts';
@@ -97,6 +98,16 @@ export class TestSession implements UsersSession {
     return this.recorder.recorded;
   }
 
+  /** HTTP requests recorded since the test began here (completed and aborted). */
+  get requests(): number {
+    return this.recorder.requests;
+  }
+
+  /** The recorder that writes this session's metric batches. */
+  get writer(): string {
+    return this.recorder.writer;
+  }
+
   /** Arrival-rate mode: the test's rate now (the scheduler reads it at each tick). */
   setRate(rate: number): void {
     this.payload.rate = rate;
@@ -131,7 +142,11 @@ export class TestSession implements UsersSession {
     for (const task of this.users.values()) void task.stop(0);
   }
 
-  /** Stops every user (grace period, then abort), writes the last metrics. Idempotent. */
+  /**
+   * Stops every user (grace period, then abort), writes the last metrics.
+   * Idempotent, and bounded whatever Redis does: the last metrics are
+   * written again for up to LAST_METRICS_MS while Redis fails over.
+   */
   stop(): Promise<void> {
     return (this.stopped ??= (async () => {
       this.scheduler?.stop();
@@ -139,13 +154,24 @@ export class TestSession implements UsersSession {
       const grace = this.ctx.config.gracefulStop * 1000;
       const ids = [...this.users.keys()];
       await Promise.all([...this.users.values()].map((task) => task.stop(grace)));
-      await this.markStopped(ids).catch(() => {});
+      await within(this.markStopped(ids), REDIS_STEP_MS, 'marking users stopped').catch(() => {});
       this.users.clear();
       clearInterval(this.flushTimer);
-      await this.flush();
-      await probes;
+      await this.writeLastMetrics();
+      await within(probes ?? Promise.resolve(), REDIS_STEP_MS, 'writing the last probe values').catch(() => {});
       await this.dispatchers.close().catch(() => {});
     })());
+  }
+
+  private async writeLastMetrics(): Promise<void> {
+    try {
+      await retryWithin(() => this.recorder.flush(), LAST_METRICS_MS, 'writing the last metrics');
+    } catch (err) {
+      const { unwrittenBatches, unwrittenRequests } = this.recorder;
+      this.ctx.logger.error('the last metrics were not written: the results of this test miss them', {
+        workerId: this.workerId, epoch: this.epoch, flushes: unwrittenBatches, requests: unwrittenRequests, error: (err as Error).message,
+      });
+    }
   }
 
   /** Records users as running (only those still assigned to this worker). */
@@ -166,7 +192,8 @@ export class TestSession implements UsersSession {
     try {
       await this.recorder.flush();
     } catch (err) {
-      this.ctx.logger.warn('metrics not written', { error: (err as Error).message });
+      const { unwrittenBatches, unwrittenRequests } = this.recorder;
+      this.ctx.logger.warn('metrics not written yet: kept, and written again with the next batch', { flushes: unwrittenBatches, requests: unwrittenRequests, error: (err as Error).message });
     }
   }
 

@@ -30,6 +30,8 @@ export interface TargetStats {
   spanSince: number;
   /** The server's performance.now(), to use as a later `since` mark. */
   now: number;
+  /** When the last request of each "METHOD /route" arrived (the server's performance.now()). */
+  lastAt: Record<string, number>;
 }
 
 export interface Target {

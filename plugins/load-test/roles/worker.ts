@@ -4,10 +4,15 @@
 // Commands of an older epoch than the worker's are ignored — unless the
 // deployment's generation changed (Redis restarted empty and test:epoch counts
 // from 0 again): then the worker drops what it ran and follows the new epochs.
+// A worker that cannot reach Redis stops its users by itself within a bound
+// (load-test.redisLostAfter after its last heartbeat, and never later than
+// the test's planned end plus a grace), and says so at once: a load generator
+// must not go on firing once nobody can stop it.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { BlockingConnection, Reply } from '../../../core/backend.ts';
 import type { Role } from '../../../core/plugin.ts';
+import { REDIS_STEP_MS, within } from '../bounded.ts';
 import { decodeEnvelope, type Envelope, type SetRatePayload, type StartPayload } from '../envelope.ts';
 import { loadScenario } from '../scenario-loader.ts';
 import { SystemStats } from '../system-stats.ts';
@@ -23,6 +28,9 @@ export interface WorkerRole extends Role {
   /** Ctrl-C: the users of the test it runs are aborted at once. */
   interrupt(): void;
 }
+
+/** Past a test's planned end (and the users' grace period), how long a worker waits for stop_test before it stops its users itself. */
+export const STOP_TEST_GRACE_MS = 10_000;
 
 /** A worker id nobody else has: the host's name and a random suffix. */
 export function newWorkerId(): string {
@@ -48,19 +56,35 @@ export function workerRole(ctx: Ctx, opts: { id?: string; threads?: boolean } = 
   let stopping = false;
   /** Users of the command batch being handled that add_user commands gave: they start together. */
   const adding: number[] = [];
+  /** When a heartbeat last got Redis's answer (performance.now()). */
+  let answeredAt = performance.now();
+  let beating = false;
+  /** Redis stopped answering (said once, until it answers again). */
+  let silentSince: number | undefined;
+  /** The running test's length from its first users (start_test's run_ms), and when to stop them without a stop_test. */
+  let runMs: number | undefined;
+  let stopBy: number | undefined;
+  /** The last test this worker ran, and the HTTP requests it recorded: in every heartbeat, for the orchestrator's accounting. */
+  let tally: { epoch: number; requests: number; writer: string } | undefined;
 
   const statusKey = keys.workerStatus({ workerId: id });
   const now = () => (clock.now() / 1000).toFixed(3);
 
   async function beat(): Promise<void> {
     const status = session ? 'running' : 'idle';
+    const accounted = tally?.writer ? ['requests', tally.requests, 'requests_epoch', tally.epoch, 'requests_writer', tally.writer] : [];
     const replies = await backend.multi([
-      ['HSET', statusKey, 'status', status, 'last_heartbeat', now(), ...Object.entries(stats.sample()).flat(), 'epoch', epoch, 'host', hostname()],
+      ['HSET', statusKey, 'status', status, 'last_heartbeat', now(), ...Object.entries(stats.sample()).flat(), 'epoch', epoch, 'host', hostname(), ...accounted],
       ['EXPIRE', statusKey, Math.ceil(Math.max(60, config.deadAfter * 10))],
       ['SADD', keys.workers(), id],
       ['GET', keys.generation()],
       ['GET', keys.testEpoch()],
     ]);
+    answeredAt = performance.now();
+    if (silentSince !== undefined) {
+      log.warn('Redis answers again', { silentS: Math.round((answeredAt - silentSince) / 100) / 10, running: session !== undefined });
+      silentSince = undefined;
+    }
     if (generation !== null && replies[3] !== generation) {
       await stateLost(replies[3] as string | null, Number(replies[4] ?? 0));
       return;
@@ -68,10 +92,53 @@ export function workerRole(ctx: Ctx, opts: { id?: string; threads?: boolean } = 
     if (replies[2] === 1 && session) {
       // Not a member any more: the orchestrator took us for dead and gave our users to others.
       log.warn('dropped by the orchestrator while running a test: stopping its users', { epoch });
-      const old = session;
-      session = undefined;
-      await old.stop();
+      await endSession();
     }
+  }
+
+  /** The running test's users stopped (grace period, last metrics written), and what they recorded kept for the accounting. */
+  async function endSession(interrupt = false): Promise<UsersSession | undefined> {
+    const old = session;
+    session = undefined;
+    stopBy = undefined;
+    if (!old) return undefined;
+    if (interrupt) old.interrupt();
+    await old.stop();
+    tally = { epoch: old.epoch, requests: old.requests, writer: old.writer };
+    return old;
+  }
+
+  /**
+   * Each heartbeatInterval: a heartbeat (one at a time: a heartbeat Redis holds
+   * is not piled on), and the bounds of a test nobody may be able to stop:
+   * Redis silent for redisLostAfter, or the test's planned end and a grace passed.
+   */
+  function watch(): void {
+    const at = performance.now();
+    const silentMs = at - answeredAt;
+    if (silentMs > config.heartbeatInterval * 2000 && silentSince === undefined) {
+      silentSince = answeredAt;
+      const users = session ? `: this worker stops the users of test ${session.epoch} by itself if it does not answer within ${config.redisLostAfter} s` : '';
+      log.warn(`Redis does not answer${users}`, { silentS: Math.round(silentMs / 100) / 10 });
+    }
+    if (session && silentMs > config.redisLostAfter * 1000) {
+      void stopOnItsOwn(`Redis has not answered for ${Math.round(silentMs / 1000)} s (load-test.redisLostAfter ${config.redisLostAfter} s)`);
+    } else if (session && stopBy !== undefined && at > stopBy) {
+      void stopOnItsOwn(`the test's planned end and ${(config.gracefulStop * 1000 + STOP_TEST_GRACE_MS) / 1000} s have passed with no stop_test`);
+    }
+    if (beating) return;
+    beating = true;
+    beat()
+      .catch((err: unknown) => log.warn('heartbeat failed', { error: (err as Error).message }))
+      .finally(() => (beating = false));
+  }
+
+  async function stopOnItsOwn(why: string): Promise<void> {
+    const running = session;
+    if (!running) return;
+    log.error(`${why}: stopping this worker's users`, { epoch: running.epoch });
+    await endSession(true);
+    log.info('test stopped', { epoch: running.epoch, requests: running.recorded, by: 'the worker itself' });
   }
 
   /**
@@ -83,9 +150,7 @@ export function workerRole(ctx: Ctx, opts: { id?: string; threads?: boolean } = 
     log.warn('the coordination state is gone (Redis restarted empty?): following the new epochs', { epoch, newEpoch: currentEpoch, running: session !== undefined });
     generation = current;
     epoch = Math.min(epoch, currentEpoch);
-    const old = session;
-    session = undefined;
-    await old?.stop();
+    await endSession();
   }
 
   async function handle_(env: Envelope): Promise<void> {
@@ -100,11 +165,12 @@ export function workerRole(ctx: Ctx, opts: { id?: string; threads?: boolean } = 
     }
     switch (env.type) {
       case 'start_test': {
-        if (session) await session.stop();
-        session = undefined;
+        await endSession();
         epoch = env.epoch;
         generation = ((await backend.send(['GET', keys.generation()])) as string | null) ?? generation;
         const payload = env.payload as unknown as StartPayload;
+        runMs = typeof payload.run_ms === 'number' && payload.run_ms > 0 ? payload.run_ms : undefined;
+        tally = undefined;
         const path = config.scenario ?? payload.scenario;
         session = opts.threads ? await userThread().session(epoch, path, payload) : new TestSession(ctx, id, epoch, await loadScenario(path), payload);
         log.info('test started', { epoch, scenario: path, mode: session.mode });
@@ -132,13 +198,9 @@ export function workerRole(ctx: Ctx, opts: { id?: string; threads?: boolean } = 
       }
       case 'stop_test': {
         epoch = Math.max(epoch, env.epoch);
-        const old = session;
-        session = undefined;
-        if (old) {
-          await old.stop();
-          log.info('test stopped', { epoch, requests: old.recorded });
-        }
-        await beat();
+        const old = await endSession();
+        if (old) log.info('test stopped', { epoch, requests: old.recorded });
+        await beat(); // with what the test's users recorded, before the acknowledgement
         break;
       }
     }
@@ -147,6 +209,8 @@ export function workerRole(ctx: Ctx, opts: { id?: string; threads?: boolean } = 
   async function startAdded(): Promise<void> {
     const ids = adding.splice(0);
     if (!ids.length || !session) return;
+    // The test's planned length counts from its first users (the orchestrator's clock starts before them).
+    if (runMs !== undefined && stopBy === undefined) stopBy = performance.now() + runMs + config.gracefulStop * 1000 + STOP_TEST_GRACE_MS;
     await session.addUsers(ids).catch((err: unknown) => log.error('users not recorded as running', { users: ids.length, error: (err as Error).message }));
   }
 
@@ -197,9 +261,7 @@ export function workerRole(ctx: Ctx, opts: { id?: string; threads?: boolean } = 
       if (opts.threads) userThread(); // warm before a test comes
       await beat();
       blocking = await backend.blocking();
-      heartbeat = setInterval(() => {
-        beat().catch((err: unknown) => log.warn('heartbeat failed', { error: (err as Error).message }));
-      }, config.heartbeatInterval * 1000);
+      heartbeat = setInterval(watch, config.heartbeatInterval * 1000);
       loop = readCommands();
       log.info('worker registered', { epoch });
     },
@@ -207,19 +269,20 @@ export function workerRole(ctx: Ctx, opts: { id?: string; threads?: boolean } = 
       stopping = true;
       clearInterval(heartbeat);
       const wasRunning = session !== undefined;
-      await session?.stop();
-      session = undefined;
+      await endSession();
       await blocking?.close().catch(() => {});
-      await loop?.catch(() => {});
+      // The loop may be writing an acknowledgement Redis holds: a stop does not wait for it long.
+      await within(loop ?? Promise.resolve(), REDIS_STEP_MS, 'the command loop').catch(() => {});
       await thread?.terminate();
       if (wasRunning) {
         // Mid-test: leave the membership to the orchestrator, which reassigns our users now.
-        await backend.send(['HSET', statusKey, 'status', 'dead', 'last_heartbeat', now()]).catch(() => {});
+        await within(backend.send(['HSET', statusKey, 'status', 'dead', 'last_heartbeat', now()]), REDIS_STEP_MS, 'leaving').catch(() => {});
       } else {
-        await backend.multi([
+        const leave = backend.multi([
           ['SREM', keys.workers(), id],
           ['DEL', statusKey, keys.workerCommands({ workerId: id }), keys.workerAck({ workerId: id }), keys.workerUsers({ workerId: id }), keys.workerActiveUsers({ workerId: id })],
-        ]).catch(() => {});
+        ]);
+        await within(leave, REDIS_STEP_MS, 'leaving').catch(() => {});
       }
       log.info('worker left', { reason });
     },
