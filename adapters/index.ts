@@ -41,6 +41,15 @@ export async function createBackend(options: BackendOptions & { adapter?: string
   }
 }
 
+/** What of config.redis a backend is made from. */
+export type RedisConfig = Pick<GlobalConfig['redis'], 'url' | 'adapter' | 'tls' | 'sentinelUsername' | 'sentinelPassword'>;
+
+/** createBackend's options from config.redis: the URL, the adapter, TLS files and the sentinels' own credentials. */
+export function backendOptions(redis: Readonly<RedisConfig>): BackendOptions & { adapter?: string } {
+  const sentinel = redis.sentinelUsername === undefined && redis.sentinelPassword === undefined ? undefined : { username: redis.sentinelUsername, password: redis.sentinelPassword };
+  return { url: redis.url, adapter: redis.adapter, ...(redis.tls ? { tls: redis.tls } : {}), ...(sentinel ? { sentinel } : {}) };
+}
+
 /**
  * The backend config.redis names (embedded without a URL), once it answers:
  * a Redis that cannot be reached rejects with ConnectionError "cannot reach
@@ -49,9 +58,9 @@ export async function createBackend(options: BackendOptions & { adapter?: string
  * @example
  * const backend = await connectBackend(config.redis);
  */
-export async function connectBackend(redis: Readonly<Pick<GlobalConfig['redis'], 'url' | 'adapter'>>, logger: Logger = silentLogger): Promise<Backend> {
+export async function connectBackend(redis: Readonly<RedisConfig>, logger: Logger = silentLogger): Promise<Backend> {
   const backendLogger = logger.child({ backend: redis.adapter ?? 'auto' });
-  const backend = await createBackend({ url: redis.url, adapter: redis.adapter, clientName: 'coord', log: (line) => backendLogger.debug(line) });
+  const backend = await createBackend({ ...backendOptions(redis), clientName: 'coord', log: (line) => backendLogger.debug(line) });
   try {
     await backend.ready();
   } catch (err) {

@@ -2,15 +2,26 @@
 // adapter uses it. @redis/client gives up on a first connection that fails
 // (and a cluster's connect() always does), so the first connection is retried
 // here, on timers that close() clears; once it has been ready, the library's
-// own reconnectStrategy takes over with the same pacing.
-import { createClient, createCluster, type RedisClientOptions, type RedisClusterOptions } from '@redis/client';
+// own reconnectStrategy takes over with the same pacing. Behind Sentinel the
+// library's sentinel client finds the master, follows +switch-master to the
+// promoted replica, and moves its pub/sub connection there with its subscriptions.
+import {
+  createClient,
+  createCluster,
+  createSentinel,
+  type RedisClientOptions,
+  type RedisClusterOptions,
+  type RedisSentinelOptions,
+} from '@redis/client';
 import { ConnectionError, type BackendOptions } from '../core/backend.ts';
-import { READY_TIMEOUT_MS, retryDelay } from './support/retry.ts';
+import { READY_TIMEOUT_MS, retryDelay, SENTINEL_MAX_RETRY_MS } from './support/retry.ts';
+import { fromSentinel } from './support/sentinel-errors.ts';
 import type { ServerUrl } from './support/server-url.ts';
 import { tlsOptions } from './support/tls.ts';
 
 export type SingleClient = ReturnType<typeof createSingle>;
 export type ClusterClient = ReturnType<typeof createClusterClient>;
+export type SentinelClient = ReturnType<typeof createSentinelClient>;
 
 export interface ConnectionEvents {
   /** Any error the client emits (it is noted, never thrown). */
@@ -22,7 +33,7 @@ export interface ConnectionEvents {
 }
 
 export class NodeRedisConnection {
-  readonly client: SingleClient | ClusterClient;
+  readonly client: SingleClient | ClusterClient | SentinelClient;
   readonly #connected: Promise<void>;
   #rejectConnected: ((error: Error) => void) | undefined;
   #retryTimer: NodeJS.Timeout | undefined;
@@ -36,15 +47,31 @@ export class NodeRedisConnection {
     const tls = tlsOptions(parsed, options.tls);
     const socket = { connectTimeout: READY_TIMEOUT_MS, reconnectStrategy, ...(tls ? { tls: true as const, ...tls } : {}) };
     const auth = { username: parsed.username, password: parsed.password, name };
-    this.client =
-      parsed.kind === 'cluster'
-        ? createClusterClient({
-            rootNodes: parsed.hosts.map(({ host, port }) => ({ socket: { host, port } })),
-            defaults: { ...auth, socket },
-          })
-        : createSingle({ ...auth, database: parsed.db, socket: { ...socket, ...parsed.hosts[0]! } });
+    if (parsed.kind === 'sentinel') {
+      // The sentinel client retries its first connection itself; a lost master is asked for again at least every second.
+      const nodeSocket = { ...socket, reconnectStrategy: (retries: number) => !this.#closed && Math.min(retryDelay(retries - 1), SENTINEL_MAX_RETRY_MS) };
+      const sentinelSocket = { connectTimeout: READY_TIMEOUT_MS, ...(tls ? { tls: true as const, ...tls } : {}) };
+      this.client = createSentinelClient({
+        name: parsed.masterName,
+        sentinelRootNodes: parsed.hosts,
+        nodeClientOptions: { ...auth, database: parsed.db, socket: nodeSocket },
+        sentinelClientOptions: { username: options.sentinel?.username, password: options.sentinel?.password, socket: sentinelSocket },
+        // One connection to the master: a blocking call holds only its own backend connection.
+        masterPoolSize: 1,
+        passthroughClientErrorEvents: true,
+      });
+    } else {
+      this.client =
+        parsed.kind === 'cluster'
+          ? createClusterClient({
+              rootNodes: parsed.hosts.map(({ host, port }) => ({ socket: { host, port } })),
+              defaults: { ...auth, socket },
+            })
+          : createSingle({ ...auth, database: parsed.db, socket: { ...socket, ...parsed.hosts[0]! } });
+    }
 
-    this.client.on('error', events.error);
+    const noteError = parsed.kind === 'sentinel' ? (error: unknown) => events.error(fromSentinel(error)) : events.error;
+    this.client.on('error', noteError);
     if (parsed.kind === 'cluster') {
       this.client.on('node-error', events.error);
       this.client.on('connect', () => events.ready());
@@ -67,7 +94,7 @@ export class NodeRedisConnection {
             resolve();
           },
           (error: unknown) => {
-            events.error(error);
+            noteError(error);
             if (!this.#closed) this.#retryTimer = setTimeout(() => attempt(n + 1), retryDelay(n));
           },
         );
@@ -78,7 +105,7 @@ export class NodeRedisConnection {
   }
 
   /** The client once its first connection is up (commands queue in it while it reconnects later on). */
-  async ready(): Promise<SingleClient | ClusterClient> {
+  async ready(): Promise<SingleClient | ClusterClient | SentinelClient> {
     await this.#connected;
     return this.client;
   }
@@ -105,4 +132,8 @@ function createSingle(options: Omit<RedisClientOptions, 'RESP'>) {
 
 function createClusterClient(options: Omit<RedisClusterOptions, 'RESP'>) {
   return createCluster({ ...options, RESP: 2 });
+}
+
+function createSentinelClient(options: Omit<RedisSentinelOptions, 'RESP'>) {
+  return createSentinel({ ...options, RESP: 2 });
 }

@@ -15,11 +15,15 @@ import {
   SocketTimeoutError,
 } from '@redis/client';
 import type { BackendFactory, BackendOptions, Command, Reply, ReplyError, Subscriber } from '../core/backend.ts';
-import { NodeRedisConnection, type ClusterClient, type SingleClient } from './node-redis-connection.ts';
+import { NodeRedisConnection, type ClusterClient, type SentinelClient, type SingleClient } from './node-redis-connection.ts';
 import type { ErrorKinds } from './support/backend-error.ts';
 import { RedisClientBackend } from './support/client-backend.ts';
 import { pipelineBySend } from './support/concurrent-pipeline.ts';
+import { sentinelErrorText } from './support/sentinel-errors.ts';
 import { toReply } from './support/reply.ts';
+
+/** A connection's client: one server, a cluster, or the master a set of sentinels names. */
+type AnyClient = SingleClient | ClusterClient | SentinelClient;
 
 export const createNodeRedisBackend: BackendFactory = (options) => new NodeRedisBackend(options);
 
@@ -63,6 +67,10 @@ class NodeRedisBackend extends RedisClientBackend<NodeRedisConnection> {
         const transaction = client.multi(wire.map(firstKey).find((key) => key !== undefined));
         for (const args of wire) transaction.addCommand(firstKey(args), undefined, args);
         replies = await transaction.exec();
+      } else if (isSentinel(client)) {
+        const transaction = client.multi();
+        for (const args of wire) transaction.addCommand(false, args);
+        replies = await transaction.exec();
       } else {
         const transaction = client.multi();
         for (const args of wire) transaction.addCommand(args);
@@ -81,11 +89,15 @@ class NodeRedisBackend extends RedisClientBackend<NodeRedisConnection> {
   }
 
   async *scan(pattern: string, count = 100): AsyncIterable<string> {
-    let client: SingleClient | ClusterClient;
+    let client: AnyClient;
     try {
       client = await this.main.ready();
     } catch (error) {
       throw this.error(error);
+    }
+    if (isSentinel(client)) {
+      yield* this.scanNodes([client], (sentinel) => sentinel.scanIterator({ MATCH: pattern, COUNT: count }));
+      return;
     }
     const nodes = isCluster(client) ? client.masters.map((master) => () => client.nodeClient(master)) : [async () => client];
     yield* this.scanNodes(nodes, async function* (node) {
@@ -98,7 +110,7 @@ class NodeRedisBackend extends RedisClientBackend<NodeRedisConnection> {
     // @redis/client keeps one listener per subscription; subscribing twice would deliver twice.
     const channels = new Set<string>();
     const patterns = new Set<string>();
-    const run = async (call: (client: SingleClient | ClusterClient) => Promise<unknown>, undo?: () => void) => {
+    const run = async (call: (client: AnyClient) => Promise<unknown>, undo?: () => void) => {
       try {
         await call(await connection.ready());
       } catch (error) {
@@ -166,6 +178,8 @@ class NodeRedisBackend extends RedisClientBackend<NodeRedisConnection> {
   }
 
   #noteError(error: unknown): void {
+    const sentinelText = this.parsed.kind === 'sentinel' ? sentinelErrorText(error, this.parsed.masterName) : undefined;
+    if (sentinelText !== undefined) return this.state.noteError(sentinelText);
     // "All the root nodes are unavailable" comes after each root node's own
     // error (ECONNREFUSED, WRONGPASS…), which says why; that one stays.
     if (error instanceof RootNodesUnavailableError && this.state.lastError !== undefined) return;
@@ -173,7 +187,9 @@ class NodeRedisBackend extends RedisClientBackend<NodeRedisConnection> {
   }
 }
 
-async function sendOn(client: SingleClient | ClusterClient, args: string[]): Promise<unknown> {
+async function sendOn(client: AnyClient, args: string[]): Promise<unknown> {
+  // Not read-only: every command goes to the master.
+  if (isSentinel(client)) return client.sendCommand(false, args);
   if (!isCluster(client)) return client.sendCommand(args);
   // PUBLISH has no key, so the cluster would pick a node at random per call,
   // and messages sent through different nodes can overtake each other on the
@@ -184,8 +200,12 @@ async function sendOn(client: SingleClient | ClusterClient, args: string[]): Pro
   return client.sendCommand(firstKey(args), undefined, args);
 }
 
-function isCluster(client: SingleClient | ClusterClient): client is ClusterClient {
+function isCluster(client: AnyClient): client is ClusterClient {
   return 'masters' in client;
+}
+
+function isSentinel(client: AnyClient): client is SentinelClient {
+  return 'getMasterNode' in client;
 }
 
 /** @redis/client sends strings; a number goes as its decimal text, as ioredis sends it. */

@@ -10,7 +10,10 @@ export { list, text };
 
 /** Command-line flags → config paths. */
 const CONFIG_OPTIONS = [
-  { flags: '--redis <url>', path: 'redis.url', description: 'Redis URL: redis://host:port, rediss://…, redis://h1:p1,h2:p2 (cluster); default: REDIS_URL, else embedded (a password: REDIS_URL or redis.passwordFile keep it out of ps)' },
+  { flags: '--redis <url>', path: 'redis.url', description: 'Redis URL: redis://host:port, rediss://…, redis://h1:p1,h2:p2 (cluster), redis+sentinel://s1:p1,s2:p2/MASTER_NAME; default: REDIS_URL, else embedded (a password: REDIS_URL or redis.passwordFile keep it out of ps)' },
+  { flags: '--redis-ca-file <file>', path: 'redis.tls.caFile', description: "rediss://: PEM file of the CA that signed the Redis server's certificate" },
+  { flags: '--redis-cert-file <file>', path: 'redis.tls.certFile', description: 'rediss://: PEM client certificate, for a server with tls-auth-clients (with --redis-key-file)' },
+  { flags: '--redis-key-file <file>', path: 'redis.tls.keyFile', description: 'rediss://: PEM private key of --redis-cert-file' },
   { flags: '--adapter <name>', path: 'redis.adapter', description: 'Client library: ioredis, node-redis or embedded' },
   { flags: '--prefix <keyPrefix>', path: 'redis.keyPrefix', description: "Key prefix of the deployment, e.g. '{grid}:'" },
   { flags: '--log-level <level>', path: 'log.level', description: 'debug, info, warn or error' },

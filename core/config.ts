@@ -48,6 +48,16 @@ const GLOBAL_ENV: readonly [name: string, path: string][] = [
   ['COORD_ADAPTER', 'redis.adapter'],
   ['COORD_KEY_PREFIX', 'redis.keyPrefix'],
   ['COORD_REDIS_PASSWORD_FILE', 'redis.passwordFile'],
+  ['COORD_REDIS_SENTINELS', 'redis.sentinels'],
+  ['COORD_REDIS_MASTER_NAME', 'redis.masterName'],
+  ['COORD_REDIS_SENTINEL_USERNAME', 'redis.sentinelUsername'],
+  ['COORD_REDIS_SENTINEL_PASSWORD', 'redis.sentinelPassword'],
+  ['COORD_REDIS_SENTINEL_PASSWORD_FILE', 'redis.sentinelPasswordFile'],
+  ['COORD_REDIS_TLS_CA_FILE', 'redis.tls.caFile'],
+  ['COORD_REDIS_TLS_CERT_FILE', 'redis.tls.certFile'],
+  ['COORD_REDIS_TLS_KEY_FILE', 'redis.tls.keyFile'],
+  ['COORD_REDIS_TLS_SERVERNAME', 'redis.tls.servername'],
+  ['COORD_REDIS_TLS_REJECT_UNAUTHORIZED', 'redis.tls.rejectUnauthorized'],
   ['COORD_LOG_LEVEL', 'log.level'],
   ['COORD_LOG_FORMAT', 'log.format'],
 ];
@@ -112,7 +122,7 @@ export function loadConfig(input: ConfigInput): Readonly<CoordConfig> {
     }
   }
   if (problems.length) throw new ConfigError(problems);
-  const redis = withPasswordFile(config.redis, sources);
+  const redis = withPasswordFile(withSentinels(config.redis, sources), sources);
   // Keys in schema order, so a dump reads like the schema whatever order the layers set them in.
   const plugins = Object.fromEntries(input.plugins.map((p) => [p.name, inSchemaOrder(config.plugins[p.name]!, p.config.schema)]));
   return deepFreeze({ redis, log: config.log, roles: config.roles, plugins });
@@ -132,10 +142,32 @@ export function configSchema(plugins: readonly Plugin[], adapters?: readonly str
         additionalProperties: false,
         default: {},
         properties: {
-          url: { type: 'string', description: 'redis://, rediss://, redis://host:port,host:port (cluster) or embedded://; none: embedded' },
+          url: { type: 'string', description: 'redis://, rediss://, redis://host:port,host:port (cluster), redis+sentinel://host:port,…/MASTER_NAME or embedded://; none: embedded' },
           adapter: { ...(adapters ? { enum: [...adapters] } : { type: 'string' }), description: 'client library (default: ioredis for a URL, embedded without)' },
           keyPrefix: { type: 'string', default: '', description: "prefix of every key, e.g. '{grid}:' (a hash tag keeps a deployment in one cluster slot)" },
           passwordFile: { type: 'string', minLength: 1, description: 'file whose first line is the Redis password, so it is not in the URL (nor in ps): used with redis.url' },
+          sentinels: {
+            type: 'array',
+            minItems: 1,
+            items: { type: 'string', pattern: '^(\\[[0-9a-fA-F:]+\\]|[^:,/@\\s\\[\\]]+)(:\\d{1,5})?$' },
+            description: 'Sentinel instead of redis.url: the sentinels as host:port (port default 26379), with redis.masterName',
+          },
+          masterName: { type: 'string', minLength: 1, description: 'the name the sentinels monitor the master by (with redis.sentinels)' },
+          sentinelUsername: { type: 'string', minLength: 1, description: "the sentinels' own ACL user, if they have one (the URL's user is the data nodes')" },
+          sentinelPassword: { type: 'string', minLength: 1, description: "the sentinels' own password (sentinel requirepass); the URL's password (or redis.passwordFile) is the data nodes'" },
+          sentinelPasswordFile: { type: 'string', minLength: 1, description: "file whose first line is the sentinels' own password (instead of redis.sentinelPassword)" },
+          tls: {
+            type: 'object',
+            additionalProperties: false,
+            description: 'TLS for rediss:// (and rediss+sentinel://) URLs; with redis.sentinels, setting it means TLS',
+            properties: {
+              caFile: { type: 'string', minLength: 1, description: "PEM file of the CA(s) that signed the server's certificate (default: the system's CAs and NODE_EXTRA_CA_CERTS)" },
+              certFile: { type: 'string', minLength: 1, description: 'PEM client certificate, for a server with tls-auth-clients (with redis.tls.keyFile)' },
+              keyFile: { type: 'string', minLength: 1, description: 'PEM private key of redis.tls.certFile' },
+              servername: { type: 'string', minLength: 1, description: "the name the server's certificate must carry, if not the URL's host (also sent as SNI)" },
+              rejectUnauthorized: { type: 'boolean', description: "check the server's certificate (default true; false trusts any server, e.g. a self-signed one)" },
+            },
+          },
         },
       },
       log: {
@@ -310,6 +342,13 @@ function withPasswordFile(redis: CoordConfig['redis'], sources: Map<string, stri
   if (file === undefined) return redis;
   const at = `config: redis.passwordFile = ${JSON.stringify(file)}${from(sources, ['redis', 'passwordFile'])}`;
   if (!redis.url || parseRedisUrl(redis.url).kind === 'embedded') throw new ConfigError([`${at}: needs redis.url (--redis or REDIS_URL) without the password`]);
+  const password = readPasswordFile(file, at);
+  const url = redis.url.replace(/^([a-z+]+:\/\/)(?:([^@/:]*)(?::[^@/]*)?@)?/i, (_all, scheme: string, user = '') => `${scheme}${user}:${encodeURIComponent(password)}@`);
+  return { ...redis, url };
+}
+
+/** The first line of a password file; `at` names the option for errors. */
+function readPasswordFile(file: string, at: string): string {
   let password: string;
   try {
     password = readFileSync(file, 'utf8').split(/\r?\n/)[0]!;
@@ -318,8 +357,37 @@ function withPasswordFile(redis: CoordConfig['redis'], sources: Map<string, stri
     throw new ConfigError([`${at}: cannot read it: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`]);
   }
   if (!password) throw new ConfigError([`${at}: its first line is empty, expected the password`]);
-  const url = redis.url.replace(/^([a-z+]+:\/\/)(?:([^@/:]*)(?::[^@/]*)?@)?/i, (_all, scheme: string, user = '') => `${scheme}${user}:${encodeURIComponent(password)}@`);
-  return { ...redis, url };
+  return password;
+}
+
+/**
+ * Sentinel's config form: redis.sentinels and redis.masterName become the
+ * redis+sentinel:// URL the adapters take (rediss+ when redis.tls is set), so
+ * redis.passwordFile applies to it as to any URL; redis.sentinelPasswordFile
+ * is read into redis.sentinelPassword. The sentinels' credentials are only for Sentinel.
+ */
+function withSentinels(redis: CoordConfig['redis'], sources: Map<string, string>): CoordConfig['redis'] {
+  const at = (name: keyof CoordConfig['redis']) => `config: redis.${name} = ${showValue(['redis', name], redis[name])}${from(sources, ['redis', name])}`;
+  const problems: string[] = [];
+  let url = redis.url;
+  if (redis.sentinels !== undefined) {
+    if (url !== undefined) problems.push(`${at('sentinels')}: redis.url is set too (${JSON.stringify(mask(url))}); name the Redis in one of them`);
+    else if (redis.masterName === undefined) problems.push('config: redis.masterName is missing: expected the name the sentinels monitor the master by (with redis.sentinels)');
+    else url = `${redis.tls ? 'rediss' : 'redis'}+sentinel://${redis.sentinels.join(',')}/${encodeURIComponent(redis.masterName)}`;
+  } else if (redis.masterName !== undefined) {
+    problems.push(`${at('masterName')}: needs redis.sentinels (a redis+sentinel:// URL names the master itself)`);
+  }
+  const sentinel = url !== undefined && parseRedisUrl(url).kind === 'sentinel';
+  for (const name of ['sentinelUsername', 'sentinelPassword', 'sentinelPasswordFile'] as const) {
+    if (redis[name] !== undefined && !sentinel) problems.push(`${at(name)}: only for Sentinel (redis.sentinels, or a redis+sentinel:// URL)`);
+  }
+  if (redis.sentinelPassword !== undefined && redis.sentinelPasswordFile !== undefined) {
+    problems.push(`${at('sentinelPasswordFile')}: redis.sentinelPassword is set too; give one of them`);
+  }
+  if (problems.length) throw new ConfigError(problems);
+  const file = redis.sentinelPasswordFile;
+  const sentinelPassword = file === undefined ? redis.sentinelPassword : readPasswordFile(file, at('sentinelPasswordFile'));
+  return { ...redis, url, ...(sentinelPassword === undefined ? {} : { sentinelPassword }) };
 }
 
 /** The redis URL is checked by the same parser the adapters use. */
@@ -384,6 +452,7 @@ function from(sources: Map<string, string>, path: readonly string[]): string {
 
 function showValue(path: readonly string[], value: unknown): string {
   if (path.join('.') === 'redis.url' && typeof value === 'string') return JSON.stringify(mask(value));
+  if (path.join('.') === 'redis.sentinelPassword' && typeof value === 'string') return '"***"';
   return value === undefined ? 'nothing' : JSON.stringify(value);
 }
 

@@ -62,7 +62,22 @@ export interface RoleContext<C = Record<string, unknown>, K extends Record<strin
 }
 
 export interface GlobalConfig {
-  redis: { url?: string; adapter?: string; keyPrefix: string; /** File holding the password (read into url by loadConfig). */ passwordFile?: string };
+  redis: {
+    url?: string;
+    adapter?: string;
+    keyPrefix: string;
+    /** File holding the password (read into url by loadConfig). */
+    passwordFile?: string;
+    /** Sentinel's config form: the sentinels (host:port) and the master's name (loadConfig makes them a redis+sentinel:// url). */
+    sentinels?: string[];
+    masterName?: string;
+    /** The sentinels' own credentials (the url's are the data nodes'); the file is read into sentinelPassword by loadConfig. */
+    sentinelUsername?: string;
+    sentinelPassword?: string;
+    sentinelPasswordFile?: string;
+    /** TLS for rediss:// URLs: PEM files, the certificate's expected name, and whether to check it (default true). */
+    tls?: { caFile?: string; certFile?: string; keyFile?: string; servername?: string; rejectUnauthorized?: boolean };
+  };
   log: { level: 'debug' | 'info' | 'warn' | 'error'; format: 'auto' | 'json' | 'pretty' };
 }
 

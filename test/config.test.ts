@@ -158,7 +158,7 @@ t.test('a bad value: path, value, source and what was expected, on one line', as
   );
   t.equal(
     problem(() => loadConfig({ plugins: [grid], flags: [{ path: 'redis.url', value: 'http://user:s3cret@h', flag: '--redis' }] })),
-    'config: redis.url = "http://user:***@h" (from flag --redis): expected redis://[user:password@]host[:port][/db], rediss://…, redis://host:port,host:port (cluster) or embedded://',
+    'config: redis.url = "http://user:***@h" (from flag --redis): expected redis://[user:password@]host[:port][/db], rediss://…, redis://host:port,host:port (cluster), redis+sentinel://host:port[,host:port…]/MASTER_NAME or embedded://',
     'a bad Redis URL, its password masked',
   );
   const yaml = file('bad-value.yaml', 'log:\n  level: info\n  format: fancy\n');

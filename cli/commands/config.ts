@@ -62,5 +62,6 @@ function unique(plugins: readonly Plugin[]): Plugin[] {
 function masked(config: Readonly<CoordConfig>): CoordConfig {
   const copy = structuredClone(config) as CoordConfig;
   if (copy.redis.url !== undefined) copy.redis.url = mask(copy.redis.url);
+  if (copy.redis.sentinelPassword !== undefined) copy.redis.sentinelPassword = '***';
   return copy;
 }

@@ -2,7 +2,7 @@
 // shared suites (adapter semantics, plugin contracts) in this process on
 // coord's own runner (conformance/suite-run.ts: node:assert, nothing to
 // install) and prints one row per section.
-import { adapterNames, createBackend } from '../../adapters/index.ts';
+import { adapterNames, backendOptions, createBackend } from '../../adapters/index.ts';
 import { loadConfig } from '../../core/config.ts';
 import { environment } from '../../core/platform.ts';
 import type { Plugin } from '../../core/plugin.ts';
@@ -47,7 +47,8 @@ export async function conformanceCommand(options: Readonly<Record<string, unknow
     if (adapter !== 'embedded' && !url) throw new UsageError(`adapter ${adapter} needs --redis URL (a Redis the suites may write to, under their own key prefix)`);
   }
 
-  const make = (adapter: string) => () => createBackend({ adapter, url: adapter === 'embedded' ? undefined : url, clientName: 'coord-conformance' });
+  const make = (adapter: string) => () =>
+    createBackend(adapter === 'embedded' ? { adapter } : { ...backendOptions(config.redis), adapter, clientName: 'coord-conformance' });
   const suites: Suite[] = [
     ...adapters.map((adapter) => ({ name: `adapter ${adapter}`, run: (t: SuiteTest) => adapterSuite(t, { name: adapter, make: make(adapter) }) })),
     ...plugins.flatMap((plugin) =>

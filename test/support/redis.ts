@@ -83,8 +83,12 @@ export function killAndWait(child: ChildProcess, signal: NodeJS.Signals): Promis
 export interface StartRedisOptions {
   /** Extra redis-server arguments, e.g. ['--requirepass', 'secret']. */
   args?: string[];
-  /** Serve TLS only, on the port (PEM file paths); the URL becomes rediss://. Clients are not asked for certificates. */
-  tls?: { certFile: string; keyFile: string; caFile: string };
+  /**
+   * Serve TLS only, on the port (PEM file paths); the URL becomes rediss://.
+   * Clients are asked for a certificate signed by caFile only with `clients`,
+   * the certificate redis-cli shows to check that the server is up.
+   */
+  tls?: { certFile: string; keyFile: string; caFile: string; clients?: { certFile: string; keyFile: string } };
 }
 
 /** Starts one redis-server on a free loopback port. */
@@ -96,11 +100,11 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
   const extra = [
     ...(tls
       ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', tls.certFile, '--tls-key-file', tls.keyFile,
-         '--tls-ca-cert-file', tls.caFile, '--tls-auth-clients', 'no']
+         '--tls-ca-cert-file', tls.caFile, '--tls-auth-clients', tls.clients ? 'yes' : 'no']
       : []),
     ...(options.args ?? []),
   ];
-  const cliArgs = tls ? ['--tls', '--cacert', tls.caFile] : [];
+  const cliArgs = tls ? ['--tls', '--cacert', tls.caFile, ...(tls.clients ? ['--cert', tls.clients.certFile, '--key', tls.clients.keyFile] : [])] : [];
   let child = spawnRedisServer(port, dir, extra);
   await waitForPing(port, undefined, cliArgs);
   return {

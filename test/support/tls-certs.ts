@@ -1,5 +1,6 @@
-// A throwaway certificate authority and a server certificate for 127.0.0.1 and
-// localhost, made with openssl in a temp folder, for tests of rediss:// URLs.
+// A throwaway certificate authority, a server certificate for 127.0.0.1 and
+// localhost and a client certificate signed by it, and a self-signed server
+// certificate apart, made with openssl in a temp folder, for tests of rediss:// URLs.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,12 @@ export interface TlsFiles {
   caFile: string;
   certFile: string;
   keyFile: string;
+  /** A client certificate (and its key) signed by the CA, for a server with --tls-auth-clients yes. */
+  clientCertFile: string;
+  clientKeyFile: string;
+  /** A server certificate (and its key) signed by no CA but itself. */
+  selfSignedCertFile: string;
+  selfSignedKeyFile: string;
   /** Deletes the folder. */
   remove(): void;
 }
@@ -24,10 +31,20 @@ export function makeTlsFiles(): TlsFiles {
     'x509', '-req', '-in', at('server.csr'), '-CA', at('ca.crt'), '-CAkey', at('ca.key'), '-CAcreateserial',
     '-days', '2', '-extfile', at('san.ext'), '-out', at('server.crt'),
   );
+  openssl('req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=coord test client', '-keyout', at('client.key'), '-out', at('client.csr'));
+  openssl('x509', '-req', '-in', at('client.csr'), '-CA', at('ca.crt'), '-CAkey', at('ca.key'), '-CAcreateserial', '-days', '2', '-out', at('client.crt'));
+  openssl(
+    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    '-keyout', at('self.key'), '-out', at('self.crt'),
+  );
   return {
     caFile: at('ca.crt'),
     certFile: at('server.crt'),
     keyFile: at('server.key'),
+    clientCertFile: at('client.crt'),
+    clientKeyFile: at('client.key'),
+    selfSignedCertFile: at('self.crt'),
+    selfSignedKeyFile: at('self.key'),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
