@@ -15,7 +15,7 @@ import { RUN_OPTIONS, withConfigOptions, withPluginFlags } from './options.ts';
 
 type Options = Readonly<Record<string, unknown>>;
 
-const CORE_COMMANDS = ['run', 'plugins', 'schema', 'inspect', 'conformance', 'config', 'new'];
+const CORE_COMMANDS = ['run', 'plugins', 'schema', 'inspect', 'conformance', 'config', 'new', 'acl'];
 
 /** Runs one command line (the arguments after `coord`); resolves to the exit code. */
 export async function runCli(argv: readonly string[], io: Io = processIo): Promise<number> {
@@ -66,6 +66,14 @@ async function dispatch(argv: readonly string[], io: Io): Promise<number> {
     .option('--dir <folder>', 'Where to make it (default: ./NAME)')
     .option('--coord <spec>', "The plugin's dev dependency on coordkit: a version range, a tarball or a folder (default: this coord's package folder)")
     .action(async (what: string, name: string, o: Options) => (await import('./commands/new.ts')).newCommand(what, name, o, io));
+
+  cli
+    .command('acl', "Print an ACL SETUSER command for a Redis user limited to a deployment's keys, channels and the commands its plugins send")
+    .option('--plugin <name>', 'Plugin the user runs (repeatable)', { type: [String] })
+    .option('--prefix <keyPrefix>', "Key prefix of the deployment, e.g. '{grid}:'", { type: [String] })
+    .option('--user <name>', 'User name (default: coord)')
+    .option('--password-placeholder', 'Write >PASSWORD instead of a new random password')
+    .action(async (o: Options) => (await import('./commands/acl.ts')).aclCommand(o, io, argv));
 
   const first = argv.find((a) => !a.startsWith('-'));
   const versionOnly = first === undefined && argv.some((a) => a === '-v' || a === '--version');

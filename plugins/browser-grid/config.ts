@@ -33,6 +33,7 @@ export interface BrowserGridConfig {
   dialAttempts: number;
   reaperInProxy: boolean;
   adoptForeignWorkers: boolean;
+  keyspaceEvents: 'configure' | 'preset';
   keepaliveInterval: number;
   cdp: boolean;
   cdpDirect: boolean;
@@ -83,6 +84,12 @@ export const configSchema = {
       type: 'boolean',
       default: true,
       description: 'Index workers registered by playwright-distributed (a SCAN of the keyspace every 2 heartbeats per proxy); turn off on a large shared Redis with no such workers.',
+    },
+    keyspaceEvents: {
+      enum: ['configure', 'preset'],
+      default: 'configure',
+      description:
+        'How the proxy gets the keyspace notifications (K, h, g, x) that tell it of foreign workers: configure: it adds them with CONFIG GET/SET (where CONFIG is refused, a SCAN every 2 heartbeats finds them); preset: the server already has them (notify-keyspace-events in redis.conf) and coord sends no CONFIG, as an ACL user without CONFIG needs.',
     },
     cdp: {
       type: 'boolean',

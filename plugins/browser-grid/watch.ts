@@ -7,7 +7,8 @@
 // Notifications need `notify-keyspace-events` to include K, h, g and x: the
 // proxy adds the missing flags with CONFIG SET (again after a Redis restart).
 // Where CONFIG is not allowed (some managed Redis services) it falls back to a
-// SCAN every few heartbeats and leaves the leftovers to the reaper.
+// SCAN every few heartbeats and leaves the leftovers to the reaper. With
+// keyspaceEvents: preset the server's own setting is trusted and no CONFIG is sent.
 import type { Subscriber } from '../../core/backend.ts';
 import { workerKeyRef } from './adopt.ts';
 import type { Ctx } from './context.ts';
@@ -16,6 +17,8 @@ const NEEDED = ['K', 'h', 'g', 'x'];
 
 /** Turns on the keyspace notifications the watch needs; false when the server does not allow it. */
 export async function enableNotifications(ctx: Ctx): Promise<boolean> {
+  // The operator set them (redis.conf): a user limited by an ACL must not send CONFIG, which ACL LOG would record as denied.
+  if (ctx.config.keyspaceEvents === 'preset') return true;
   try {
     const reply = (await ctx.backend.send(['CONFIG', 'GET', 'notify-keyspace-events'])) as string[];
     const flags = String(reply?.[1] ?? '');
@@ -35,10 +38,15 @@ export interface WorkerEvents {
   gone(ref: string): void;
 }
 
+/** The PSUBSCRIBE pattern of the worker keys' keyspace events (an ACL must allow this very pattern: Redis checks PSUBSCRIBE patterns literally). */
+export function workerEventsPattern(keyPrefix: string): string {
+  const prefix = keyPrefix.replace(/[*?[\]\\]/g, '\\$&'); // glob characters in the prefix match themselves
+  return `__keyspace@*__:${prefix}worker:*`;
+}
+
 /** Subscribes to the keyspace events of every worker key under the deployment's prefix. */
 export async function watchWorkers(ctx: Ctx, subscriber: Subscriber, events: WorkerEvents): Promise<void> {
-  const prefix = ctx.global.redis.keyPrefix.replace(/[*?[\]\\]/g, '\\$&'); // glob characters in the prefix match themselves
-  const pattern = `__keyspace@*__:${prefix}worker:*`;
+  const pattern = workerEventsPattern(ctx.global.redis.keyPrefix);
   subscriber.onMessage(({ channel, message, pattern: matched }) => {
     if (matched !== pattern) return;
     const ref = workerKeyRef(ctx, channel.slice(channel.indexOf('__:') + 3));
