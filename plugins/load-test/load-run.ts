@@ -82,6 +82,12 @@ export async function parseRunInput(options: Readonly<Record<string, unknown>>):
   return input;
 }
 
+/** The prefix of load-test's keys: its own keyPrefix when set, else redis.keyPrefix (as the roles' ctx has it). */
+function ownPrefix(config: Readonly<CoordConfig>): string {
+  const own = config.plugins[plugin.name]?.keyPrefix;
+  return typeof own === 'string' ? own : config.redis.keyPrefix;
+}
+
 /** --param key=value (repeatable): the value is JSON when it parses as JSON, else text. */
 export function parseParams(value: unknown): Record<string, unknown> {
   const params: Record<string, unknown> = {};
@@ -172,7 +178,7 @@ export async function loadRun(options: Readonly<Record<string, unknown>>, tools:
     }
     const outcomes = evaluateThresholds(input.thresholds, result);
     // The probes' values are read from Redis, which may be gone (the results then say so): a report does not wait for them long.
-    const probes = () => within(readProbes({ backend: main.backend, keys: keyBuilders(contract, loaded.redis.keyPrefix) }, result.epoch), 2000, 'reading probes').catch(() => []);
+    const probes = () => within(readProbes({ backend: main.backend, keys: keyBuilders(contract, ownPrefix(loaded)) }, result.epoch), interrupted ? 100 : 2000, 'reading probes').catch(() => []);
     if (input.out === 'json') tools.print(resultJson(result, outcomes, await probes()));
     else if (input.out === 'csv') tools.print(resultCsv(result));
     else tools.print(summaryTable(result, outcomes));

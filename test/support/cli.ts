@@ -19,6 +19,8 @@ export interface LogLine {
 export interface CoordProcess {
   child: ChildProcess;
   lines: LogLine[];
+  /** Standard output as printed (a command's result, where lines need not be log lines). */
+  stdout: () => string;
   stderr: () => string;
   /** Resolves with the first log line matching, or rejects after timeoutMs. */
   waitFor(match: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
@@ -44,8 +46,10 @@ export function coord(args: string[], env: Record<string, string> = {}, runtime:
   const lines: LogLine[] = [];
   const waiters: { match: (l: LogLine) => boolean; resolve: (l: LogLine) => void }[] = [];
   let err = '';
+  let out = '';
   let buffered = '';
   child.stdout!.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
     buffered += chunk.toString();
     let at;
     while ((at = buffered.indexOf('\n')) !== -1) {
@@ -66,6 +70,7 @@ export function coord(args: string[], env: Record<string, string> = {}, runtime:
   return {
     child,
     lines,
+    stdout: () => out,
     stderr: () => err,
     exited,
     waitFor(match, timeoutMs = 60_000) {
