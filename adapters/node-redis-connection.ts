@@ -15,6 +15,7 @@ import {
 } from '@redis/client';
 import { ConnectionError, type BackendOptions } from '../core/backend.ts';
 import { READY_TIMEOUT_MS, retryDelay, SENTINEL_MAX_RETRY_MS } from './support/retry.ts';
+import { TOPOLOGY_REFRESH_MS, watchClusterTopology } from './node-redis-cluster-watch.ts';
 import { fromSentinel } from './support/sentinel-errors.ts';
 import type { ServerUrl } from './support/server-url.ts';
 import { tlsOptions } from './support/tls.ts';
@@ -39,6 +40,7 @@ export class NodeRedisConnection {
   #retryTimer: NodeJS.Timeout | undefined;
   #everReady = false;
   #closed = false;
+  #stopWatch: (() => void) | undefined;
 
   constructor(parsed: ServerUrl, options: BackendOptions, name: string | undefined, events: ConnectionEvents) {
     // Before the first success the library must not retry by itself (its
@@ -65,7 +67,9 @@ export class NodeRedisConnection {
         parsed.kind === 'cluster'
           ? createClusterClient({
               rootNodes: parsed.hosts.map(({ host, port }) => ({ socket: { host, port } })),
-              defaults: { ...auth, socket },
+              // A node's client retries at least every second: the library lets a client it destroyed (a
+              // dead master that left the slot map) fail its waiting commands only at its next attempt.
+              defaults: { ...auth, socket: { ...socket, reconnectStrategy: (retries: number) => reconnectStrategy(retries) && Math.min(retryDelay(retries - 1), TOPOLOGY_REFRESH_MS) } },
             })
           : createSingle({ ...auth, database: parsed.db, socket: { ...socket, ...parsed.hosts[0]! } });
     }
@@ -73,6 +77,7 @@ export class NodeRedisConnection {
     const noteError = parsed.kind === 'sentinel' ? (error: unknown) => events.error(fromSentinel(error)) : events.error;
     this.client.on('error', noteError);
     if (parsed.kind === 'cluster') {
+      this.#stopWatch = watchClusterTopology(this.client as ClusterClient, events.error);
       this.client.on('node-error', events.error);
       this.client.on('connect', () => events.ready());
       this.client.on('node-ready', () => this.#everReady && events.ready());
@@ -115,6 +120,7 @@ export class NodeRedisConnection {
     if (this.#closed) return;
     this.#closed = true;
     clearTimeout(this.#retryTimer);
+    this.#stopWatch?.();
     this.#rejectConnected?.(closedError());
     try {
       this.client.destroy();

@@ -7,12 +7,22 @@
 // that came first (by rank: a request keeps its place when it waits again),
 // so a queue stays in arrival order. An item nobody takes any more
 // (its waiter timed out or left) goes back to the head of its list. Idle, the
-// loop issues one BLPOP every IDLE_BLOCK_SECONDS.
+// loop issues one BLPOP every LOOP_BLOCK_SECONDS, so each BLPOP that comes
+// back tells the manager its queue still reaches Redis (healthy()); one that
+// does not come back in time is on a connection that is gone without saying
+// so, and the loop opens another (issue 30: a BLPOP on a Redis Cluster node
+// killed -9 waited forever, and every new session with it).
 import type { Backend, BlockingConnection } from '../../core/backend.ts';
 import type { Logger } from '../../core/logger.ts';
 
 /** The loop's BLPOP timeout when nothing wakes it (an idle manager costs one command per this many seconds). */
 export const IDLE_BLOCK_SECONDS = 300;
+
+/** The manager loop's BLPOP timeout: an idle manager costs one command per this many seconds, and learns as often that its queue works. */
+export const LOOP_BLOCK_SECONDS = 5;
+
+/** A BLPOP not back this long after its timeout is given up, and its connection with it (a loaded machine's slack included). */
+const STUCK_AFTER_MS = LOOP_BLOCK_SECONDS * 1000 + 5000;
 
 export interface Popped {
   key: string;
@@ -38,6 +48,8 @@ export class BlockingWaits {
   private conn?: BlockingConnection;
   private stopped = false;
   private loop: Promise<void> = Promise.resolve();
+  /** When a BLPOP last came back (Date.now()): the last round trip of the loop to Redis. */
+  private lastRound = Date.now();
 
   constructor(
     private readonly backend: Backend,
@@ -88,6 +100,11 @@ export class BlockingWaits {
     });
   }
 
+  /** The loop reached Redis within the bound a working loop keeps (a BLPOP comes back at least every LOOP_BLOCK_SECONDS). */
+  healthy(): boolean {
+    return Date.now() - this.lastRound <= STUCK_AFTER_MS;
+  }
+
   /** A waiter's lists may have changed: the loop blocks on the new ones from now on. */
   changed(): void {
     const blocked = this.blockedOn;
@@ -118,7 +135,8 @@ export class BlockingWaits {
         const keys = new Set<string>();
         for (const waiter of this.waiters) for (const key of waiter.keys()) keys.add(key);
         this.blockedOn = keys;
-        const reply = (await this.conn.send(['BLPOP', this.wakeKey, ...keys, IDLE_BLOCK_SECONDS])) as [string, string] | null;
+        const reply = (await withDeadline(this.conn.send(['BLPOP', this.wakeKey, ...keys, LOOP_BLOCK_SECONDS]), STUCK_AFTER_MS)) as [string, string] | null;
+        this.lastRound = Date.now();
         this.blockedOn = undefined;
         if (!reply) continue;
         const [key, value] = reply;
@@ -135,10 +153,21 @@ export class BlockingWaits {
         this.blockedOn = undefined;
         if (this.stopped) return;
         this.logger.warn('blocking wait failed; retrying', { error: (error as Error).message });
-        await this.conn?.close().catch(() => {});
+        // not awaited: a connection stuck on a dead node may take its time to close
+        void this.conn?.close().catch(() => {});
         this.conn = undefined;
         await new Promise((r) => setTimeout(r, 1000));
       }
     }
   }
+}
+
+/** `reply`, or a rejection once `ms` have passed without it. */
+function withDeadline<T>(reply: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no reply within ${ms / 1000} s: the connection is given up`)), ms);
+  });
+  reply.catch(() => {}); // once given up, its own failure has nothing left to tell
+  return Promise.race([reply, late]).finally(() => clearTimeout(timer));
 }

@@ -16,13 +16,33 @@ export interface Capacity {
   sessions: { active: number };
 }
 
-export async function gridCapacity(ctx: Pick<Ctx, 'backend' | 'keys' | 'clock'>): Promise<Capacity> {
+/** The longest /status waits for Redis: a Redis that does not answer must not hold /status, it makes it say not ready. */
+export const STATUS_REDIS_TIMEOUT_MS = 3000;
+
+/**
+ * A manager counts as serving while its last heartbeat is younger than this:
+ * two heartbeat intervals and a second. A manager heartbeats only while it
+ * reaches Redis and its queue loop does too (manager.ts), so one that lost
+ * Redis, or whose queue is stuck, stops counting within this bound.
+ */
+export function managerFreshMs(config: Pick<Ctx['config'], 'heartbeat'>): number {
+  return (2 * config.heartbeat.interval + 1) * 1000;
+}
+
+/** The grid's capacity; not ready, naming why, when Redis does not answer within STATUS_REDIS_TIMEOUT_MS. */
+export async function gridCapacity(ctx: Pick<Ctx, 'backend' | 'keys' | 'clock' | 'config'>): Promise<Capacity> {
+  return orUnreachable(readCapacity(ctx), (message) => ({ ready: false, message, managers: 0, orchestrators: 0, slots: { total: 0, available: 0 }, sessions: { active: 0 } }));
+}
+
+async function readCapacity(ctx: Pick<Ctx, 'backend' | 'keys' | 'clock' | 'config'>): Promise<Capacity> {
   const { backend, keys, clock } = ctx;
-  const [ids, managers, active] = (await backend.pipeline([
+  const freshS = managerFreshMs(ctx.config) / 1000;
+  const [ids, managers, known, active] = (await backend.pipeline([
     ['SMEMBERS', keys.orchestrators()],
+    ['ZCOUNT', keys.managers(), clock.now() - freshS * 1000, '+inf'],
     ['ZCOUNT', keys.managers(), clock.now() - MANAGER_HOST_TTL * 1000, '+inf'],
     ['SCARD', keys.sessionsActive()],
-  ])) as [string[], number, number];
+  ])) as [string[], number, number, number];
   const replies = ids.length
     ? ((await backend.pipeline(
         ids.flatMap((orchestratorId) => [
@@ -43,7 +63,9 @@ export async function gridCapacity(ctx: Pick<Ctx, 'backend' | 'keys' | 'clock'>)
   });
   const ready = managers > 0 && live > 0;
   const message = !managers
-    ? 'no manager is running'
+    ? known
+      ? `no manager can serve: none has reached Redis with a working queue in the last ${freshS} s`
+      : 'no manager is running'
     : !live
       ? 'no orchestrator is running'
       : `${available} of ${total} slots free on ${live} orchestrator${live === 1 ? '' : 's'}; ${active} active session${active === 1 ? '' : 's'}`;
@@ -132,6 +154,25 @@ export async function sessionTimeoutMs(ctx: Pick<Ctx, 'backend' | 'keys' | 'conf
 
 /** GET /status: coord's capacity fields and Selenium Grid 4's nodes[] with their slots and sessions (their WebSockets at `socketUrl`). */
 export async function gridStatus(ctx: Pick<Ctx, 'backend' | 'keys' | 'clock' | 'config'>, socketUrl?: SocketUrl): Promise<Capacity & { nodes: SeleniumNode[] }> {
-  const [capacity, grid, timeout] = await Promise.all([gridCapacity(ctx), readGrid(ctx), sessionTimeoutMs(ctx)]);
-  return { ...capacity, nodes: seleniumNodes(grid, { sessionTimeoutMs: timeout, heartbeatMs: ctx.config.heartbeat.interval * 1000 }, socketUrl) };
+  const read = Promise.all([readCapacity(ctx), readGrid(ctx), sessionTimeoutMs(ctx)]).then(([capacity, grid, timeout]) => ({
+    ...capacity,
+    nodes: seleniumNodes(grid, { sessionTimeoutMs: timeout, heartbeatMs: ctx.config.heartbeat.interval * 1000 }, socketUrl),
+  }));
+  return orUnreachable(read, (message) => ({ ready: false, message, managers: 0, orchestrators: 0, slots: { total: 0, available: 0 }, sessions: { active: 0 }, nodes: [] }));
+}
+
+/** `read`, or down(why) when Redis fails it or does not answer in time: Selenium Grid's /status says not ready and why, it does not fail. */
+async function orUnreachable<T>(read: Promise<T>, down: (message: string) => T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${STATUS_REDIS_TIMEOUT_MS / 1000} s`)), STATUS_REDIS_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([read, late]);
+  } catch (error) {
+    read.catch(() => {}); // a late failure has nothing left to tell
+    return down(`Redis cannot be reached: ${(error as Error).message}`);
+  } finally {
+    clearTimeout(timer);
+  }
 }

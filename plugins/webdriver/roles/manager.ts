@@ -64,7 +64,12 @@ export function managerRole(ctx: Ctx): Role {
   const waits = new BlockingWaits(backend, keys.managerWake({ managerId }), logger);
   let offers: { at: number; read: Promise<Map<string, Offer>> } | undefined;
 
+  /** Its heartbeat: said only while its queue loop reaches Redis too, so /status and the proxies count only a manager that can serve. */
   async function announce(): Promise<void> {
+    if (!waits.healthy()) {
+      logger.warn('manager queue loop has not reached Redis lately; not announcing until it does');
+      return;
+    }
     const host = `${advertisedHost(config.manager.host, config.manager.advertiseHost)}:${port}`;
     await backend.pipeline([
       ['SET', keys.managerHost({ managerId }), host, 'EX', MANAGER_HOST_TTL],
