@@ -1,8 +1,8 @@
 // load-test when Redis does what HA setups exist for, on real redis-server
 // processes, with `coord load run` and a worker as processes of the built CLI,
 // on both adapters side by side (each deployment its own prefix and route at
-// the target): a Cluster master killed -9 and its replica promoted, a 20 s
-// DEBUG SLEEP, and Redis lost for good. What a load tool must never do: report
+// the target): a Cluster master killed -9 and its replica promoted, a
+// Sentinel failover, a 20 s DEBUG SLEEP, and Redis lost for good. What a load tool must never do: report
 // fewer requests than the target saw and exit 0, or keep firing once nobody
 // can stop it.
 import t, { type Test } from 'tap';
@@ -11,7 +11,7 @@ import { buildIfStale } from './support/build.ts';
 import { coord, root, type CoordProcess } from './support/cli.ts';
 import { startTarget, type Target } from './support/load.ts';
 import { startRedis } from './support/redis.ts';
-import { startHaCluster } from './support/redis-ha.ts';
+import { debugSleep, startHaCluster, startSentinels } from './support/redis-ha.ts';
 import { until } from './support/until.ts';
 
 buildIfStale();
@@ -112,12 +112,28 @@ t.test('Cluster failover (the deployment\'s master killed -9, its replica promot
   }
 });
 
+t.test('Sentinel failover (the master killed -9, the sentinels promote its replica): counts exact or the gap named; the worker stays the same worker', async (t) => {
+  const sentinels = await startSentinels();
+  t.teardown(() => sentinels.stop());
+  const runs = [await deploy(sentinels.url, 'ioredis', '{ls}:', 14), await deploy(sentinels.url, 'node-redis', '{lt}:', 14)];
+  await Promise.all(runs.map(firstRequests));
+  await new Promise((r) => setTimeout(r, 2000));
+  const failover = await sentinels.failover();
+  t.comment(`promoted ${failover.promotedPort} ${failover.promotedAt - failover.killedAt} ms after the kill`);
+  for (const d of runs) {
+    const o = await outcome(d);
+    t.comment(`${d.adapter}: exit ${o.code}, reported ${o.reported}, target saw ${o.served}${o.result.incomplete ? `, incomplete: ${o.result.incomplete.reasons.join('; ')}` : ''}`);
+    accounted(t, d, o);
+    t.same(o.result.workersLost, [], `${d.adapter}: the worker was not taken for dead`);
+    await quietAfter(t, d);
+  }
+});
+
 t.test('a 20 s DEBUG SLEEP mid-test (shorter than redisLostAfter): the test goes on, counts exact or the gap named', async (t) => {
   const redis = await startRedis({ args: ['--enable-debug-command', 'yes'] });
   t.teardown(() => redis.stop(true));
   const runs = [await deploy(redis.url, 'ioredis', '{lp}:', 28), await deploy(redis.url, 'node-redis', '{lq}:', 28)];
   await Promise.all(runs.map(firstRequests));
-  const { debugSleep } = await import('./support/redis-ha.ts');
   await debugSleep(redis.port, 20);
   for (const d of runs) {
     const o = await outcome(d);
