@@ -188,10 +188,17 @@ export class TestSession implements UsersSession {
     await this.ctx.backend.send(['SREM', this.ctx.keys.workerActiveUsers({ workerId: this.workerId }), ...ids]);
   }
 
+  /** A write of metrics failed and none has succeeded since (said once, and once more when they are written). */
+  private writeFailing = false;
+
   async flush(): Promise<void> {
     try {
       await this.recorder.flush();
+      if (this.writeFailing) this.ctx.logger.info('metrics written again: nothing kept is left', { workerId: this.workerId });
+      this.writeFailing = false;
     } catch (err) {
+      if (this.writeFailing) return;
+      this.writeFailing = true;
       const { unwrittenBatches, unwrittenRequests } = this.recorder;
       this.ctx.logger.warn('metrics not written yet: kept, and written again with the next batch', { flushes: unwrittenBatches, requests: unwrittenRequests, error: (err as Error).message });
     }
