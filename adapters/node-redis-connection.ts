@@ -81,7 +81,10 @@ export class NodeRedisConnection {
       this.client.on('node-error', events.error);
       this.client.on('connect', () => events.ready());
       this.client.on('node-ready', () => this.#everReady && events.ready());
-      this.client.on('node-reconnecting', () => this.#everReady && events.lost());
+      // The cluster as a whole is lost only when no master answers (as ioredis says it): one dead master
+      // fails the commands of its slots until its replica is promoted, and the others serve meanwhile.
+      const cluster = this.client as ClusterClient;
+      this.client.on('node-reconnecting', () => this.#everReady && !cluster.masters.some((master) => master.client?.isReady) && events.lost());
     } else {
       this.client.on('ready', () => {
         this.#everReady = true;
