@@ -3,7 +3,7 @@
 // and every blocking connection. Reconnection is ioredis's own, paced by
 // retryDelay; this file only translates calls, replies, errors and events.
 // Behind Sentinel each connection asks the sentinels for the master whenever
-// it (re)connects, and ioredis's failover detector drops it on +switch-master.
+// it (re)connects, and drops a master that was demoted (READONLY) to ask again.
 import calculateSlot from 'cluster-key-slot';
 import { Cluster, Redis, ReplyError as IoredisReplyError, type RedisOptions } from 'ioredis';
 import { ReplyError, type Arg, type BackendFactory, type BackendOptions, type Command, type Reply, type Subscriber } from '../core/backend.ts';
@@ -193,8 +193,10 @@ class IoredisBackend extends RedisClientBackend<Connection> {
       sentinelTLS: tls,
       enableTLSForSentinelMode: tls !== undefined,
       sentinelRetryStrategy: (times) => Math.min(retryDelay(times - 1), SENTINEL_MAX_RETRY_MS),
-      // Drops the connection as soon as a sentinel announces +switch-master, so it reconnects to the new master.
-      failoverDetector: true,
+      // A master the sentinels demoted while it stayed up answers writes with READONLY: reconnect (asking
+      // the sentinels again) and resend the command. Not ioredis's failoverDetector: a +switch-master that
+      // comes while a connection is being re-established ends that connection for good (ioredis 5.11).
+      reconnectOnError: (error) => (/^READONLY/.test(error.message) ? 2 : false),
     };
   }
 

@@ -59,6 +59,7 @@ export function tlsHint(error: unknown): string | undefined {
     if (typeof code !== 'string') continue;
     if (UNTRUSTED.has(code)) return "the server's certificate is not signed by a CA this client trusts: check redis.tls.caFile";
     if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return "the server's certificate is for another name: check the URL's host or redis.tls.servername";
+    if (code === 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED') return 'the server asks for a client certificate: set redis.tls.certFile and redis.tls.keyFile';
   }
   return undefined;
 }

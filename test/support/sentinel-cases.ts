@@ -51,7 +51,7 @@ async function configForm(t: Test, adapter: string, set: SentinelSet): Promise<v
 
   const outcome = await settle(connectBackend({ adapter: config.redis.adapter, url }));
   t.ok(outcome.error instanceof ConnectionError, 'without the sentinels\' password there is no master');
-  t.match(String((outcome.error as Error).message), /sentinel[^:]*: NOAUTH .*check redis\.sentinelPassword/, `the line says a sentinel wants a password: ${(outcome.error as Error).message}`);
+  t.match(String((outcome.error as Error).message), /sentinel( \S+)?: NOAUTH .*check redis\.sentinelPassword/, `the line says a sentinel wants a password: ${(outcome.error as Error).message}`);
 }
 
 async function unreachable(t: Test, adapter: { create: BackendFactory }, set: SentinelSet): Promise<void> {
@@ -93,15 +93,20 @@ async function failover(t: Test, adapter: { name: string; create: BackendFactory
   // A send loop, as a role's heartbeat: each command waits for its reply, errors are counted, not thrown.
   const successes: number[] = [];
   let errors = 0;
+  let lastError = '';
   let running = true;
+  t.teardown(() => {
+    running = false;
+  });
   const counter = `failover-count:${randomUUID()}`;
   const loop = (async () => {
     while (running) {
       try {
         await b.send(['INCR', counter]);
         successes.push(Date.now());
-      } catch {
+      } catch (error) {
         errors++;
+        lastError = String(error);
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -109,7 +114,14 @@ async function failover(t: Test, adapter: { name: string; create: BackendFactory
   await until('the send loop running', () => successes.length >= 3, 10_000, 20);
 
   const done = await set.failover();
-  const firstAfter = await until('a command succeeding after the promotion', () => successes.find((at) => at >= done.promotedAt), 30_000, 20);
+  const firstAfter = await until(
+    'a command succeeding after the promotion',
+    () => successes.find((at) => at >= done.promotedAt),
+    30_000,
+    20,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message} (${errors} errors, the last: ${lastError || 'none'}; ${successes.length} successes)`);
+  });
   const ms = firstAfter - done.promotedAt;
   t.comment(`${adapter.name}: master ${done.killedPort} killed, ${done.promotedPort} promoted ${done.promotedAt - done.killedAt} ms later; first command after it ${ms} ms after the promotion (${errors} errors meanwhile)`);
   t.ok(ms < 10_000, `commands succeed again within 10 s of the promotion (${ms} ms)`);
