@@ -71,6 +71,7 @@ async function dispatch(argv: readonly string[], io: Io): Promise<number> {
     .command('acl', "Print an ACL SETUSER command for a Redis user limited to a deployment's keys, channels and the commands its plugins send")
     .option('--plugin <name>', 'Plugin the user runs (repeatable)', { type: [String] })
     .option('--prefix <keyPrefix>', "Key prefix of the deployment, e.g. '{grid}:'", { type: [String] })
+    .option('--set <plugin.keyPrefix=prefix>', "A plugin's own key prefix, when it is not --prefix (repeatable)", { type: [String] })
     .option('--user <name>', 'User name (default: coord)')
     .option('--password-placeholder', 'Write >PASSWORD instead of a new random password')
     .action(async (o: Options) => (await import('./commands/acl.ts')).aclCommand(o, io, argv));

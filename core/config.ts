@@ -191,11 +191,22 @@ export function configSchema(plugins: readonly Plugin[], adapters?: readonly str
         additionalProperties: false,
         default: {},
         properties: Object.fromEntries(
-          plugins.map((p) => [p.name, { ...p.config.schema, additionalProperties: p.config.schema.additionalProperties ?? false, default: {} }]),
+          plugins.map((p) => [p.name, withKeyPrefix(p.config.schema)]),
         ),
       },
     },
   };
+}
+
+/**
+ * A plugin's section as the config file sees it: its own schema plus
+ * `keyPrefix`, which every plugin takes (core/key-prefix.ts), so that the
+ * plugins of one process can live on different masters of a cluster.
+ */
+function withKeyPrefix(schema: JsonSchema): JsonSchema {
+  const keyPrefix = { type: 'string', description: "prefix of this plugin's keys, e.g. '{obniz}:' (default: redis.keyPrefix)" };
+  const properties = { ...((schema.properties as Record<string, JsonSchema> | undefined) ?? {}) };
+  return { ...schema, properties: { ...properties, keyPrefix: properties.keyPrefix ?? keyPrefix }, additionalProperties: schema.additionalProperties ?? false, default: {} };
 }
 
 // ---- the config file

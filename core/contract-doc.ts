@@ -43,7 +43,7 @@ export function contractMarkdown(contract: ContractSpec): string {
   const layout = layoutReference(contract);
   if (layout) out.push(`Documented layout: \`${layout}\`${layout.startsWith('docs/layouts/') ? ' (in the coordkit package)' : ''}.`, '');
   out.push(
-    'Every key below lives under the deployment\'s key prefix (`redis.keyPrefix`, e.g. `{grid}:`). ' +
+    'Every key below lives under the plugin\'s key prefix (`<plugin>.keyPrefix`, else `redis.keyPrefix`, e.g. `{grid}:`). ' +
       'A `{name}` in a pattern is a parameter: any text without `:` unless its row says otherwise.',
     '',
   );

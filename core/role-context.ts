@@ -3,6 +3,7 @@
 import type { Backend } from './backend.ts';
 import type { Clock } from './clock.ts';
 import { channelBuilders, keyBuilders } from './contract.ts';
+import { pluginKeyPrefix } from './key-prefix.ts';
 import type { Logger } from './logger.ts';
 import type { GlobalConfig, Plugin, Role, RoleContext } from './plugin.ts';
 import { scriptRunner, type ScriptDefinition } from './scripts.ts';
@@ -25,10 +26,12 @@ export interface RoleContextParts {
 
 export function roleContext(parts: RoleContextParts): RoleContext {
   const { plugin, backend } = parts;
-  const keyPrefix = parts.global.redis.keyPrefix;
+  const { prefix: keyPrefix } = pluginKeyPrefix({ redis: parts.global.redis, plugins: { [plugin.name]: parts.config } }, plugin.name);
+  // The plugin's own prefix is the one its code reads as ctx.global.redis.keyPrefix.
+  const global = keyPrefix === parts.global.redis.keyPrefix ? parts.global : Object.freeze({ ...parts.global, redis: Object.freeze({ ...parts.global.redis, keyPrefix }) });
   return Object.freeze({
     config: parts.config,
-    global: parts.global,
+    global,
     backend,
     keys: keyBuilders(plugin.contract, keyPrefix),
     channels: channelBuilders(plugin.contract, keyPrefix),

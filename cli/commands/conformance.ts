@@ -3,7 +3,8 @@
 // coord's own runner (conformance/suite-run.ts: node:assert, nothing to
 // install) and prints one row per section.
 import { adapterNames, backendOptions, createBackend } from '../../adapters/index.ts';
-import { loadConfig } from '../../core/config.ts';
+import { type CoordConfig, loadConfig } from '../../core/config.ts';
+import { pluginKeyPrefix } from '../../core/key-prefix.ts';
 import { environment } from '../../core/platform.ts';
 import type { Plugin } from '../../core/plugin.ts';
 import { adapterSuite } from '../../conformance/adapter-suite.ts';
@@ -54,7 +55,7 @@ export async function conformanceCommand(options: Readonly<Record<string, unknow
     ...plugins.flatMap((plugin) =>
       adapters.map((adapter) => ({
         name: `contract ${plugin.name} on ${adapter}`,
-        run: (t: SuiteTest) => contractSuite(t, { plugin, name: adapter, make: make(adapter), keyPrefix: config.redis.keyPrefix, config: config.plugins[plugin.name] }),
+        run: (t: SuiteTest) => contractSuite(t, { plugin, name: adapter, make: make(adapter), ...pluginSection(config, plugin.name) }),
       })),
     ),
   ];
@@ -97,4 +98,10 @@ function table(rows: readonly Row[]): string {
   const cells = [head, ...rows.map((r) => [r.suite, r.section, String(r.pass), String(r.fail), String(r.skip)])];
   const widths = head.map((_h, i) => Math.max(...cells.map((c) => c[i]!.length)));
   return cells.map((c) => c.map((v, i) => (i >= 2 ? v.padStart(widths[i]!) : v.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n');
+}
+
+/** A plugin's prefix (its own keyPrefix, else redis.keyPrefix) and its section without it, which its own schema does not know. */
+function pluginSection(config: Readonly<CoordConfig>, name: string): { keyPrefix: string; config: Record<string, unknown> } {
+  const { keyPrefix: _own, ...section } = config.plugins[name] ?? {};
+  return { keyPrefix: pluginKeyPrefix(config, name).prefix, config: section };
 }

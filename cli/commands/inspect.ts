@@ -6,6 +6,7 @@ import { connectBackend } from '../../adapters/index.ts';
 import { checkSnapshot, formatDeviations, matchEntry } from '../../core/contract-check.ts';
 import type { ContractSpec } from '../../core/contract.ts';
 import { loadConfig } from '../../core/config.ts';
+import { pluginKeyPrefix } from '../../core/key-prefix.ts';
 import { snapshotKeyspace } from '../../core/snapshot.ts';
 import { commandConfigInput } from '../command-tools.ts';
 import { deploymentPlugins } from '../deployment.ts';
@@ -24,14 +25,23 @@ export async function inspectCommand(options: Readonly<Record<string, unknown>>,
   if (!config.redis.url) throw new UsageError('inspect needs --redis URL: the deployment to check');
   const backend = await connectBackend(config.redis);
   try {
-    const keyPrefix = config.redis.keyPrefix;
-    const snapshot = await snapshotKeyspace(backend, { keyPrefix });
+    // Each plugin's keys under its own prefix (<plugin>.keyPrefix, default redis.keyPrefix).
+    const prefixes = plugins.map((p) => ({ plugin: p, keyPrefix: pluginKeyPrefix(config, p.name).prefix }));
+    const distinct = [...new Set(prefixes.map((p) => p.keyPrefix))];
+    const snapshots = await Promise.all(distinct.map(async (keyPrefix) => ({ keyPrefix, snapshot: await snapshotKeyspace(backend, { keyPrefix }) })));
     const names = plugins.map((p) => p.contract.plugin).join(', ');
     // A key no contract declares is checked against none of them: it is reported as unknown to all.
     const none: ContractSpec = { plugin: names, keys: {} };
-    const contractOf = (key: string) => plugins.find((p) => matchEntry(p.contract, key.slice(keyPrefix.length)) !== undefined)?.contract ?? none;
-    const deviations = snapshot.flatMap((snap) => checkSnapshot(contractOf(snap.key), [snap], { keyPrefix }));
-    const where = `${snapshot.length} keys${keyPrefix ? ` under ${keyPrefix}` : ''} on ${backend.displayUrl}`;
+    const contractOf = (key: string, keyPrefix: string) =>
+      prefixes.find((p) => p.keyPrefix === keyPrefix && matchEntry(p.plugin.contract, key.slice(keyPrefix.length)) !== undefined)?.plugin.contract ?? none;
+    // A key under a longer prefix belongs there, not to a plugin whose prefix only begins it.
+    const owner = (key: string) => distinct.filter((keyPrefix) => key.startsWith(keyPrefix)).sort((a, b) => b.length - a.length)[0]!;
+    const deviations = snapshots.flatMap(({ keyPrefix, snapshot }) =>
+      snapshot.filter((snap) => owner(snap.key) === keyPrefix).flatMap((snap) => checkSnapshot(contractOf(snap.key, keyPrefix), [snap], { keyPrefix })),
+    );
+    const count = new Set(snapshots.flatMap(({ snapshot }) => snapshot.map((snap) => snap.key))).size;
+    const under = distinct.filter(Boolean).join(', ');
+    const where = `${count} keys${under ? ` under ${under}` : ''} on ${backend.displayUrl}`;
     if (deviations.length === 0) {
       io.out(`no deviations in ${where}`);
       return 0;
