@@ -2,13 +2,13 @@
 // ioredis and node-redis side by side (each its own prefix, one fault for
 // both), with the default heartbeat (every 10 s, TTL 20 s, dead after 30 s):
 // (a) the Redis Cluster master of the deployment's slot killed -9 and its
-// replica promoted: no worker stops (or, past the safe window, they stop and
-// come back); (b) a 20 s DEBUG SLEEP: every worker stops before its slave's
+// replica promoted, and (a2) the same behind Sentinel: no worker stops (or,
+// past the safe window, they stop and come back within 2 s); (b) a 20 s DEBUG SLEEP: every worker stops before its slave's
 // heartbeat could expire, and all run again within 2 s of the heartbeat being
 // written again; (c) Redis lost for good: the workers stop within the
 // documented bound (heartbeatTtl − min(2 s, (heartbeatTtl − heartbeatInterval)/2),
 // 18 s) and the slave says so once. Never a device on two slaves at once.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +17,7 @@ import type { Backend } from '../core/backend.ts';
 import { buildIfStale } from './support/build.ts';
 import { coord, type CoordProcess } from './support/cli.ts';
 import { devices, fixtures, overlaps, type LifecycleEvent } from './support/obniz.ts';
-import { startHaCluster } from './support/redis-ha.ts';
+import { startHaCluster, startSentinels, type Failover } from './support/redis-ha.ts';
 import { startRedis } from './support/redis.ts';
 import { until } from './support/until.ts';
 
@@ -117,6 +117,61 @@ async function killAll(fleets: Fleet[]): Promise<void> {
 const ends = (f: Fleet, after: number) => f.events().filter((e) => e.ev === 'end' && e.t >= after);
 const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
+/** Each device's time without a worker since `after`: from a stop to its next start (to now if none yet); 0 for those never stopped. */
+function downtime(f: Fleet, after: number): number[] {
+  const events = f.events().sort((a, b) => a.t - b.t);
+  const out: number[] = [];
+  for (const e of events) {
+    if (e.ev !== 'end' || e.t < after) continue;
+    const next = events.find((n) => n.ev === 'start' && n.id === e.id && n.t >= e.t);
+    out.push((next?.t ?? Date.now()) - e.t);
+  }
+  return out;
+}
+
+/**
+ * A failover under both fleets (`fault` kills the master and resolves once a
+ * replica is promoted): every slave writes its heartbeat again; no worker
+ * stops, but on a slave whose heartbeat came back later than its stop bound
+ * after its last write before the kill: its workers may stop, and run again
+ * within 2 s of the heartbeat being written again. Never a device on two slaves.
+ */
+async function ridesThrough(t: Test, fleets: Fleet[], fault: () => Promise<Failover>): Promise<void> {
+  const before = await Promise.all(fleets.map((f) => Promise.all(f.slaves.map(async (s) => (await f.heartbeat(s))!))));
+  const failover = await fault();
+  t.comment(`killed ${failover.killedPort}; ${failover.promotedPort} promoted ${secs(failover.promotedAt - failover.killedAt)} after the kill`);
+  // Every slave's heartbeat, on the promoted master, polled for all at once: when each is written again.
+  const back = await Promise.all(
+    fleets.map((f) =>
+      Promise.all(
+        f.slaves.map((s) => until(`${f.adapter}: ${s}'s heartbeat written after the failover`, async () => ((await f.heartbeat(s).catch(() => null)) ?? 0) > failover.killedAt && Date.now(), 30_000, 50)),
+      ),
+    ),
+  );
+  for (const [n, f] of fleets.entries()) {
+    t.comment(`${f.adapter}: heartbeats written again ${back[n]!.map((b) => secs(b - failover.killedAt)).join(', ')} after the kill`);
+    const late = f.slaves.filter((_s, i) => back[n]![i]! - before[n]![i]! > FENCE_MS);
+    const stopped = ends(f, failover.killedAt);
+    const unexpected = stopped.filter((e) => !late.includes(e.slave));
+    if (unexpected.length) {
+      // The outage outlasted the safe window though the heartbeat says otherwise: what the slaves said.
+      t.comment(`${f.adapter}: ${unexpected.length} workers stopped (outage past the safe window)`);
+      for (const s of f.slaves) for (const l of f.procs[s]!.lines.filter((l) => l.level === 'warn' || l.level === 'error' || Number(l.level) >= 40 || /heartbeat|stopp|synchronized/.test(l.msg))) t.comment(`${s}: ${JSON.stringify(l)}`);
+    }
+    t.equal(unexpected.length, 0, `${f.adapter}: no worker stopped during the failover (but on a slave back past its safe window)`);
+    if (late.length) {
+      t.comment(`${f.adapter}: ${late.join(', ')} back past the safe window: its workers may stop and come back`);
+      const lateBack = Math.max(...late.map((s) => back[n]![f.slaves.indexOf(s)]!));
+      const allAt = await until(`${f.adapter}: all ${DEVICES} running again`, () => f.running().size === DEVICES && Date.now(), 10_000, 20);
+      if (stopped.length) t.ok(allAt - lateBack <= 2000, `${f.adapter}: all running within 2 s of the heartbeat written again (${secs(allAt - lateBack)})`);
+    }
+    const down = downtime(f, failover.killedAt);
+    t.comment(`${f.adapter}: device downtime ${down.length ? `${down.length} stops, ${secs(Math.min(...down))}–${secs(Math.max(...down))}` : 'none'}`);
+    t.equal(f.running().size, DEVICES, `${f.adapter}: all ${DEVICES} running`);
+    t.same(overlaps(f.events()), [], `${f.adapter}: never on two slaves`);
+  }
+}
+
 t.test('(a) Redis Cluster: the master of the slot killed -9, its replica promoted', async (t) => {
   const cluster = await startHaCluster();
   let fleets: Fleet[] = [];
@@ -129,35 +184,18 @@ t.test('(a) Redis Cluster: the master of the slot killed -9, its replica promote
   let other = 0;
   while (cluster.masterOf(`{obniz-nr${other}}:x`) !== target) other++;
   fleets = await Promise.all([fleet(cluster.url, 'ioredis', '{obniz-io}:'), fleet(cluster.url, 'node-redis', `{obniz-nr${other}}:`)]);
+  await ridesThrough(t, fleets, () => cluster.failover('{obniz-io}:x'));
+});
 
-  const before = await Promise.all(fleets.map((f) => Promise.all(f.slaves.map((s) => f.heartbeat(s)))));
-  const failover = await cluster.failover('{obniz-io}:x');
-  t.comment(`killed ${failover.killedPort}; ${failover.promotedPort} promoted after ${secs(failover.promotedAt - failover.killedAt)}`);
-  const back: number[][] = [];
-  for (const f of fleets) {
-    // Every slave writes its heartbeat again (on the promoted master); before its stop bound, nothing has to stop.
-    const beats = await Promise.all(
-      f.slaves.map((s) => until(`${f.adapter}: ${s}'s heartbeat written after the failover`, async () => ((await f.heartbeat(s).catch(() => null)) ?? 0) > failover.killedAt && Date.now(), 30_000, 50)),
-    );
-    t.comment(`${f.adapter}: heartbeats written again ${beats.map((b) => secs(b - failover.killedAt)).join(', ')} after the kill`);
-    back.push(beats);
-  }
-  for (const [n, f] of fleets.entries()) {
-    // A slave whose heartbeat came back later than its stop bound after its last write before the kill had to stop.
-    const late = f.slaves.filter((_s, i) => back[n]![i]! - before[n]![i]! > FENCE_MS);
-    const stopped = ends(f, failover.killedAt).filter((e) => !late.includes(e.slave));
-    if (late.length) t.comment(`${f.adapter}: ${late.join(', ')} back past the safe window: its workers may stop and come back`);
-    if (stopped.length) {
-      // The outage outlasted the safe window: they stopped, and must be back.
-      t.comment(`${f.adapter}: ${stopped.length} workers stopped (outage past the safe window)`);
-      for (const s of f.slaves) for (const l of f.procs[s]!.lines.filter((l) => l.level === 'warn' || l.level === 'error' || Number(l.level) >= 40 || /heartbeat|stopp|synchronized/.test(l.msg))) t.comment(`${s}: ${JSON.stringify(l)}`);
-      await until(`${f.adapter}: all ${DEVICES} running again`, () => f.running().size === DEVICES, 10_000, 50);
-    }
-    t.equal(stopped.length, 0, `${f.adapter}: no worker stopped during the failover (but on a slave back past its safe window)`);
-    if (late.length) await until(`${f.adapter}: all ${DEVICES} running again`, () => f.running().size === DEVICES, 10_000, 50);
-    t.equal(f.running().size, DEVICES, `${f.adapter}: all ${DEVICES} running`);
-    t.same(overlaps(f.events()), [], `${f.adapter}: never on two slaves`);
-  }
+t.test('(a2) Sentinel: the master killed -9, the sentinels promote its replica', async (t) => {
+  const sentinels = await startSentinels();
+  let fleets: Fleet[] = [];
+  t.teardown(async () => {
+    await killAll(fleets);
+    await sentinels.stop();
+  });
+  fleets = await Promise.all(ADAPTERS.map((a) => fleet(sentinels.url, a, `{obniz-${a}}:`)));
+  await ridesThrough(t, fleets, () => sentinels.failover());
 });
 
 t.test('(b) a 20 s DEBUG SLEEP: workers stop before the heartbeat could expire, and are back within 2 s of it being written again', async (t) => {
