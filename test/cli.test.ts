@@ -116,7 +116,7 @@ t.test("a plugin whose config.flags takes one of coord run's own flags: one line
     t,
     cli('run', '--plugin', file),
     2,
-    'coord: plugin echo: config.flags has "redis", which coord run already takes (plugin, role, config, set, redis, adapter, prefix, log-level, log-format, help, version)',
+    'coord: plugin echo: config.flags has "redis", which coord run already takes (plugin, role, config, set, redis, redis-ca-file, redis-cert-file, redis-key-file, adapter, prefix, log-level, log-format, help, version)',
   );
 });
 
