@@ -40,7 +40,7 @@ function faulty(): { backend: Backend; refuseNext(n: number): void; loseReplyNex
   return { backend, refuseNext: (n) => (refuse = n), loseReplyNext: (n) => (loseReply = n) };
 }
 
-t.test('refused and reply-lost writes: every request counted once, in order', async (t) => {
+t.test('refused and reply-lost writes: every request counted once, whatever order the batches arrive in', async (t) => {
   const { backend, refuseNext, loseReplyNext } = faulty();
   const ctx = scenarioContext({ plugin, backend, keyPrefix: '{br}:', signal: new AbortController().signal }) as unknown as Ctx;
   const recorder = new MetricsRecorder(ctx, 'w1', 7);
@@ -53,19 +53,24 @@ t.test('refused and reply-lost writes: every request counted once, in order', as
   await t.rejects(recorder.flush(), /CLUSTERDOWN/, 'a refused write rejects the flush');
   t.equal(recorder.unwrittenRequests, 10, 'and keeps its batch');
   record(5);
-  loseReplyNext(1);
+  refuseNext(1); // the kept batch is sent first and refused again; the new one goes through
+  await t.rejects(recorder.flush(), /CLUSTERDOWN/);
+  t.equal(recorder.unwrittenRequests, 10, 'the new batch is written without waiting for the kept one');
+  record(7);
+  loseReplyNext(1); // the kept batch goes through this time, but its reply is lost
   await t.rejects(recorder.flush(), /Connection is closed/, 'a write whose reply is lost rejects too');
-  t.equal(recorder.unwrittenRequests, 15, 'both flushes kept (the first one\'s write went through this time)');
+  t.equal(recorder.unwrittenRequests, 10, 'so the batch is still kept');
   record(1);
   await recorder.flush();
-  t.equal(recorder.unwrittenRequests, 0, 'the next flush writes everything kept, then its own');
+  t.equal(recorder.unwrittenRequests, 0, 'the next flush writes it again, and its own');
 
-  const accounting = new RequestAccounting(7);
   const batches = await readBatches(ctx, new Map());
-  t.same(batches.map((b) => [b.count, b.seq]), [[10, 1], [10, 1], [5, 2], [1, 3]], 'the stream holds the batch written twice, and all in order');
+  t.same(batches.map((b) => [b.count, b.seq]), [[5, 2], [10, 1], [7, 3], [10, 1], [1, 4]], 'the stream: a batch late, after newer ones, and one written twice');
+  const accounting = new RequestAccounting(7);
   const counted = batches.filter((b) => accounting.accept(b));
-  t.same(counted.map((b) => b.count), [10, 5, 1], 'each batch counted once');
+  t.same(counted.map((b) => b.count), [5, 10, 7, 1], 'each batch counted once, the late one too');
   accounting.claim('w1', recorder.writer, recorder.requests);
+  t.equal(recorder.requests, 23);
   t.equal(accounting.verdict(), undefined, 'and nothing is missing');
 });
 

@@ -1,8 +1,8 @@
 // Whether a test's results hold every request its workers sent. A worker
 // writes a flush that failed again (metrics-recorder.ts), so a batch can
 // reach its stream twice when the first write went through and only its reply
-// was lost: each batch's sequence number (per worker and metric) lets the
-// second copy be skipped. Each batch also carries its writer's running total
+// was lost, and after newer batches: each batch's sequence number (per writer
+// and metric) lets the second copy be skipped. Each batch also carries its writer's running total
 // of requests, and a worker's heartbeat its final total once its users
 // stopped; what a worker says it sent beyond what was read is unaccounted
 // for, and the result says so (coord load run exits 98) instead of
@@ -21,9 +21,26 @@ export interface Incomplete {
 
 const sourceOf = (worker: string, writer: string) => `${worker}\u0000${writer}`;
 
+/**
+ * Sequence numbers seen, kept small: all up to `upTo`, and those seen above
+ * it (a batch written again after newer ones arrives late, so there are few).
+ */
+class SeqSet {
+  private upTo = 0;
+  private readonly above = new Set<number>();
+
+  /** false when `seq` was seen already. */
+  add(seq: number): boolean {
+    if (seq <= this.upTo || this.above.has(seq)) return false;
+    this.above.add(seq);
+    while (this.above.delete(this.upTo + 1)) this.upTo += 1;
+    return true;
+  }
+}
+
 export class RequestAccounting {
-  /** Per writer and metric, the sequence number of the last batch counted. */
-  private readonly lastSeq = new Map<string, number>();
+  /** Per writer and metric, the sequence numbers of the batches counted. */
+  private readonly counted = new Map<string, SeqSet>();
   /** Per writer (worker \0 writer), the HTTP requests (completed and aborted) in the batches counted. */
   private readonly read = new Map<string, number>();
   /** Per writer, the most it said it recorded (a batch's running total, or its worker's final total). */
@@ -38,8 +55,9 @@ export class RequestAccounting {
     const source = sourceOf(batch.worker, batch.writer ?? '');
     if (batch.seq !== undefined) {
       const key = `${source}\u0000${batch.metric}`;
-      if (batch.seq <= (this.lastSeq.get(key) ?? 0)) return false;
-      this.lastSeq.set(key, batch.seq);
+      let seqs = this.counted.get(key);
+      if (!seqs) this.counted.set(key, (seqs = new SeqSet()));
+      if (!seqs.add(batch.seq)) return false;
     }
     if (batch.kind === 'http') this.read.set(source, (this.read.get(source) ?? 0) + batch.count + (batch.aborted ?? 0));
     if (batch.total !== undefined) this.claim(batch.worker, batch.writer ?? '', batch.total);

@@ -13,7 +13,7 @@
 // says what is missing), 2 for bad input, 130 (SIGINT) or 143 (SIGTERM) when
 // interrupted. The first signal aborts this process's users at once and
 // stops the test (results are still printed) within a second whatever Redis
-// does; a thread held by users' code is terminated; a second signal exits at once.
+// does (a Redis that does not answer a PING within 0.5 s is not waited for); a thread held by users' code is terminated; a second signal exits at once.
 import { writeFileSync } from 'node:fs';
 import { loadConfig, type CoordConfig } from '../../core/config.ts';
 import { keyBuilders } from '../../core/contract.ts';
@@ -39,8 +39,8 @@ const SIGNAL_EXIT: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143 };
 /** The exit code of a run whose results are known to miss requests (result.incomplete). */
 export const INCOMPLETE_EXIT = 98;
 
-/** After a signal, how long the test's stop may take before the run ends with the results read so far (Redis may hold it). */
-const INTERRUPT_MS = 600;
+/** After a signal, how long Redis may take to answer a PING before the run ends with the results read so far (it may hold the stop). */
+const INTERRUPT_MS = 500;
 /** How long the process's roles may take to stop once the results are printed (after a signal: what is left of its second). */
 const ROLES_STOP_MS = 2000;
 const INTERRUPTED_ROLES_STOP_MS = 250;
@@ -147,11 +147,25 @@ export async function loadRun(options: Readonly<Record<string, unknown>>, tools:
       tools.progress();
       tools.printErr(`${signal}: stopping the test (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again exits at once)`);
       stopNow();
-      // Redis may hold the stop (failing over, gone): the run ends in time all the same, with the results read so far.
-      setTimeout(() => {
-        if (!controller.endNow(`${signal}: the test's stop did not end within ${INTERRUPT_MS} ms`)) giveUp();
-      }, INTERRUPT_MS).unref();
+      void watchRedisWhileStopping(signal);
     });
+    let ended = false;
+    /**
+     * Redis may hold the stop (failing over, gone): while the stop runs, Redis is asked for a PING; one not
+     * answered within INTERRUPT_MS ends the run at once with the results read so far. A stop Redis serves
+     * goes on as usual (its users' grace, a held thread terminated), and reports everything.
+     */
+    const watchRedisWhileStopping = async (signal: StopSignal) => {
+      while (!ended) {
+        try {
+          await within(main.backend.send(['PING']), INTERRUPT_MS, 'PING');
+        } catch {
+          if (!ended && !controller.endNow(`${signal}: Redis did not answer within ${INTERRUPT_MS} ms while the test stopped`)) giveUp();
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
     /** This process's users aborted at once, and the test stopped (once it has started). */
     const stopNow = () => {
       main.role<WorkerRole>(plugin.name, 'worker')?.interrupt();
@@ -173,6 +187,7 @@ export async function loadRun(options: Readonly<Record<string, unknown>>, tools:
       if (interrupted) stopNow(); // the signal came while the test was starting
       result = await started.finished;
     } finally {
+      ended = true;
       offTick();
       tools.progress();
     }

@@ -7,10 +7,13 @@
 // view. The text is made at the flush, from the two failures kept, so a
 // failing request costs no string of its own.
 // A flush whose write fails (Redis failing over, paused or gone) is kept and
-// written again, before anything newer, until it is written: each batch
-// carries a sequence number per metric, so the orchestrator counts a batch
-// written twice (its first write went through, its reply was lost) once, and
-// the worker's running total of requests, so what never arrives is named.
+// written again with the next flush until it is written: each batch carries
+// its writer and a sequence number per metric, so the orchestrator counts a
+// batch written twice (its first write went through, its reply was lost)
+// once, and the writer's running total of requests, so what never arrives is
+// named. Flushes are sent at once, not after the previous one's reply: a
+// thread that users' code holds cannot take replies, yet what it flushed
+// before it is terminated must reach Redis.
 import { randomBytes } from 'node:crypto';
 import type { Command } from '../../core/backend.ts';
 import type { RoleContext } from '../../core/plugin.ts';
@@ -57,13 +60,14 @@ interface Unwritten {
   commands: Command[];
   /** HTTP requests in its batches. */
   requests: number;
+  /** Its write in flight, if any. */
+  writing?: Promise<void>;
 }
 
 export class MetricsRecorder {
   private pending = new Map<string, Pending>();
-  /** Flushes not yet written, oldest first: written in this order, each until it is. */
+  /** Flushes not written yet, oldest first. */
   private unwritten: Unwritten[] = [];
-  private writing?: Promise<void>;
   /** Per metric, the sequence number of its last batch. */
   private readonly seqs = new Map<string, number>();
   /** This recorder among the worker's in this test (a worker that rejoins a test, or restarts, numbers its batches from 1 again). */
@@ -140,40 +144,27 @@ export class MetricsRecorder {
   }
 
   /**
-   * Writes what was recorded since the last flush, after any earlier flush
-   * not written yet. Rejects when a write fails; what it could not write is
-   * kept for the next call.
+   * Writes what was recorded since the last flush, and every earlier flush
+   * not written yet. Resolves once all are written; rejects when a write
+   * fails, and what it could not write is kept for the next call.
    */
   flush(): Promise<void> {
     this.lastFlushAt = performance.now();
     this.takeBatches();
-    return this.writeUnwritten();
+    return settleAll(this.unwritten.map((entry) => (entry.writing ??= this.write(entry))));
   }
 
-  /** One writer at a time, oldest flush first: a metric's batches reach its stream in sequence order. */
-  private writeUnwritten(): Promise<void> {
-    // What was added while a write ran is written after it (that write may have passed it by).
-    if (this.writing) return this.writing.then(() => this.writeUnwritten());
-    if (!this.unwritten.length) return Promise.resolve();
-    const writing = this.drain();
-    this.writing = writing;
-    const done = () => {
-      if (this.writing === writing) this.writing = undefined;
-    };
-    writing.then(done, done);
-    return writing;
-  }
-
-  private async drain(): Promise<void> {
-    while (this.unwritten.length) {
-      const next = this.unwritten[0]!;
-      const replies = await this.ctx.backend.pipeline(next.commands);
-      const failed = next.commands.filter((_command, i) => replies[i] instanceof Error);
+  private async write(entry: Unwritten): Promise<void> {
+    try {
+      const replies = await this.ctx.backend.pipeline(entry.commands);
+      const failed = entry.commands.filter((_command, i) => replies[i] instanceof Error);
       if (failed.length) {
-        next.commands = failed; // the ones written need not be again
+        entry.commands = failed; // the ones written need not be again
         throw replies.find((r) => r instanceof Error);
       }
-      this.unwritten.shift();
+      this.unwritten.splice(this.unwritten.indexOf(entry), 1);
+    } finally {
+      entry.writing = undefined;
     }
   }
 
@@ -205,6 +196,12 @@ export class MetricsRecorder {
     }
     this.unwritten.push({ commands, requests });
   }
+}
+
+/** Resolves once every promise has settled; rejects with the first rejection's reason, if any. */
+async function settleAll(promises: Promise<void>[]): Promise<void> {
+  const failed = (await Promise.allSettled(promises)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 function detailText(detail: FailureDetail): string {
