@@ -11,7 +11,7 @@ import { buildIfStale } from './support/build.ts';
 import { coord, root, type CoordProcess } from './support/cli.ts';
 import { startTarget, type Target } from './support/load.ts';
 import { startRedis } from './support/redis.ts';
-import { debugSleep, startHaCluster, startSentinels } from './support/redis-ha.ts';
+import { debugSleep, startHaCluster, startSentinels, type Failover } from './support/redis-ha.ts';
 import { until } from './support/until.ts';
 
 buildIfStale();
@@ -89,19 +89,16 @@ async function quietAfter(t: Test, d: Deployment): Promise<void> {
   t.equal(await seen(d), at, `${d.adapter}: no request after the run ended`);
 }
 
-t.test('Cluster failover (the deployment\'s master killed -9, its replica promoted): counts exact or the gap named; the worker stays the same worker', async (t) => {
-  const cluster = await startHaCluster();
-  t.teardown(() => cluster.stop());
-  // Two hash tags on the same master: one failover hits both deployments.
-  const first = '{lt0}:';
-  const master = cluster.masterOf(first);
-  let second = '';
-  for (let i = 1; !second; i++) if (cluster.masterOf(`{lt${i}}:`) === master) second = `{lt${i}}:`;
-  const runs = [await deploy(cluster.url, 'ioredis', first, 14), await deploy(cluster.url, 'node-redis', second, 14)];
+/**
+ * Both adapters' deployments (a prefix each) through one failover: counts exact or the gap named, the worker
+ * neither taken for dead nor dropping its users, nothing sent after the run's end.
+ */
+async function ridesThrough(t: Test, url: string, prefixes: [string, string], failover: () => Promise<Failover>): Promise<void> {
+  const runs = [await deploy(url, 'ioredis', prefixes[0], 14), await deploy(url, 'node-redis', prefixes[1], 14)];
   await Promise.all(runs.map(firstRequests));
   await new Promise((r) => setTimeout(r, 2000));
-  const failover = await cluster.failover(first);
-  t.comment(`promoted ${failover.promotedPort} ${failover.promotedAt - failover.killedAt} ms after the kill`);
+  const { promotedPort, promotedAt, killedAt } = await failover();
+  t.comment(`promoted ${promotedPort} ${promotedAt - killedAt} ms after the kill`);
   for (const d of runs) {
     const o = await outcome(d);
     t.comment(`${d.adapter}: exit ${o.code}, reported ${o.reported}, target saw ${o.served}${o.result.incomplete ? `, incomplete: ${o.result.incomplete.reasons.join('; ')}` : ''}`);
@@ -110,23 +107,23 @@ t.test('Cluster failover (the deployment\'s master killed -9, its replica promot
     t.notOk(d.worker.lines.some((l) => l.msg === 'dropped by the orchestrator while running a test: stopping its users'), `${d.adapter}: the worker kept its users`);
     await quietAfter(t, d);
   }
+}
+
+t.test('Cluster failover (the deployment\'s master killed -9, its replica promoted): counts exact or the gap named; the worker stays the same worker', async (t) => {
+  const cluster = await startHaCluster();
+  t.teardown(() => cluster.stop());
+  // Two hash tags on the same master: one failover hits both deployments.
+  const first = '{lt0}:';
+  const master = cluster.masterOf(first);
+  let second = '';
+  for (let i = 1; !second; i++) if (cluster.masterOf(`{lt${i}}:`) === master) second = `{lt${i}}:`;
+  await ridesThrough(t, cluster.url, [first, second], () => cluster.failover(first));
 });
 
 t.test('Sentinel failover (the master killed -9, the sentinels promote its replica): counts exact or the gap named; the worker stays the same worker', async (t) => {
   const sentinels = await startSentinels();
   t.teardown(() => sentinels.stop());
-  const runs = [await deploy(sentinels.url, 'ioredis', '{ls}:', 14), await deploy(sentinels.url, 'node-redis', '{lt}:', 14)];
-  await Promise.all(runs.map(firstRequests));
-  await new Promise((r) => setTimeout(r, 2000));
-  const failover = await sentinels.failover();
-  t.comment(`promoted ${failover.promotedPort} ${failover.promotedAt - failover.killedAt} ms after the kill`);
-  for (const d of runs) {
-    const o = await outcome(d);
-    t.comment(`${d.adapter}: exit ${o.code}, reported ${o.reported}, target saw ${o.served}${o.result.incomplete ? `, incomplete: ${o.result.incomplete.reasons.join('; ')}` : ''}`);
-    accounted(t, d, o);
-    t.same(o.result.workersLost, [], `${d.adapter}: the worker was not taken for dead`);
-    await quietAfter(t, d);
-  }
+  await ridesThrough(t, sentinels.url, ['{ls}:', '{lt}:'], () => sentinels.failover());
 });
 
 t.test('a 20 s DEBUG SLEEP mid-test (shorter than redisLostAfter): the test goes on, counts exact or the gap named', async (t) => {
