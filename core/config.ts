@@ -204,7 +204,7 @@ export function configSchema(plugins: readonly Plugin[], adapters?: readonly str
  * plugins of one process can live on different masters of a cluster.
  */
 function withKeyPrefix(schema: JsonSchema): JsonSchema {
-  const keyPrefix = { type: 'string', description: "prefix of this plugin's keys, e.g. '{obniz}:' (default: redis.keyPrefix)" };
+  const keyPrefix = { type: 'string', description: "prefix of this plugin's keys, e.g. '{obniz-devices}:' (default: redis.keyPrefix)" };
   const properties = { ...((schema.properties as Record<string, JsonSchema> | undefined) ?? {}) };
   return { ...schema, properties: { ...properties, keyPrefix: properties.keyPrefix ?? keyPrefix }, additionalProperties: schema.additionalProperties ?? false, default: {} };
 }
