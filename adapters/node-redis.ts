@@ -13,8 +13,9 @@ import {
   RootNodesUnavailableError,
   SocketClosedUnexpectedlyError,
   SocketTimeoutError,
+  TimeoutError,
 } from '@redis/client';
-import type { BackendFactory, BackendOptions, Command, Reply, ReplyError, Subscriber } from '../core/backend.ts';
+import { ConnectionError, type BackendFactory, type BackendOptions, type Command, type Reply, type ReplyError, type Subscriber } from '../core/backend.ts';
 import { NodeRedisConnection, type ClusterClient, type SentinelClient, type SingleClient } from './node-redis-connection.ts';
 import type { ErrorKinds } from './support/backend-error.ts';
 import { RedisClientBackend } from './support/client-backend.ts';
@@ -54,6 +55,16 @@ class NodeRedisBackend extends RedisClientBackend<NodeRedisConnection> {
       ready: () => this.state.set('ready'),
       lost: () => this.state.lost(),
     });
+  }
+
+  /**
+   * @redis/client (6) rejects a command it could not send within its command
+   * timeout (5 s: not connected) with a TimeoutError that has no message; said
+   * as the connection error it is.
+   */
+  protected override error(error: unknown): Error {
+    if (error instanceof TimeoutError && !error.message) return new ConnectionError(`Redis at ${this.displayUrl}: not connected (the command could not be sent within 5 s)`);
+    return super.error(error);
   }
 
   async multi(commands: readonly Command[]): Promise<Reply[]> {

@@ -163,15 +163,22 @@ export async function gridStatus(ctx: Pick<Ctx, 'backend' | 'keys' | 'clock' | '
 
 /** `read`, or down(why) when Redis fails it or does not answer in time: Selenium Grid's /status says not ready and why, it does not fail. */
 async function orUnreachable<T>(read: Promise<T>, down: (message: string) => T): Promise<T> {
+  try {
+    return await withDeadline(read, STATUS_REDIS_TIMEOUT_MS);
+  } catch (error) {
+    return down(`Redis cannot be reached: ${(error as Error).message}`);
+  }
+}
+
+/** `read`, or a rejection saying so once `ms` have passed without an answer (a late failure is dropped). */
+export async function withDeadline<T>(read: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${STATUS_REDIS_TIMEOUT_MS / 1000} s`)), STATUS_REDIS_TIMEOUT_MS);
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms / 1000} s`)), ms);
   });
+  read.catch(() => {}); // a late failure has nothing left to tell
   try {
     return await Promise.race([read, late]);
-  } catch (error) {
-    read.catch(() => {}); // a late failure has nothing left to tell
-    return down(`Redis cannot be reached: ${(error as Error).message}`);
   } finally {
     clearTimeout(timer);
   }

@@ -9,10 +9,12 @@
 // Grid's session-request-timeout); manager.queueTimeout=slot keeps it to the
 // wait for a slot. Every failure is `session not created` (or
 // `invalid argument`), logged with its code, and leaves nothing held. A client
-// that leaves while waiting is logged CLEFT.
+// that leaves while waiting is logged CLEFT. A request waits for a Redis that
+// does not answer no longer than its timeouts: then it is refused naming Redis.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { BlockingWaits } from '../blocking-waits.ts';
+import { ConnectionError } from '../../../core/backend.ts';
 import type { Role } from '../../../core/plugin.ts';
 import type { Code } from '../codes.ts';
 import { NODE_KEY_HEADER } from '../auth.ts';
@@ -26,6 +28,7 @@ import { terminateSession } from '../terminate.ts';
 import { allocateSlot, markAlive, queueSession } from '../steps.ts';
 import { rfc3339 } from '../time.ts';
 import { readTimeouts } from '../timeouts.ts';
+import type { Timeouts } from '../config.ts';
 import { capabilitySets, firstMatch, metadataOf, W3CError, type Capabilities, type Offer } from '../w3c.ts';
 
 /** A queued request matches the live orchestrators again this often, so new ones join its match. */
@@ -33,6 +36,9 @@ const QUEUE_BLOCK_SECONDS = 5;
 
 /** The wait for the node is split into blocks this long: a node that announced itself but did not answer /status yet is asked again. */
 const NODE_BLOCK_SECONDS = 1;
+
+/** A request whose Redis call is not answered is refused this long after its timeouts end (the flow's own refusal comes first when Redis answers). */
+const REDIS_GRACE_MS = 3000;
 
 /** How long the orchestrators' offers read for one queued request serve the others (a queue of hundreds re-matches once, not hundreds of times). */
 const OFFERS_FRESH_MS = 1000;
@@ -63,6 +69,8 @@ export function managerRole(ctx: Ctx): Role {
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   const waits = new BlockingWaits(backend, keys.managerWake({ managerId }), logger);
   let offers: { at: number; read: Promise<Map<string, Offer>> } | undefined;
+  /** The grid's timeouts as last read from Redis: what bounds a request while Redis does not answer. */
+  let lastTimeouts: Timeouts = config.timeouts;
 
   /** Its heartbeat: said only while its queue loop reaches Redis too, so /status and the proxies count only a manager that can serve. */
   async function announce(): Promise<void> {
@@ -101,8 +109,39 @@ export function managerRole(ctx: Ctx): Role {
     }
   }
 
-  /** The whole New Session flow for one request; resolves with the W3C body, or answers an error itself. */
+  /**
+   * The whole New Session flow for one request, bounded: the adapters queue a
+   * command while Redis is away rather than fail it, so a request whose Redis
+   * call is not answered by the end of its timeouts (REDIS_GRACE_MS past them,
+   * so the flow's own timeout speaks first when Redis answers) is refused
+   * naming Redis, and what it started is undone if Redis comes back.
+   */
   async function createSession(req: IncomingMessage, body: unknown, left: AbortSignal): Promise<object> {
+    const t = lastTimeouts;
+    const seconds = config.manager.queueTimeout === 'request' ? t.queue : t.queue + t.scheduling + t.nodeStartup;
+    const expired = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        expired.abort();
+        reject(new Refusal('QTIMEOUT', new W3CError('session not created', `no session within the queue timeout (${seconds} s): the grid cannot reach Redis (a call to it was not answered)`)));
+      }, seconds * 1000 + REDIS_GRACE_MS);
+    });
+    const work = boundedSession(req, body, left, expired.signal);
+    work.catch(() => {}); // once refused, what it says later has nobody to tell
+    try {
+      return await Promise.race([work, late]);
+    } catch (error) {
+      // an adapter that fails a command while Redis is away (node-redis: not sent within 5 s) says it at once
+      if (error instanceof ConnectionError) throw new Refusal('QUNAVAILABLE', new W3CError('session not created', `the grid cannot reach Redis: ${error.message}`));
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function boundedSession(req: IncomingMessage, body: unknown, clientLeft: AbortSignal, expired: AbortSignal): Promise<object> {
+    const left = AbortSignal.any([clientLeft, expired]);
     const sessionId = randomUUID();
     const s = { sessionId };
     const started = clock.now();
@@ -118,13 +157,23 @@ export function managerRole(ctx: Ctx): Role {
       userAgent: String(req.headers['user-agent'] ?? ''),
       meta: `manager ${managerId}`,
     });
+    if (expired.aborted) {
+      // Redis answered after the client was refused: the queued session ends
+      await terminateSession(ctx, sessionId, { component: 'manager', code: 'QTIMEOUT', meta: 'Redis did not answer within the queue timeout' }).catch(() => {});
+      throw new Error('refused: Redis did not answer in time');
+    }
     const beat = setInterval(
       () => void backend.send(['SET', keys.sessionManagerHeartbeat(s), rfc3339(clock.now()), 'EX', Math.ceil(config.heartbeat.managerTtl)]).catch(() => {}),
       config.heartbeat.interval * 1000,
     );
+    expired.addEventListener('abort', () => clearInterval(beat), { once: true });
     try {
       return await runFlow(sessionId, started, rank, body, req, left);
     } catch (error) {
+      if (expired.aborted) {
+        await terminateSession(ctx, sessionId, { component: 'manager', code: 'QTIMEOUT', meta: 'Redis did not answer within the queue timeout' }).catch(() => {});
+        throw error;
+      }
       if (left.aborted) {
         await terminateSession(ctx, sessionId, { component: 'manager', code: 'CLEFT', meta: 'the client closed the connection while waiting' }).catch(() => {});
         logger.info('client left while waiting', { sessionId });
@@ -153,6 +202,7 @@ export function managerRole(ctx: Ctx): Role {
     }
     const pick = async () => firstMatch(sets, await sharedOffers());
     const [timeouts, firstPick] = await Promise.all([readTimeouts(ctx), liveOffers().then((live) => firstMatch(sets, live))]);
+    lastTimeouts = timeouts;
     // the queue timeout: by default the whole request's (Selenium Grid's session-request-timeout), else the slot wait's
     const wholeRequest = config.manager.queueTimeout === 'request';
     const requestDeadline = wholeRequest ? started + timeouts.queue * 1000 : Number.POSITIVE_INFINITY;
@@ -290,7 +340,7 @@ export function managerRole(ctx: Ctx): Role {
 
   return {
     async start() {
-      await readTimeouts(ctx);
+      lastTimeouts = await readTimeouts(ctx);
       waits.start();
       port = await listen(server, config.manager.host, config.manager.port, 'webdriver manager');
       await announce();

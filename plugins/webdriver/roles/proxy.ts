@@ -20,7 +20,7 @@ import { endsSession } from '../node.ts';
 import type { OrchestratorRole } from './orchestrator.ts';
 import { refuseUpgrade, relayUpgrade } from '../relay.ts';
 import { answerGraphql, gridUrl } from '../graphql.ts';
-import { gridStatus } from '../status.ts';
+import { gridStatus, STATUS_REDIS_TIMEOUT_MS, withDeadline } from '../status.ts';
 import { isPagePath, servePage } from '../ui-page.ts';
 import { forwardStorage, STORAGE_PATH } from '../storage-proxy.ts';
 import { errorBody, W3CError } from '../w3c.ts';
@@ -193,7 +193,12 @@ export function proxyRole(ctx: Ctx): Role {
     for (;;) {
       const manager = await nextManager(tried);
       if (!manager) {
-        return fail(req, res, new W3CError('session not created', tried.length ? `no manager answered (tried ${tried.map((m) => `${m.host}:${m.port}`).join(', ')})` : 'no manager is running: start one with coord run --plugin webdriver --role manager'), body.length);
+        const why = tried.length
+          ? `no manager answered (tried ${tried.map((m) => `${m.host}:${m.port}`).join(', ')})`
+          : redisDown
+            ? `the grid cannot reach Redis (${redisDown}), and no manager is known`
+            : 'no manager is running: start one with coord run --plugin webdriver --role manager';
+        return fail(req, res, new W3CError('session not created', why), body.length);
       }
       tried.push(manager);
       try {
@@ -246,18 +251,38 @@ export function proxyRole(ctx: Ctx): Role {
     return `${proto}://${host}/`;
   }
 
+  /**
+   * The next live manager not in `exclude`. The list is read again once it is
+   * MANAGER_CACHE_MS old; when Redis does not answer that read within
+   * STATUS_REDIS_TIMEOUT_MS the last list read is used (a manager waits for
+   * Redis within its queue timeout, then refuses naming it), and with none read
+   * yet the request is refused at once (`redisDown` says why).
+   */
   async function nextManager(exclude: Route[]): Promise<Route | undefined> {
     if (clock.now() - managers.at > MANAGER_CACHE_MS) {
-      const ids = (await backend.send(['ZRANGEBYSCORE', keys.managers(), clock.now() - MANAGER_HOST_TTL * 1000, '+inf'])) as string[];
-      const hosts = ids.length ? ((await backend.pipeline(ids.map((managerId) => ['GET', keys.managerHost({ managerId })]))) as (string | null)[]) : [];
-      const list = hosts.filter((h): h is string => typeof h === 'string').map((h) => {
-        const at = h.lastIndexOf(':');
-        return route(h.slice(0, at), Number(h.slice(at + 1)));
-      });
-      managers = { at: clock.now(), list };
+      const read = (reading ??= readManagers().finally(() => (reading = undefined)));
+      try {
+        await withDeadline(read, STATUS_REDIS_TIMEOUT_MS);
+        redisDown = undefined;
+      } catch (error) {
+        redisDown = (error as Error).message;
+      }
     }
     const candidates = managers.list.filter((m) => !exclude.some((e) => e.host === m.host && e.port === m.port));
     return candidates[turn++ % Math.max(1, candidates.length)];
+  }
+  let reading: Promise<void> | undefined;
+  /** Why the last read of the managers failed, while it does. */
+  let redisDown: string | undefined;
+
+  async function readManagers(): Promise<void> {
+    const ids = (await backend.send(['ZRANGEBYSCORE', keys.managers(), clock.now() - MANAGER_HOST_TTL * 1000, '+inf'])) as string[];
+    const hosts = ids.length ? ((await backend.pipeline(ids.map((managerId) => ['GET', keys.managerHost({ managerId })]))) as (string | null)[]) : [];
+    const list = hosts.filter((h): h is string => typeof h === 'string').map((h) => {
+      const at = h.lastIndexOf(':');
+      return route(h.slice(0, at), Number(h.slice(at + 1)));
+    });
+    managers = { at: clock.now(), list };
   }
 
   /** Where a session's node listens: cached, so a command costs no Redis round trip. */
@@ -273,7 +298,7 @@ export function proxyRole(ctx: Ctx): Role {
 
   async function ended(sessionId: string): Promise<W3CError> {
     routes.delete(sessionId);
-    const active = await backend.send(['SISMEMBER', keys.sessionsActive(), sessionId]).catch(() => 0);
+    const active = await withDeadline(backend.send(['SISMEMBER', keys.sessionsActive(), sessionId]), STATUS_REDIS_TIMEOUT_MS).catch(() => 0);
     return new W3CError('invalid session id', active ? `session ${sessionId} is not ready yet` : `session ${sessionId} does not exist or has ended`);
   }
 
@@ -285,15 +310,16 @@ export function proxyRole(ctx: Ctx): Role {
    */
   async function nodeGone(sessionId: string, target: Route, error: Error): Promise<W3CError> {
     routes.delete(sessionId);
-    const [active, beating] = (await backend
-      .pipeline([['SISMEMBER', keys.sessionsActive(), sessionId], ['EXISTS', keys.sessionNodeHeartbeat({ sessionId })]])
-      .catch(() => [1, 1])) as number[];
+    const [active, beating] = (await withDeadline(
+      backend.pipeline([['SISMEMBER', keys.sessionsActive(), sessionId], ['EXISTS', keys.sessionNodeHeartbeat({ sessionId })]]),
+      STATUS_REDIS_TIMEOUT_MS,
+    ).catch(() => [1, 1])) as number[];
     if (!active) return new W3CError('invalid session id', `session ${sessionId} does not exist or has ended`);
     const code = (error as NodeJS.ErrnoException).code ?? ((error.cause ?? {}) as NodeJS.ErrnoException).code;
     const where = `${target.host}:${target.port}`;
     if (code !== 'ECONNREFUSED' && beating) return new W3CError('unknown error', `the node of session ${sessionId} (${where}) did not answer: ${error.message}`);
     const why = `the node of session ${sessionId} is gone (${where} ${code === 'ECONNREFUSED' ? 'refuses connections' : 'does not answer and its heartbeat has lapsed'}); the session has ended`;
-    const ended = await terminateSession(ctx, sessionId, { component: 'proxy', code: 'TERM', meta: why, reason: 'dead' }).catch(() => undefined);
+    const ended = await withDeadline(terminateSession(ctx, sessionId, { component: 'proxy', code: 'TERM', meta: why, reason: 'dead' }), STATUS_REDIS_TIMEOUT_MS).catch(() => undefined);
     if (ended?.terminated) logger.warn('a session\'s node is gone; session terminated and its slot reclaimed', { sessionId, node: where, slot: ended.slot });
     return new W3CError('invalid session id', why);
   }
@@ -306,7 +332,13 @@ export function proxyRole(ctx: Ctx): Role {
       const answer = await local.serve(req.method ?? 'GET', path, req.headers['content-type'], body);
       return reply(req, res, { status: answer.status, headers: {}, body: answer.body }, body.length);
     }
-    const target = await sessionRoute(sessionId);
+    let target: Route | undefined;
+    try {
+      // an uncached route is read from Redis: a Redis that does not answer gets the client an error, not a hang
+      target = await withDeadline(sessionRoute(sessionId), STATUS_REDIS_TIMEOUT_MS);
+    } catch (error) {
+      return fail(req, res, new W3CError('unknown error', `the grid cannot reach Redis to find the node of session ${sessionId}: ${(error as Error).message}`), body.length);
+    }
     if (!target) return fail(req, res, await ended(sessionId), body.length);
     let answer: Hop;
     try {
