@@ -9,7 +9,7 @@ import t, { type Test } from 'tap';
 import { resolve } from 'node:path';
 import { buildIfStale } from './support/build.ts';
 import { coord, root, type CoordProcess } from './support/cli.ts';
-import { startTarget, type Target } from './support/load.ts';
+import { startTarget } from './support/load.ts';
 import { startRedis } from './support/redis.ts';
 import { debugSleep, startHaCluster, startSentinels, type Failover } from './support/redis-ha.ts';
 import { until } from './support/until.ts';
