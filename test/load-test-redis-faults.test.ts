@@ -185,3 +185,18 @@ t.test('Redis lost for good mid-test: every worker stops its users within redisL
     await quietAfter(t, d);
   }
 });
+
+t.test('the orchestrator killed -9 with Redis healthy: a worker stops its users by itself at the planned end + gracefulStop + 10 s', async (t) => {
+  const redis = await startRedis();
+  t.teardown(() => redis.stop(true));
+  const d = await deploy(redis.url, 'ioredis', '{lk}:', 3, ['gracefulStop=1']);
+  await firstRequests(d);
+  const firstAt = performance.now();
+  d.run.kill('SIGKILL'); // nobody will send stop_test
+  await d.worker.waitFor((l) => /the test's planned end and 11 s have passed with no stop_test/.test(String(l.msg)), 40_000);
+  const stoppedS = (performance.now() - firstAt) / 1000;
+  t.comment(`the worker stopped its users ${stoppedS.toFixed(1)} s after its first requests (planned 3 s + 1 s + 10 s)`);
+  t.ok(stoppedS >= 12, `not before the planned end and its grace (${stoppedS.toFixed(1)} s)`);
+  t.ok(stoppedS < 30, `and within a few heartbeats of it (${stoppedS.toFixed(1)} s)`);
+  await quietAfter(t, d);
+});

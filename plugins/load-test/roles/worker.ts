@@ -30,7 +30,7 @@ export interface WorkerRole extends Role {
 }
 
 /** Past a test's planned end (and the users' grace period), how long a worker waits for stop_test before it stops its users itself. */
-export const STOP_TEST_GRACE_MS = 10_000;
+const STOP_TEST_GRACE_MS = 10_000;
 
 /** A worker id nobody else has: the host's name and a random suffix. */
 export function newWorkerId(): string {
