@@ -2,6 +2,7 @@
 // Redis fails over, pauses or is gone, the clients hold commands until it is
 // back; a heartbeat, a stop or a test's end must still happen in time, so
 // these calls are given a bound and what they could not do is said.
+import { withDeadline } from '../../core/deadline.ts';
 
 /** The longest one bookkeeping write (users marked stopped, a probe value) is waited for in a stop. */
 export const REDIS_STEP_MS = 2000;
@@ -9,14 +10,8 @@ export const REDIS_STEP_MS = 2000;
 /** How long a stopping worker writes its last metrics again while Redis fails over (a cluster promotes a replica in ~5 s). */
 export const LAST_METRICS_MS = 10_000;
 
-/** The promise's value, or a rejection "WHAT: no answer from Redis within N s" after `ms`. */
-export function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer from Redis within ${Math.round(ms / 100) / 10} s`)), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
+/** The promise's value, or a rejection "WHAT: no answer within N s" after `ms` (core/deadline.ts). */
+export const within = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> => withDeadline(promise, ms, what);
 
 /**
  * Calls `attempt` until it resolves, for at most `ms` in all (each call

@@ -14,6 +14,7 @@
 // killed -9 waited forever, and every new session with it).
 import type { Backend, BlockingConnection } from '../../core/backend.ts';
 import type { Logger } from '../../core/logger.ts';
+import { withDeadline } from '../../core/deadline.ts';
 
 /** The loop's BLPOP timeout when nothing wakes it (an idle manager costs one command per this many seconds). */
 export const IDLE_BLOCK_SECONDS = 300;
@@ -135,7 +136,7 @@ export class BlockingWaits {
         const keys = new Set<string>();
         for (const waiter of this.waiters) for (const key of waiter.keys()) keys.add(key);
         this.blockedOn = keys;
-        const reply = (await withDeadline(this.conn.send(['BLPOP', this.wakeKey, ...keys, LOOP_BLOCK_SECONDS]), STUCK_AFTER_MS)) as [string, string] | null;
+        const reply = (await withDeadline(this.conn.send(['BLPOP', this.wakeKey, ...keys, LOOP_BLOCK_SECONDS]), STUCK_AFTER_MS, 'the queue loop\'s BLPOP (the connection is given up)')) as [string, string] | null;
         this.lastRound = Date.now();
         this.blockedOn = undefined;
         if (!reply) continue;
@@ -160,14 +161,4 @@ export class BlockingWaits {
       }
     }
   }
-}
-
-/** `reply`, or a rejection once `ms` have passed without it. */
-function withDeadline<T>(reply: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no reply within ${ms / 1000} s: the connection is given up`)), ms);
-  });
-  reply.catch(() => {}); // once given up, its own failure has nothing left to tell
-  return Promise.race([reply, late]).finally(() => clearTimeout(timer));
 }

@@ -2,6 +2,7 @@
 // managers, slots in total and free, sessions active; and for /status also
 // Selenium Grid 4's shape (value.nodes[] with their slots and sessions), so
 // tools written for Selenium Grid read it.
+import { withDeadline } from '../../core/deadline.ts';
 import { MANAGER_HOST_TTL, type Ctx } from './context.ts';
 import { readGrid, type GridModel, type Stereotype } from './grid-model.ts';
 import type { SessionView } from './sessions-view.ts';
@@ -167,19 +168,5 @@ async function orUnreachable<T>(read: Promise<T>, down: (message: string) => T):
     return await withDeadline(read, STATUS_REDIS_TIMEOUT_MS);
   } catch (error) {
     return down(`Redis cannot be reached: ${(error as Error).message}`);
-  }
-}
-
-/** `read`, or a rejection saying so once `ms` have passed without an answer (a late failure is dropped). */
-export async function withDeadline<T>(read: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms / 1000} s`)), ms);
-  });
-  read.catch(() => {}); // a late failure has nothing left to tell
-  try {
-    return await Promise.race([read, late]);
-  } finally {
-    clearTimeout(timer);
   }
 }
