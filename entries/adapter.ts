@@ -12,6 +12,6 @@ export type {
   BlockingConnection,
   Command,
   ScriptSource,
-} from './backend.ts';
-export type { HostPort, ParsedUrl } from './url.ts';
-export { mask, parseRedisUrl } from './url.ts';
+} from '../core/backend.ts';
+export type { HostPort, ParsedUrl } from '../core/url.ts';
+export { mask, parseRedisUrl } from '../core/url.ts';
