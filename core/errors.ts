@@ -3,48 +3,66 @@
 // message, which may be reworded. docs/errors.md lists them. Redis's own error
 // replies are ReplyError (core/backend.ts), whose `code` is Redis's first word.
 
-/** Every code coord's own errors carry. */
-export type CoordErrorCode =
-  | 'COORD_ERR_CONFIG'
-  | 'COORD_ERR_PLUGIN'
-  | 'COORD_ERR_USAGE'
-  | 'COORD_ERR_START'
-  | 'COORD_ERR_REDIS_URL'
-  | 'COORD_ERR_MODULE_LOAD'
-  | 'COORD_ERR_CONTRACT'
-  | 'COORD_ERR_SCRIPT'
-  | 'COORD_ERR_CONNECTION';
+/**
+ * A code: `COORD_ERR_<AREA>_<CONDITION>`. Each condition a user can meet has
+ * its own (docs/errors.md lists them all, and test/error-codes.test.ts holds
+ * the list and the code to each other); the class says the kind.
+ */
+export type CoordErrorCode = `COORD_ERR_${string}`;
+
+/** What a coord error is made with beyond its message: the condition's code and what caused it. */
+export interface CoordErrorOptions {
+  code?: CoordErrorCode;
+  cause?: unknown;
+}
 
 /**
  * What every coord error has: a `name` (its class) and a stable `code`.
+ * A plugin's own errors extend it, passing the code of their kind.
  *
  * @example
  * try {
  *   loadConfig({ plugins: [plugin], file: 'coord.yaml' });
  * } catch (err) {
- *   if (err instanceof CoordError && err.code === 'COORD_ERR_CONFIG') console.error(err.message);
+ *   if (err instanceof ConfigError) console.error(err.code, err.message);
  *   else throw err;
+ * }
+ *
+ * @example
+ * class QuotaError extends CoordError {
+ *   override readonly name = 'QuotaError';
+ *   constructor(message: string, options?: CoordErrorOptions) {
+ *     super(message, 'COORD_ERR_MYPLUGIN_QUOTA', options);
+ *   }
  * }
  */
 export abstract class CoordError extends Error {
-  abstract readonly code: CoordErrorCode;
+  readonly code: CoordErrorCode;
+  /** `kindCode` is the code when `options.code` names no narrower condition. */
+  protected constructor(message: string, kindCode: CoordErrorCode, options: CoordErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = options.code ?? kindCode;
+  }
 }
 
 /** A config that cannot be used. The message is one line; `problems` lists each one. */
 export class ConfigError extends CoordError {
   override readonly name = 'ConfigError';
-  readonly code = 'COORD_ERR_CONFIG';
   readonly problems: readonly string[];
-  constructor(problems: readonly string[]) {
-    super(problems.join('; '));
-    this.problems = problems;
+  /** One problem, or several (joined by "; " in the message). */
+  constructor(problems: string | readonly string[], options?: CoordErrorOptions) {
+    const list = typeof problems === 'string' ? [problems] : [...problems];
+    super(list.join('; '), 'COORD_ERR_CONFIG', options);
+    this.problems = list;
   }
 }
 
 /** A plugin that cannot be registered: bad shape, wrong coord range, duplicate name… */
 export class PluginError extends CoordError {
   override readonly name = 'PluginError';
-  readonly code = 'COORD_ERR_PLUGIN';
+  constructor(message: string, options?: CoordErrorOptions) {
+    super(message, 'COORD_ERR_PLUGIN', options);
+  }
 }
 
 /**
@@ -54,41 +72,55 @@ export class PluginError extends CoordError {
  */
 export class UsageError extends CoordError {
   override readonly name = 'UsageError';
-  readonly code = 'COORD_ERR_USAGE';
+  constructor(message: string, options?: CoordErrorOptions) {
+    super(message, 'COORD_ERR_USAGE', options);
+  }
 }
 
 /** A role threw while starting; the roles started before it have been stopped. `cause` is what it threw. */
 export class StartError extends CoordError {
   override readonly name = 'StartError';
-  readonly code = 'COORD_ERR_START';
+  constructor(message: string, options?: CoordErrorOptions) {
+    super(message, 'COORD_ERR_START', options);
+  }
 }
 
 /** A Redis URL coord cannot use. */
 export class UrlError extends CoordError {
   override readonly name = 'UrlError';
-  readonly code = 'COORD_ERR_REDIS_URL';
+  constructor(message: string, options?: CoordErrorOptions) {
+    super(message, 'COORD_ERR_REDIS_URL', options);
+  }
 }
 
 /** A module the user names (plugin, scenario, worker) that does not load: `cannot load <label>: <why>`. */
 export class ModuleLoadError extends CoordError {
   override readonly name = 'ModuleLoadError';
-  readonly code = 'COORD_ERR_MODULE_LOAD';
+  constructor(message: string, options?: CoordErrorOptions) {
+    super(message, 'COORD_ERR_MODULE_LOAD', options);
+  }
 }
 
 /** A contract declaration that is not valid (defineContract). */
 export class ContractError extends CoordError {
   override readonly name = 'ContractError';
-  readonly code = 'COORD_ERR_CONTRACT';
+  constructor(message: string, options?: CoordErrorOptions) {
+    super(message, 'COORD_ERR_CONTRACT', options);
+  }
 }
 
 /** A Lua script whose header or keys do not fit its contract, or a script call with wrong keys or arguments. */
 export class ScriptError extends CoordError {
   override readonly name = 'ScriptError';
-  readonly code = 'COORD_ERR_SCRIPT';
+  constructor(message: string, options?: CoordErrorOptions) {
+    super(message, 'COORD_ERR_SCRIPT', options);
+  }
 }
 
 /** The backend could not be reached (refused, DNS, TLS, auth, closed). */
 export class ConnectionError extends CoordError {
   override readonly name = 'ConnectionError';
-  readonly code = 'COORD_ERR_CONNECTION';
+  constructor(message: string, options?: CoordErrorOptions) {
+    super(message, 'COORD_ERR_CONNECTION', options);
+  }
 }

@@ -17,6 +17,7 @@ export { type RoleContextParts, roleContext } from '../core/role-context.ts';
 export {
   CoordError,
   type CoordErrorCode,
+  type CoordErrorOptions,
   ConfigError,
   ConnectionError,
   ContractError,
