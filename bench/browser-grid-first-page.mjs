@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
 import { createBackend } from '../dist/adapters/index.js';
-import { chromiumFlags, systemChromium } from '../dist/plugins/browser-grid/browser.js';
+import { chromiumFlags, systemChromium } from '../dist/plugins/browser-grid/worker/browser.js';
 import { coord } from '../dist/test/support/cli.js';
 import { freePort, startRedis } from '../dist/test/support/redis.js';
 

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { escapeGlob } from '../core/snapshot.ts';
 import { channels as obnizChannels } from '../plugins/obniz/messages.ts';
-import { workerEventsPattern } from '../plugins/browser-grid/watch.ts';
+import { workerEventsPattern } from '../plugins/browser-grid/foreign/watch.ts';
 
 /** What a connection of either adapter sends before any plugin does: AUTH (or HELLO), SELECT, CLIENT SETNAME, INFO (ioredis's ready check), PING; CLUSTER SLOTS/SHARDS on a cluster. */
 export const CONNECTION_COMMANDS: readonly string[] = ['auth', 'hello', 'ping', 'select', 'client|setname', 'info', 'cluster|slots', 'cluster|shards'];

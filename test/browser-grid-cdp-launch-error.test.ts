@@ -3,7 +3,7 @@
 // of an empty 503.
 import { connect } from 'node:net';
 import t from 'tap';
-import { CdpFront } from '../plugins/browser-grid/cdp.ts';
+import { CdpFront } from '../plugins/browser-grid/cdp/front.ts';
 
 t.test('a browser that cannot be launched: 503 with the reason, and the worker is told', async (t) => {
   const errors: string[] = [];

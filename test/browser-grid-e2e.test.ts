@@ -120,7 +120,7 @@ t.test('/metrics counts relayed sessions in Prometheus text', async (t) => {
 });
 
 t.test('a playwright-distributed worker record (endpoint, ms heartbeat) is adopted and served', async (t) => {
-  const { launchBrowserServer } = await import('../plugins/browser-grid/browser.ts');
+  const { launchBrowserServer } = await import('../plugins/browser-grid/worker/browser.ts');
   const { createBackend } = await import('../adapters/index.ts');
   const server = await launchBrowserServer({ browserType: 'chromium', host: '127.0.0.1', args: [] });
   const backend = await createBackend({ url: redis.url });

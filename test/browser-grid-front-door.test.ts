@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import t from 'tap';
 import { chromium } from 'playwright-core';
-import { CHECK_EVERY_MS, HEAD_TIMEOUT_MS } from '../plugins/browser-grid/front-door.ts';
+import { CHECK_EVERY_MS, HEAD_TIMEOUT_MS } from '../plugins/browser-grid/proxy/client-limits.ts';
 import { freePort } from './support/redis.ts';
 import { ready, startPageRig } from './support/rig.ts';
 import { until } from './support/until.ts';

@@ -3,7 +3,7 @@
 import { connect as tcpConnect } from 'node:net';
 import t from 'tap';
 import { createBackend } from '../adapters/index.ts';
-import { FrameBoundaries } from '../plugins/browser-grid/keepalive.ts';
+import { FrameBoundaries } from '../plugins/browser-grid/relay/keepalive.ts';
 import { connect, startGrid, startPageServer, titleOf } from './support/grid.ts';
 import { freePort, startRedis } from './support/redis.ts';
 

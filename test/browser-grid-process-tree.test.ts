@@ -2,7 +2,7 @@
 // grandchildren included, is found in /proc and killed in one pass.
 import { spawn } from 'node:child_process';
 import t from 'tap';
-import { descendants, isRunning as alive, killTree } from '../plugins/browser-grid/process-tree.ts';
+import { descendants, isRunning as alive, killTree } from '../plugins/browser-grid/cdp/process-tree.ts';
 import { until } from './support/until.ts';
 
 t.test('descendants finds children and grandchildren; killTree leaves none of them', async (t) => {

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import t from 'tap';
 import { findExecutable } from '../core/executable.ts';
 import { memoryLogger } from '../core/logger.ts';
-import type { Playwright } from '../plugins/browser-grid/playwright.ts';
-import { prepareVideo } from '../plugins/browser-grid/video.ts';
+import type { Playwright } from '../plugins/browser-grid/worker/playwright.ts';
+import { prepareVideo } from '../plugins/browser-grid/worker/video.ts';
 
 const base = mkdtempSync(join(tmpdir(), 'coord-video-setup-'));
 t.teardown(() => rmSync(base, { recursive: true, force: true }));

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import webdriver from 'selenium-webdriver';
 import chrome from 'selenium-webdriver/chrome.js';
-import { isRunning, descendants as pidsUnder } from '../plugins/browser-grid/process-tree.ts';
+import { isRunning, descendants as pidsUnder } from '../plugins/browser-grid/cdp/process-tree.ts';
 import { buildIfStale } from './support/build.ts';
 import { freePort } from './support/redis.ts';
 import { ready, startPageRig } from './support/rig.ts';

@@ -2,7 +2,7 @@
 // environment variables (accepted as they are), times are in seconds.
 import type Semver from 'semver';
 import { lazyModule } from '../../core/lazy-module.ts';
-import { isWildcard } from './advertise.ts';
+import { isWildcard } from './worker/advertise.ts';
 
 // Only a versionsOnDemand range needs it: not every command that reads this config.
 const semver = lazyModule<typeof Semver>('semver');

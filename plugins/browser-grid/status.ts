@@ -4,7 +4,7 @@
 import type { Backend } from '../../core/backend.ts';
 import type { KeyBuilders } from '../../core/contract.ts';
 import type { BrowserGridKeys } from './contract.ts';
-import { withoutSecret } from './endpoint-secret.ts';
+import { withoutSecret } from './worker/endpoint-secret.ts';
 import { browserTypes, heartbeatMs, parseRef } from './refs.ts';
 
 export interface WorkerStatus {

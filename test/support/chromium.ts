@@ -1,6 +1,6 @@
 // Chromium as the tests launch it: the system's binary with the grid's own
 // flags (plugins/browser-grid/browser.ts), and no sandbox (tests run as root).
-import { chromiumFlags, systemChromium } from '../../plugins/browser-grid/browser.ts';
+import { chromiumFlags, systemChromium } from '../../plugins/browser-grid/worker/browser.ts';
 
 export const chromiumBinary = systemChromium() ?? '/usr/bin/chromium';
 

@@ -6,7 +6,7 @@
 // hash. Its browser server is a real one, of whatever playwright-core it is given.
 import { randomUUID } from 'node:crypto';
 import type { Backend } from '../../core/backend.ts';
-import { chromiumFlags } from '../../plugins/browser-grid/browser.ts';
+import { chromiumFlags } from '../../plugins/browser-grid/worker/browser.ts';
 import { chromiumBinary } from './chromium.ts';
 import type { PlaywrightCore } from './playwright-versions.ts';
 

@@ -9,17 +9,17 @@ import { randomUUID } from 'node:crypto';
 import type { BrowserServer } from 'playwright-core';
 import type { Role } from '../../../core/plugin.ts';
 import type { Subscriber } from '../../../core/backend.ts';
-import { launchBrowserServer } from '../browser.ts';
-import { advertisedHost, isWildcard } from '../advertise.ts';
-import { CdpFront } from '../cdp.ts';
-import { secretPath, withoutSecret } from '../endpoint-secret.ts';
+import { launchBrowserServer } from '../worker/browser.ts';
+import { advertisedHost, isWildcard } from '../worker/advertise.ts';
+import { CdpFront } from '../cdp/front.ts';
+import { secretPath, withoutSecret } from '../worker/endpoint-secret.ts';
 import { onDemandAllows, portRange } from '../config.ts';
 import { REDIS_CALL_MS, withDeadline } from '../deadline.ts';
 import { majorMinor, workerRef, type BrowserType } from '../refs.ts';
-import { bundledPlaywright, playwrightCacheDir, playwrightOf, type Playwright } from '../playwright.ts';
-import { PortPool } from '../ports.ts';
-import { prepareVideo, type VideoSupport } from '../video.ts';
-import { establishedTo } from '../sockets.ts';
+import { bundledPlaywright, playwrightCacheDir, playwrightOf, type Playwright } from '../worker/playwright.ts';
+import { PortPool } from '../worker/ports.ts';
+import { prepareVideo, type VideoSupport } from '../worker/video.ts';
+import { establishedTo } from '../worker/sockets.ts';
 import type { Ctx } from '../context.ts';
 
 /** A version claim lives this long unless renewed, so a process that dies while starting one frees it soon. */

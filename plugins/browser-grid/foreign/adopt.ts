@@ -5,11 +5,11 @@
 // server's own), writes it as the hash's `version` field and files the worker
 // in the indexes, after which it is selected like coord's own.
 import { randomBytes } from 'node:crypto';
-import { patternGlob, patternRegex } from '../../core/contract.ts';
-import { contract } from './contract.ts';
-import { majorMinor, parseRef, workerRef } from './refs.ts';
-import { dialUpgrade } from './relay.ts';
-import type { Ctx } from './context.ts';
+import { patternGlob, patternRegex } from '../../../core/contract.ts';
+import { contract } from '../contract.ts';
+import { majorMinor, parseRef, workerRef } from '../refs.ts';
+import { dialUpgrade } from '../relay/relay.ts';
+import type { Ctx } from '../context.ts';
 
 const PROBE_TIMEOUT_MS = 3000;
 

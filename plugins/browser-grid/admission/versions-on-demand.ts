@@ -3,9 +3,9 @@
 // The proxy asks on the versionWanted channel; one worker process that allows
 // the version claims it and starts servers of it; the client waits until they
 // register (or the start fails, or nobody claims it, or the queue timeout).
-import type { Ctx } from './context.ts';
-import { REDIS_CALL_MS, withDeadline } from './deadline.ts';
-import type { BrowserType } from './refs.ts';
+import type { Ctx } from '../context.ts';
+import { REDIS_CALL_MS, withDeadline } from '../deadline.ts';
+import type { BrowserType } from '../refs.ts';
 
 
 export type OnDemand = { kind: 'started' } | { kind: 'failed'; why: string } | { kind: 'unclaimed' } | { kind: 'timeout' } | { kind: 'gone' };

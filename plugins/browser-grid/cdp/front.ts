@@ -15,9 +15,9 @@ import { rm } from 'node:fs/promises';
 import { createServer, connect as tcpConnect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromiumFlags, systemChromium } from './browser.ts';
-import { LEASE_ANSWER, asksForLease } from './cdp-lease.ts';
-import { asksForPath } from './endpoint-secret.ts';
+import { chromiumFlags, systemChromium } from '../worker/browser.ts';
+import { LEASE_ANSWER, asksForLease } from './lease.ts';
+import { asksForPath } from '../worker/endpoint-secret.ts';
 import { killTree } from './process-tree.ts';
 
 const LAUNCH_TIMEOUT_MS = 30_000;

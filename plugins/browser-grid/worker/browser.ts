@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import type { BrowserServer } from 'playwright-core';
 import type { PlaywrightCore } from './playwright.ts';
-import type { BrowserType } from './refs.ts';
+import type { BrowserType } from '../refs.ts';
 
 const SYSTEM_CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 

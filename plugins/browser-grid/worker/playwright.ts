@@ -12,7 +12,7 @@ import { mkdir, rename, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { majorMinor } from './refs.ts';
+import { majorMinor } from '../refs.ts';
 
 export type PlaywrightCore = typeof import('playwright-core');
 

@@ -5,9 +5,9 @@
 // timeout or when it hangs up. Every Redis call has a deadline: a Redis that
 // is away gets the client a 503 in bounded time, never a hang.
 import { randomUUID } from 'node:crypto';
-import { REDIS_CALL_MS, RedisTimeout, withDeadline } from './deadline.ts';
-import type { Ctx } from './context.ts';
-import type { BrowserType } from './refs.ts';
+import { REDIS_CALL_MS, RedisTimeout, withDeadline } from '../deadline.ts';
+import type { Ctx } from '../context.ts';
+import type { BrowserType } from '../refs.ts';
 
 export type Admitted =
   | { kind: 'ok'; ref: string; endpoint: string; lifetime: number; queuedMs: number }
