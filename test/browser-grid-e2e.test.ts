@@ -132,9 +132,11 @@ t.test('a playwright-distributed worker record (endpoint, ms heartbeat) is adopt
     await backend.send(['HSETNX', '{mixed}:cluster:lifetime_connections', 'chromium:pd-1', 0]);
   };
   await beat();
-  const timer = setInterval(() => void beat(), 1000);
+  let beating = Promise.resolve();
+  const timer = setInterval(() => (beating = beat()), 1000);
   t.teardown(async () => {
     clearInterval(timer);
+    await beating; // a beat in flight when the backend closes would reject unheard
     await backend.close();
     await server.close();
   });
