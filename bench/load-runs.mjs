@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Client } from 'undici';
-import { HttpDispatchers } from '../dist/plugins/load-test/http-connections.js';
+import { HttpDispatchers } from '../dist/plugins/load-test/clients/http-connections.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const CONNECTIONS = 50;

@@ -40,9 +40,9 @@ import { loadConfig } from '../dist/core/config.js';
 import { connectBackend } from '../dist/adapters/index.js';
 import { startRoles } from '../dist/core/runtime.js';
 import plugin from '../dist/plugins/load-test/index.js';
-import { readBatches } from '../dist/plugins/load-test/keyspace.js';
-import { MetricsRecorder } from '../dist/plugins/load-test/metrics-recorder.js';
-import { ResultAggregator } from '../dist/plugins/load-test/results.js';
+import { readBatches } from '../dist/plugins/load-test/run-lifecycle/keyspace.js';
+import { MetricsRecorder } from '../dist/plugins/load-test/metrics/recorder.js';
+import { ResultAggregator } from '../dist/plugins/load-test/metrics/results.js';
 import { coord } from '../dist/test/support/cli.js';
 import { startRedis } from '../dist/test/support/redis.js';
 import { processesCpuUs, processTreeCpuUs } from './proc-cpu.mjs';
@@ -312,7 +312,7 @@ worker; processes apart: autocannon's process, or the worker processes, read fro
 Two shapes: **all in one process** (autocannon, or \`coord load run\`'s orchestrator, embedded backend and worker, in the
 bench's process) and **processes apart** (autocannon's own process, as its CLI runs, started ahead; or worker processes as
 deployed on load machines, with the orchestrator and Redis elsewhere: here the bench's process and a redis-server).
-"Connections alone" sends the same requests on coord's connections (plugins/load-test/http1-connection.ts: a socket per user,
+"Connections alone" sends the same requests on coord's connections (plugins/load-test/clients/http1-connection.ts: a socket per user,
 http-parser-js, one request at a time) from a callback per response, with no scenario, promise or metrics: what coord's client
 costs by itself; "undici's Client alone" the same on undici's Client (what coord's users' connections were before). Server CPU µs/request: the server's
 process (it answers every client alike; what it costs per request moves with how the requests arrive).

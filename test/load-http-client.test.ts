@@ -1,4 +1,4 @@
-// The scenario's HTTP client (plugins/load-test/http-client.ts) against a
+// The scenario's HTTP client (plugins/load-test/clients/http-client.ts) against a
 // local node:http server: what a step gets back (status, headers, body, JSON,
 // latency, error) and what is recorded (metric name, error), for statuses,
 // bodies, timeouts, aborts, refused connections and bad URLs; and which
@@ -9,11 +9,11 @@ import t from 'tap';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { inspect } from 'node:util';
-import { HttpClient, type HttpResponse } from '../plugins/load-test/http-client.ts';
-import { HttpDispatchers } from '../plugins/load-test/http-connections.ts';
-import { Targets } from '../plugins/load-test/http-targets.ts';
-import type { MetricsRecorder } from '../plugins/load-test/metrics-recorder.ts';
-import { RequestScope } from '../plugins/load-test/request-scope.ts';
+import { HttpClient, type HttpResponse } from '../plugins/load-test/clients/http-client.ts';
+import { HttpDispatchers } from '../plugins/load-test/clients/http-connections.ts';
+import { Targets } from '../plugins/load-test/clients/http-targets.ts';
+import type { MetricsRecorder } from '../plugins/load-test/metrics/recorder.ts';
+import { RequestScope } from '../plugins/load-test/clients/request-scope.ts';
 import { freePort } from './support/redis.ts';
 
 /** /slow?batch=1 requests the server holds now, and the most it held at once since reset. */

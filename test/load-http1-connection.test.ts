@@ -1,4 +1,4 @@
-// A user's own HTTP/1.1 connection (plugins/load-test/http1-connection.ts)
+// A user's own HTTP/1.1 connection (plugins/load-test/clients/http1-connection.ts)
 // against a raw TCP server that writes exactly the bytes a test gives, split
 // where the test says: how bodies are framed (length, chunked, none, until
 // close), a 1xx before the final answer, when the connection is reused and
@@ -11,7 +11,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer } from 'node:https';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { Http1Connection, type Http1Request } from '../plugins/load-test/http1-connection.ts';
+import { Http1Connection, type Http1Request } from '../plugins/load-test/clients/http1-connection.ts';
 import { buildIfStale } from './support/build.ts';
 import { root } from './support/cli.ts';
 import { makeTlsFiles } from './support/tls-certs.ts';
@@ -223,7 +223,7 @@ t.test('https: verified against the trusted authorities', async (t) => {
   const script = join(t.testdir(), 'trusted.mjs');
   writeFileSync(
     script,
-    `import { Http1Connection } from ${JSON.stringify(join(root, 'dist/plugins/load-test/http1-connection.js'))};
+    `import { Http1Connection } from ${JSON.stringify(join(root, 'dist/plugins/load-test/clients/http1-connection.js'))};
 const connection = new Http1Connection(${JSON.stringify(origin)});
 connection.dispatch({ method: 'GET', path: '/y' }, {
   onConnect() {}, onHeaders(status) { process.stdout.write(status + ' '); return true; },

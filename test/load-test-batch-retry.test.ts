@@ -6,10 +6,10 @@ import t from 'tap';
 import { createBackend } from '../adapters/index.ts';
 import type { Backend, Command } from '../core/backend.ts';
 import { scenarioContext } from '../conformance/scenario-context.ts';
-import { RequestAccounting } from '../plugins/load-test/accounting.ts';
+import { RequestAccounting } from '../plugins/load-test/metrics/accounting.ts';
 import plugin from '../plugins/load-test/index.ts';
-import { readBatches } from '../plugins/load-test/keyspace.ts';
-import { MetricsRecorder } from '../plugins/load-test/metrics-recorder.ts';
+import { readBatches } from '../plugins/load-test/run-lifecycle/keyspace.ts';
+import { MetricsRecorder } from '../plugins/load-test/metrics/recorder.ts';
 import type { Ctx } from '../plugins/load-test/context.ts';
 import { startRedis } from './support/redis.ts';
 

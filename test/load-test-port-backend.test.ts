@@ -8,7 +8,7 @@ import { MessageChannel } from 'node:worker_threads';
 import { createHash } from 'node:crypto';
 import { createEmbeddedBackend } from '../adapters/embedded.ts';
 import { ReplyError } from '../core/backend.ts';
-import { answerCall, portBackend, type CallMessage, type ReplyMessage } from '../plugins/load-test/port-backend.ts';
+import { answerCall, portBackend, type CallMessage, type ReplyMessage } from '../plugins/load-test/users/port-backend.ts';
 
 const main = createEmbeddedBackend({ url: 'embedded://port-backend-test' });
 const { port1, port2 } = new MessageChannel();

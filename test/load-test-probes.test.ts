@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 import { keyBuilders } from '../core/contract.ts';
 import { contract } from '../plugins/load-test/contract.ts';
-import { checkScenario } from '../plugins/load-test/scenario.ts';
+import { checkScenario } from '../plugins/load-test/scenario/scenario.ts';
 import { buildIfStale } from './support/build.ts';
 import { launchOptions } from './support/chromium.ts';
 import { coordSync, root } from './support/cli.ts';

@@ -6,7 +6,7 @@ import t from 'tap';
 import { createBackend } from '../adapters/index.ts';
 import { scenarioContext } from '../conformance/scenario-context.ts';
 import plugin from '../plugins/load-test/index.ts';
-import { MetricsRecorder } from '../plugins/load-test/metrics-recorder.ts';
+import { MetricsRecorder } from '../plugins/load-test/metrics/recorder.ts';
 
 const block = (ms: number) => {
   const end = performance.now() + ms;

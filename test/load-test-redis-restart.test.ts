@@ -104,8 +104,8 @@ t.test('a test whose users run nothing is reported and fails, unless its scenari
     t.equal(controller.ranNothing, fails, fails ? 'reported as a test that ran nothing' : 'allowNoRequests: true lets it pass');
     t.equal((await controller.status()).noRequests, fails ? true : undefined, 'and so does /api/status');
   }
-  const { noRequestsOutcome } = await import('../plugins/load-test/traffic.ts');
-  const { loadScenario } = await import('../plugins/load-test/scenario-loader.ts');
+  const { noRequestsOutcome } = await import('../plugins/load-test/metrics/traffic.ts');
+  const { loadScenario } = await import('../plugins/load-test/scenario/loader.ts');
   const { finished } = await controller.start({ scenario: idle, users: 1, spawnRate: 100, durationMs: 300 });
   t.same(noRequestsOutcome(await finished, await loadScenario(idle)), { threshold: 'requests>0', actual: 0, ok: false }, 'the outcome a run adds to its thresholds');
   const failed = coordSync(['load', 'run', '--scenario', idle, '--users', '2', '--duration', '700ms', '--out', 'json']);

@@ -2,8 +2,8 @@
 // percentiles of all requests, the total of the HTTP metrics only, the mean
 // from the batches' sums, and a per-second series that follows late batches.
 import t from 'tap';
-import { encodeHistogram, HISTOGRAM_PRECISION, newHistogram, recordMs } from '../plugins/load-test/histogram.ts';
-import { ResultAggregator, type Batch } from '../plugins/load-test/results.ts';
+import { encodeHistogram, HISTOGRAM_PRECISION, newHistogram, recordMs } from '../plugins/load-test/metrics/histogram.ts';
+import { ResultAggregator, type Batch } from '../plugins/load-test/metrics/results.ts';
 import { exactPercentile } from './support/load.ts';
 
 /** A worker's batch of these latencies (ms), flushed at `ts` seconds after the test started at 0. */

@@ -6,8 +6,8 @@ import t from 'tap';
 import { resolve } from 'node:path';
 import { scenarioContext } from '../conformance/scenario-context.ts';
 import plugin from '../plugins/load-test/index.ts';
-import { HISTOGRAM_PRECISION } from '../plugins/load-test/histogram.ts';
-import { TestController } from '../plugins/load-test/test-lifecycle.ts';
+import { HISTOGRAM_PRECISION } from '../plugins/load-test/metrics/histogram.ts';
+import { TestController } from '../plugins/load-test/run-lifecycle/controller.ts';
 import { exactPercentile, startLoad, startTarget } from './support/load.ts';
 import { root } from './support/cli.ts';
 

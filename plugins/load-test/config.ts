@@ -1,5 +1,5 @@
 // The load test's options. Times are in seconds.
-import type { StagesInput } from './shape.ts';
+import type { StagesInput } from './scenario/shape.ts';
 
 export interface LoadTestConfig {
   host: string;

@@ -4,7 +4,7 @@
 // any number of workers run as `coord run --plugin load-test [--role …]`.
 import { findUp } from '../../core/paths.ts';
 import type { Plugin } from '../../core/plugin.ts';
-import { commands } from './commands.ts';
+import { commands } from './commands/commands.ts';
 import { checkConfig, configEnv, configFlags, configSchema, type LoadTestConfig } from './config.ts';
 import { contract, type LoadTestKeys } from './contract.ts';
 
@@ -22,7 +22,7 @@ const plugin: Plugin<LoadTestConfig, LoadTestKeys> = {
     worker: async (ctx) => (await import('./roles/workers.ts')).workersRole(ctx),
   },
   defaultRoles: ['worker', 'orchestrator'],
-  scenarios: async () => (await import('./scenarios.ts')).scenarios,
+  scenarios: async () => (await import('./conformance-scenarios.ts')).scenarios,
   commands,
 };
 

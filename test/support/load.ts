@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import plugin from '../../plugins/load-test/index.ts';
 import type { OrchestratorRole } from '../../plugins/load-test/roles/orchestrator.ts';
-import type { TestController } from '../../plugins/load-test/test-lifecycle.ts';
+import type { TestController } from '../../plugins/load-test/run-lifecycle/controller.ts';
 import { root, type CoordProcess } from './cli.ts';
 import { freePort } from './redis.ts';
 import { startRig, type Rig } from './rig.ts';

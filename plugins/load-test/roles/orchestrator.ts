@@ -1,10 +1,10 @@
-// The orchestrator role: owns the test lifecycle (test-lifecycle.ts) and, unless
-// told otherwise, serves the HTTP API and the live page (api.ts) on
+// The orchestrator role: owns the test lifecycle (run-lifecycle/) and, unless
+// told otherwise, serves the HTTP API and the live page (api/server.ts) on
 // 127.0.0.1 — an orchestrator anyone can reach is a traffic cannon.
 import type { Server } from 'node:http';
 import type { Role } from '../../../core/plugin.ts';
-import { serveApi } from '../api.ts';
-import { TestController } from '../test-lifecycle.ts';
+import { serveApi } from '../api/server.ts';
+import { TestController } from '../run-lifecycle/controller.ts';
 import type { Ctx } from '../context.ts';
 
 /** The orchestrator as its process's handle shows it (handle.role('load-test', 'orchestrator')): `coord load run` and tests drive its controller. */

@@ -14,10 +14,10 @@ import type { BlockingConnection, Reply } from '../../../core/backend.ts';
 import type { Role } from '../../../core/plugin.ts';
 import { REDIS_STEP_MS, within } from '../bounded.ts';
 import { decodeEnvelope, type Envelope, type SetRatePayload, type StartPayload } from '../envelope.ts';
-import { loadScenario } from '../scenario-loader.ts';
-import { SystemStats } from '../system-stats.ts';
-import { UserThread, type UsersSession } from '../thread-session.ts';
-import { TestSession } from '../worker-session.ts';
+import { loadScenario } from '../scenario/loader.ts';
+import { SystemStats } from './system-stats.ts';
+import { UserThread, type UsersSession } from '../users/thread-session.ts';
+import { TestSession } from '../users/worker-session.ts';
 import type { Ctx } from '../context.ts';
 
 /** The worker as its process's handle shows it (handle.role('load-test', 'worker')): `coord load run` interrupts its users. */

@@ -1,0 +1,32 @@
+// How `coord load start|stop|users|status` reach the orchestrator's API.
+import { text } from '../../../core/option-values.ts';
+import { environment } from '../../../core/platform.ts';
+import { InputError } from '../parse.ts';
+
+export async function apiCall(options: Readonly<Record<string, unknown>>, method: string, path: string, body?: unknown): Promise<unknown> {
+  const base = text(options.api) ?? 'http://127.0.0.1:8089';
+  let url: URL;
+  try {
+    url = new URL(path, base);
+  } catch {
+    throw new InputError(`--api "${base}" is not a URL: expected e.g. http://127.0.0.1:8089`);
+  }
+  const token = text(options.token) ?? environment().LOAD_TEST_TOKEN;
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method,
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string; errors?: { code?: string }[]; message?: string } }).cause;
+    const why = cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? (err as Error).message;
+    throw new Error(`cannot reach the load-test orchestrator at ${url.origin} (${why}): start one with coord run --plugin load-test, or pass --api`);
+  }
+  const data = (await res.json().catch(() => ({}))) as { error?: string };
+  const why = `orchestrator at ${url.origin}: ${data.error ?? `HTTP ${res.status}`}`;
+  if (res.status === 400) throw new InputError(why);
+  if (!res.ok) throw new Error(why);
+  return data;
+}

@@ -1,0 +1,17 @@
+// Loads a scenario module by path, .ts included, on Node and on Deno
+// (core/typescript-modules.ts). A scenario that does not load is one line:
+// which file, and why.
+import { resolve } from 'node:path';
+import { importModule, ModuleLoadError } from '../../../core/typescript-modules.ts';
+import { InputError } from '../parse.ts';
+import { checkScenario, type CheckedScenario } from './scenario.ts';
+
+export async function loadScenario(path: string, cwd = process.cwd()): Promise<CheckedScenario> {
+  let module: Record<string, unknown>;
+  try {
+    module = await importModule(resolve(cwd, path), `scenario ${path}`);
+  } catch (err) {
+    throw err instanceof ModuleLoadError ? new InputError(err.message) : err;
+  }
+  return checkScenario(module.default ?? module.scenario, path);
+}

@@ -1,0 +1,255 @@
+// A worker's users in a worker thread of their own (user-thread.ts): the
+// thread (UserThread, started with the worker, so it is warm when a test
+// comes) and a test's part of it (ThreadSession), which the worker role in
+// the main thread drives with the same orders as a TestSession in this
+// thread (UsersSession). Why a thread: it runs on a core of its own, and it
+// can always be stopped. When a stop comes
+// the thread is asked first (users finish their step within the grace period,
+// the last metrics are written); a thread that has not been heard from for
+// BLOCKED_MS — users' code holds it (a synchronous step) — is terminated, so
+// a stop ends within moments whatever the steps do (the next test gets a new
+// thread). What a terminated
+// thread's users recorded since its last metric batch is lost; the batch is
+// written when the stop is asked, so that is at most the step they were in.
+import { Worker } from 'node:worker_threads';
+import type { StartPayload } from '../envelope.ts';
+import type { GlobalConfig } from '../../../core/plugin.ts';
+import { LAST_METRICS_MS, REDIS_STEP_MS, within } from '../bounded.ts';
+import { answerCall, type CallMessage, type ReplyMessage } from './port-backend.ts';
+import { ABANDON_AFTER_MS } from './virtual-user.ts';
+import type { Ctx } from '../context.ts';
+
+/** What the worker role asks of its part of a test, here or in a thread. */
+export interface UsersSession {
+  readonly epoch: number;
+  readonly mode: 'users' | 'arrival-rate';
+  targetUsers: number;
+  addUsers(ids: readonly number[]): Promise<void>;
+  removeUser(id: number): Promise<void>;
+  setRate(rate: number): void;
+  /** Ctrl-C: every user is aborted now. */
+  interrupt(): void;
+  /** Stops every user, writes the last metrics. Idempotent. */
+  stop(): Promise<void>;
+  /** Requests recorded (for the log). */
+  readonly recorded: number;
+  /** HTTP requests recorded, completed and aborted (final once stop() resolved): what the test's results must hold. */
+  readonly requests: number;
+  /** The recorder that wrote them (its metric batches carry it); empty until known. */
+  readonly writer: string;
+}
+
+/** What the main thread gives a user thread to start with. */
+export interface UserThreadData {
+  config: Readonly<Record<string, unknown>>;
+  global: Readonly<GlobalConfig>;
+  displayUrl: string;
+  workerId: string;
+  /** A scenario to load before any test asks (load-test.scenario). */
+  preload?: string;
+}
+
+/** The main thread's orders. */
+export type ToThread =
+  | ReplyMessage
+  | { type: 'start'; epoch: number; scenario: string; payload: StartPayload }
+  | { type: 'add'; seq: number; ids: number[] }
+  | { type: 'remove'; seq: number; id: number }
+  | { type: 'target'; users: number }
+  | { type: 'rate'; rate: number }
+  | { type: 'interrupt' }
+  | { type: 'stop' };
+
+/** How often a user thread says it is not held (ms). */
+export const TICK_MS = 100;
+
+/** Silence after which a thread asked to stop counts as held by users' code (ms). */
+export const BLOCKED_MS = 4 * TICK_MS;
+/** The same after Ctrl-C, which wants the run to end now. */
+export const INTERRUPTED_BLOCKED_MS = 2 * TICK_MS;
+
+type FromThread =
+  | CallMessage
+  | { type: 'tick' }
+  | { type: 'ready'; mode: UsersSession['mode'] }
+  | { type: 'failed'; message: string }
+  | { type: 'done'; seq: number; error?: string }
+  | { type: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; msg: string; fields: Record<string, unknown> }
+  | { type: 'stopped'; recorded: number; requests: number; writer: string }
+  | { type: 'exited' };
+
+/** The thread's module: .js once built, .ts from the sources (run under a TypeScript loader, which the thread inherits). */
+const threadModule = new URL(`./user-thread${import.meta.url.slice(import.meta.url.lastIndexOf('.'))}`, import.meta.url);
+
+/** One worker's user thread, for as many tests as it is not terminated. */
+export class UserThread {
+  private readonly worker: Worker;
+  lastHeard = performance.now();
+  exited = false;
+  /** Where the thread's messages other than backend calls and logs go (the test it runs). */
+  private listener?: (msg: FromThread) => void;
+  private readonly heard = new Set<() => void>();
+
+  constructor(
+    readonly ctx: Ctx,
+    readonly workerId: string,
+  ) {
+    const data: UserThreadData = {
+      config: ctx.config as unknown as Record<string, unknown>,
+      global: ctx.global,
+      displayUrl: ctx.backend.displayUrl,
+      workerId,
+      preload: ctx.config.scenario,
+    };
+    this.worker = new Worker(threadModule, { workerData: data });
+    this.worker.on('message', (msg: FromThread) => {
+      this.lastHeard = performance.now();
+      for (const wake of [...this.heard]) wake();
+      if (msg.type === 'call') void answerCall(ctx.backend, this.worker, msg);
+      else if (msg.type === 'log') ctx.logger[msg.level](msg.msg, msg.fields);
+      else if (msg.type !== 'tick') this.listener?.(msg);
+    });
+    this.worker.on('error', (err) => ctx.logger.error("the users' thread failed", { workerId, error: err.message }));
+    this.worker.on('exit', () => {
+      this.exited = true;
+      for (const wake of [...this.heard]) wake();
+      this.listener?.({ type: 'exited' });
+    });
+  }
+
+  /** A test's users in this thread: resolves once the thread has loaded its scenario. */
+  async session(epoch: number, scenario: string, payload: StartPayload): Promise<ThreadSession> {
+    const ready = new Promise<FromThread>((resolve) => (this.listener = (msg) => ['ready', 'failed', 'exited'].includes(msg.type) && resolve(msg)));
+    this.post({ type: 'start', epoch, scenario, payload });
+    const reply = await ready;
+    if (reply.type !== 'ready') {
+      if (reply.type !== 'failed') await this.terminate();
+      throw new Error(reply.type === 'failed' ? reply.message : "the users' thread exited before the test started");
+    }
+    const session = new ThreadSession(this, epoch, reply.mode, payload.target_users);
+    this.listener = (msg) => session.onMessage(msg);
+    return session;
+  }
+
+  post(msg: ToThread): void {
+    if (!this.exited) this.worker.postMessage(msg);
+  }
+
+  /** Resolves on the thread's next message, its exit, or after `ms`. */
+  heardOrAfter(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.heard.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.heard.add(done);
+    });
+  }
+
+  async terminate(): Promise<void> {
+    await this.worker.terminate();
+    this.exited = true;
+  }
+}
+
+/** A test's users in a UserThread. */
+export class ThreadSession implements UsersSession {
+  recorded = 0;
+  requests = 0;
+  writer = '';
+  private next = 0;
+  private readonly waiting = new Map<number, () => void>();
+  /** Users the thread runs (the main thread gives them up itself if it must terminate the thread). */
+  private readonly ids = new Set<number>();
+  private stoppedMessage = false;
+  private stopped?: Promise<void>;
+
+  constructor(
+    private readonly thread: UserThread,
+    readonly epoch: number,
+    readonly mode: UsersSession['mode'],
+    private target: number,
+  ) {}
+
+  onMessage(msg: FromThread): void {
+    switch (msg.type) {
+      case 'done':
+        this.waiting.get(msg.seq)?.();
+        this.waiting.delete(msg.seq);
+        if (msg.error) this.thread.ctx.logger.error('users not recorded as running', { error: msg.error });
+        return;
+      case 'stopped':
+        this.recorded = msg.recorded;
+        this.requests = msg.requests;
+        this.writer = msg.writer;
+        this.stoppedMessage = true;
+        return;
+      case 'exited':
+        for (const done of this.waiting.values()) done();
+        this.waiting.clear();
+        return;
+    }
+  }
+
+  private ask(msg: ToThread & { seq: number }): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.thread.exited) return resolve();
+      this.waiting.set(msg.seq, resolve);
+      this.thread.post(msg);
+    });
+  }
+
+  get targetUsers(): number {
+    return this.target;
+  }
+
+  set targetUsers(users: number) {
+    this.target = users;
+    this.thread.post({ type: 'target', users });
+  }
+
+  async addUsers(ids: readonly number[]): Promise<void> {
+    if (this.stopped) return;
+    for (const id of ids) this.ids.add(id);
+    await this.ask({ type: 'add', seq: ++this.next, ids: [...ids] });
+  }
+
+  async removeUser(id: number): Promise<void> {
+    await this.ask({ type: 'remove', seq: ++this.next, id });
+    this.ids.delete(id);
+  }
+
+  setRate(rate: number): void {
+    this.thread.post({ type: 'rate', rate });
+  }
+
+  /** Ctrl-C: the users are aborted now, and the stop (which terminates a thread their code holds) begins without waiting for stop_test. */
+  interrupt(): void {
+    this.thread.post({ type: 'interrupt' });
+    void this.stop(INTERRUPTED_BLOCKED_MS);
+  }
+
+  stop(blockedMs = BLOCKED_MS): Promise<void> {
+    return (this.stopped ??= (async () => {
+      const { thread } = this;
+      const { ctx, workerId } = thread;
+      thread.post({ type: 'stop' });
+      // Bounded even for a thread that keeps ticking: the users' grace period, the time to abandon a user, the
+      // last metrics written again while Redis fails over, and some.
+      const bound = performance.now() + ctx.config.gracefulStop * 1000 + ABANDON_AFTER_MS + REDIS_STEP_MS + LAST_METRICS_MS + 2000;
+      while (!thread.exited && !this.stoppedMessage) {
+        const now = performance.now();
+        if (now - thread.lastHeard > blockedMs || now > bound) {
+          ctx.logger.warn("users' code holds their thread: terminating it", { workerId, silentMs: Math.round(now - thread.lastHeard) });
+          await thread.terminate();
+          if (this.ids.size) await within(ctx.backend.send(['SREM', ctx.keys.workerActiveUsers({ workerId }), ...this.ids]), REDIS_STEP_MS, 'marking users stopped').catch(() => {});
+          break;
+        }
+        await thread.heardOrAfter(TICK_MS / 2);
+      }
+      this.ids.clear();
+    })());
+  }
+}
