@@ -7,6 +7,7 @@ import { ContractError } from './errors.ts';
 /** A JSON Schema (draft 2020-12 subset that ajv understands). */
 export type JsonSchema = Record<string, unknown>;
 
+/** The Redis data type a contract key holds. */
 export type RedisType = 'string' | 'hash' | 'set' | 'zset' | 'list' | 'stream';
 
 /**
@@ -46,11 +47,16 @@ interface KeySpecBase {
   extension?: boolean;
 }
 
+/** A string key in a contract: `value` is the schema its text is checked against. */
 export interface StringKeySpec extends KeySpecBase {
   type: 'string';
   value: ValueSchema;
 }
 
+/**
+ * A hash key in a contract: its named fields, the ones that must be there, and
+ * fields named by a pattern.
+ */
 export interface HashKeySpec extends KeySpecBase {
   type: 'hash';
   /** Named fields and their value schemas. */
@@ -64,11 +70,13 @@ export interface HashKeySpec extends KeySpecBase {
   dynamicFields?: { pattern: string; value: ValueSchema; params?: Readonly<Record<string, string>> };
 }
 
+/** A set key in a contract: `member` is the schema every member is checked against. */
 export interface SetKeySpec extends KeySpecBase {
   type: 'set';
   member: ValueSchema;
 }
 
+/** A sorted-set key in a contract: the schema of its members and of their scores. */
 export interface ZsetKeySpec extends KeySpecBase {
   type: 'zset';
   member: ValueSchema;
@@ -76,11 +84,13 @@ export interface ZsetKeySpec extends KeySpecBase {
   score?: JsonSchema;
 }
 
+/** A list key in a contract: `item` is the schema every item is checked against. */
 export interface ListKeySpec extends KeySpecBase {
   type: 'list';
   item: ValueSchema;
 }
 
+/** A stream key in a contract: the fields of each entry and how long the stream may grow. */
 export interface StreamKeySpec extends KeySpecBase {
   type: 'stream';
   /** Fields of each entry. */
@@ -90,6 +100,7 @@ export interface StreamKeySpec extends KeySpecBase {
   maxLength?: number;
 }
 
+/** One key of a contract, by its Redis type: what `defineContract` takes under `keys`. */
 export type KeySpec = StringKeySpec | HashKeySpec | SetKeySpec | ZsetKeySpec | ListKeySpec | StreamKeySpec;
 
 /** A pub/sub channel, documented alongside the keys (channels are not keys: not validated in snapshots). */
@@ -101,6 +112,12 @@ export interface ChannelSpec {
   subscribers: readonly string[];
 }
 
+/**
+ * A plugin's keyspace as data: every key it writes (pattern, type, value
+ * schemas, TTL rule, writers) and its pub/sub channels. Made with
+ * `defineContract`; the conformance suite checks a real keyspace against it,
+ * and `coord schema --plugin P` prints it as a reference.
+ */
 export interface ContractSpec<K extends Record<string, KeySpec> = Record<string, KeySpec>, Ch extends Readonly<Record<string, ChannelSpec>> = Readonly<Record<string, ChannelSpec>>> {
   /** The plugin that owns the keyspace. */
   plugin: string;
@@ -114,6 +131,10 @@ export interface ContractSpec<K extends Record<string, KeySpec> = Record<string,
 
 type ParamNames<P extends string> = P extends `${string}{${infer Name}}${infer Rest}` ? Name | ParamNames<Rest> : never;
 
+/**
+ * The parameters a key pattern takes: `KeyParams<'job:{name}'>` is
+ * `{ readonly name: string | number }`.
+ */
 export type KeyParams<P extends string> = [ParamNames<P>] extends [never]
   ? Record<string, never>
   : { readonly [N in ParamNames<P>]: string | number };
@@ -123,6 +144,7 @@ export type KeyBuilder<P extends string> = [ParamNames<P>] extends [never]
   ? (params?: Record<string, never>) => string
   : (params: KeyParams<P>) => string;
 
+/** A builder for each key of a contract (the type of `ctx.keys`), made by `keyBuilders`. */
 export type KeyBuilders<K extends Record<string, KeySpec>> = {
   readonly [E in keyof K]: KeyBuilder<K[E]['pattern']>;
 };
@@ -193,7 +215,16 @@ export function fillPattern(pattern: string, params: Record<string, string | num
   });
 }
 
-/** A regex matching the whole of a key of this pattern (without prefix); groups are the parameters. */
+/**
+ * A regex matching the whole of a key of this pattern (without the key
+ * prefix); its groups are the parameters, in order. `paramRegex` gives a
+ * parameter a rule of its own instead of `[^:]+` (a key spec's `params`).
+ *
+ * @example
+ * const job = patternRegex('job:{name}');
+ * job.exec('job:nightly')?.[1]; // 'nightly'
+ * job.test('job:a:b'); // false: a parameter does not span ':'
+ */
 export function patternRegex(pattern: string, paramRegex: Readonly<Record<string, string>> = {}): RegExp {
   let source = '';
   let last = 0;
@@ -211,12 +242,33 @@ export function patternHead(pattern: string): string {
   return at === -1 ? pattern : pattern.slice(0, at);
 }
 
-/** A SCAN glob for every key of this pattern. */
+/**
+ * A SCAN glob for every key of this pattern: each parameter becomes `*`, and
+ * glob characters in the literal text are escaped. Prefix it with the key
+ * prefix through `escapeGlob`.
+ *
+ * @example
+ * const prefix = ctx.global.redis.keyPrefix;
+ * for await (const key of ctx.backend.scan(escapeGlob(prefix) + patternGlob(contract.keys.job.pattern))) {
+ *   console.log(key); // '{cron}:job:nightly', …
+ * }
+ */
 export function patternGlob(pattern: string): string {
   return pattern.replace(/[*?[\]\\]/g, (c) => `\\${c}`).replace(PARAM, '*');
 }
 
-/** Typed builders for every key of a contract, under a key prefix (e.g. '{grid}:'). */
+/**
+ * Typed builders for every key of a contract, under a key prefix (e.g.
+ * '{cron}:'): one function per key entry, taking the pattern's parameters.
+ * Roles get them ready-made as `ctx.keys`; this is for code that has a
+ * contract and a prefix but no role context (a script, a test, a tool). A
+ * missing or empty parameter, or one its rule does not match, throws
+ * ContractError.
+ *
+ * @example
+ * const keys = keyBuilders(contract, '{cron}:');
+ * keys.job({ name: 'nightly' }); // '{cron}:job:nightly'
+ */
 export function keyBuilders<K extends Record<string, KeySpec>>(spec: ContractSpec<K>, keyPrefix = ''): KeyBuilders<K> {
   const builders: Record<string, (params?: Record<string, string | number>) => string> = {};
   for (const [entry, key] of Object.entries(spec.keys)) {
@@ -229,7 +281,19 @@ function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** Builders for a contract's pub/sub channels, under the same key prefix as its keys. */
+/**
+ * Builders for a contract's pub/sub channels, under the same key prefix as its
+ * keys (roles get them as `ctx.channels`).
+ *
+ * @example
+ * const contract = defineContract({
+ *   plugin: 'cron',
+ *   keys: {},
+ *   channels: { fired: { pattern: 'fired:{name}', description: 'a job ran', message: { type: 'string' }, publishers: ['scheduler'], subscribers: ['runner'] } },
+ * });
+ * const channels = channelBuilders(contract, '{cron}:');
+ * channels.fired({ name: 'nightly' }); // '{cron}:fired:nightly'
+ */
 export function channelBuilders<K extends Record<string, KeySpec>, Ch extends Readonly<Record<string, ChannelSpec>>>(
   spec: ContractSpec<K, Ch>,
   keyPrefix = '',
