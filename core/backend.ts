@@ -16,7 +16,23 @@ export type Reply = string | number | null | Reply[];
 /** One command: its name and arguments, e.g. ['HSET', 'k', 'f', 1]. */
 export type Command = [name: string, ...args: Arg[]];
 
-/** A Redis error reply ("ERR ...", "NOSCRIPT ...", "WRONGTYPE ..."). */
+/**
+ * A Redis error reply ("ERR ...", "NOSCRIPT ...", "WRONGTYPE ..."): what a
+ * backend's calls reject with when Redis answers with an error, and what an
+ * adapter makes of its client's error replies. `code` is the reply's first word.
+ *
+ * @example
+ * try {
+ *   await ctx.backend.send(['INCR', ctx.keys.job({ name: 'nightly' })]);
+ * } catch (err) {
+ *   if (err instanceof ReplyError && err.code === 'WRONGTYPE') ctx.logger.warn('job is not a counter');
+ *   else throw err;
+ * }
+ *
+ * @example
+ * // in an adapter: a client's error reply becomes coord's
+ * throw new ReplyError('NOSCRIPT No matching script. Please use EVAL.');
+ */
 export class ReplyError extends Error {
   override readonly name = 'ReplyError';
   /** The first word of the reply, e.g. 'ERR', 'NOSCRIPT', 'WRONGTYPE'. */
@@ -82,6 +98,12 @@ export interface BlockingConnection {
 /** Connection state changes, one event per change (never carries a password). */
 export type BackendState = 'connecting' | 'ready' | 'reconnecting' | 'closed';
 
+/**
+ * The one interface every Redis backend implements, whatever the client
+ * underneath (ioredis, node-redis, embedded): single commands, transactions,
+ * pipelines, scripts, SCAN over every master, pub/sub and blocking
+ * connections, and connection state. A role gets it as `ctx.backend`.
+ */
 export interface Backend {
   /** Adapter name: 'ioredis', 'node-redis', 'embedded', or a third party's. */
   readonly name: string;
@@ -139,4 +161,9 @@ export interface BackendOptions {
   sentinel?: { username?: string; password?: string };
 }
 
+/**
+ * Makes a backend from a URL and options: what an adapter exports
+ * (createIoredisBackend, createNodeRedisBackend, createEmbeddedBackend). It
+ * connects in the background; `ready()` says when it can serve.
+ */
 export type BackendFactory = (options: BackendOptions) => Backend;

@@ -45,7 +45,25 @@ export abstract class CoordError extends Error {
   }
 }
 
-/** A config that cannot be used. The message is one line; `problems` lists each one. */
+/**
+ * A config that cannot be used. The message is one line; `problems` lists each
+ * one. loadConfig throws it for a value, file, `--set` or environment variable
+ * that does not fit; a plugin throws it for a setting it can only check when a
+ * role starts, with a code of its own.
+ *
+ * @example
+ * if (!ctx.config.worker) {
+ *   throw new ConfigError('cron.worker is not set: a runner needs a worker module (--set cron.worker=./worker.js)', { code: 'COORD_ERR_CRON_WORKER_UNSET' });
+ * }
+ *
+ * @example
+ * try {
+ *   loadConfig({ plugins: [plugin], file: 'coord.yaml' });
+ * } catch (err) {
+ *   if (!(err instanceof ConfigError)) throw err;
+ *   for (const problem of err.problems) console.error(problem);
+ * }
+ */
 export class ConfigError extends CoordError {
   override readonly name = 'ConfigError';
   readonly problems: readonly string[];
@@ -57,7 +75,18 @@ export class ConfigError extends CoordError {
   }
 }
 
-/** A plugin that cannot be registered: bad shape, wrong coord range, duplicate name… */
+/**
+ * A plugin that cannot be registered: bad shape, wrong coord range, duplicate
+ * name… registerPlugin throws it, naming the plugin and the one thing wrong.
+ *
+ * @example
+ * try {
+ *   registerPlugin(candidate);
+ * } catch (err) {
+ *   if (err instanceof PluginError) console.error(err.message); // 'plugin cron: …'
+ *   else throw err;
+ * }
+ */
 export class PluginError extends CoordError {
   override readonly name = 'PluginError';
   constructor(message: string, options?: CoordErrorOptions) {
@@ -69,6 +98,13 @@ export class PluginError extends CoordError {
  * A command line that cannot be run: unknown command or plugin, a missing or
  * bad option. A plugin command throws it for bad input; the CLI prints its
  * message as one line and exits 2.
+ *
+ * @example
+ * async run(options, args, tools) {
+ *   const job = optionText(options.job);
+ *   if (!job) throw new UsageError('cron run-now needs --job NAME');
+ *   // …
+ * }
  */
 export class UsageError extends CoordError {
   override readonly name = 'UsageError';
@@ -77,7 +113,18 @@ export class UsageError extends CoordError {
   }
 }
 
-/** A role threw while starting; the roles started before it have been stopped. `cause` is what it threw. */
+/**
+ * A role threw while starting; the roles started before it have been stopped.
+ * `cause` is what it threw. startProcess rejects with it.
+ *
+ * @example
+ * try {
+ *   await startProcess({ plugins: [plugin], config });
+ * } catch (err) {
+ *   if (err instanceof StartError) console.error(err.message, err.cause);
+ *   else throw err;
+ * }
+ */
 export class StartError extends CoordError {
   override readonly name = 'StartError';
   constructor(message: string, options?: CoordErrorOptions) {
@@ -85,7 +132,17 @@ export class StartError extends CoordError {
   }
 }
 
-/** A Redis URL coord cannot use. */
+/**
+ * A Redis URL coord cannot use (parseRedisUrl, createBackend, loadConfig).
+ *
+ * @example
+ * try {
+ *   parseRedisUrl('http://127.0.0.1:6379');
+ * } catch (err) {
+ *   if (err instanceof UrlError) console.error(err.message); // names the URL (password masked) and what was expected
+ *   else throw err;
+ * }
+ */
 export class UrlError extends CoordError {
   override readonly name = 'UrlError';
   constructor(message: string, options?: CoordErrorOptions) {
@@ -93,7 +150,17 @@ export class UrlError extends CoordError {
   }
 }
 
-/** A module the user names (plugin, scenario, worker) that does not load: `cannot load <label>: <why>`. */
+/**
+ * A module the user names (plugin, scenario, worker) that does not load:
+ * `cannot load <label>: <why>`. importModule throws it; a plugin throws it, with
+ * a code of its own, for a module that loads but exports the wrong thing.
+ *
+ * @example
+ * const module = await importModule(spec, `worker ${spec}`);
+ * if (typeof module.default !== 'function') {
+ *   throw new ModuleLoadError(`cannot load worker ${spec}: it has no default export`, { code: 'COORD_ERR_CRON_WORKER_EXPORT' });
+ * }
+ */
 export class ModuleLoadError extends CoordError {
   override readonly name = 'ModuleLoadError';
   constructor(message: string, options?: CoordErrorOptions) {
@@ -101,7 +168,18 @@ export class ModuleLoadError extends CoordError {
   }
 }
 
-/** A contract declaration that is not valid (defineContract). */
+/**
+ * A contract declaration that is not valid (defineContract), or a key built
+ * with a parameter missing or not matching its rule (`ctx.keys`, keyBuilders).
+ *
+ * @example
+ * try {
+ *   keyBuilders(contract).job({ name: '' });
+ * } catch (err) {
+ *   if (err instanceof ContractError) console.error(err.message); // 'key pattern job:{name}: parameter "name" is missing'
+ *   else throw err;
+ * }
+ */
 export class ContractError extends CoordError {
   override readonly name = 'ContractError';
   constructor(message: string, options?: CoordErrorOptions) {
@@ -109,7 +187,19 @@ export class ContractError extends CoordError {
   }
 }
 
-/** A Lua script whose header or keys do not fit its contract, or a script call with wrong keys or arguments. */
+/**
+ * A Lua script whose header or keys do not fit its contract, or a script call
+ * with wrong keys or arguments. registerPlugin and loadScriptDir throw it for a
+ * script; `ctx.scripts.run` for a call.
+ *
+ * @example
+ * try {
+ *   await ctx.scripts.run('claimTick', { keys: {} });
+ * } catch (err) {
+ *   if (err instanceof ScriptError) console.error(err.message); // 'script claimTick: key "due" was not passed'
+ *   else throw err;
+ * }
+ */
 export class ScriptError extends CoordError {
   override readonly name = 'ScriptError';
   constructor(message: string, options?: CoordErrorOptions) {
@@ -117,7 +207,21 @@ export class ScriptError extends CoordError {
   }
 }
 
-/** The backend could not be reached (refused, DNS, TLS, auth, closed). */
+/**
+ * The backend could not be reached (refused, DNS, TLS, auth, closed).
+ * `backend.ready()` rejects with it; an adapter throws it for a call on a
+ * connection that is gone.
+ *
+ * @example
+ * const backend = await createBackend({ url: 'redis://127.0.0.1:6379' });
+ * try {
+ *   await backend.ready();
+ * } catch (err) {
+ *   if (err instanceof ConnectionError) console.error(`no Redis: ${err.message}`);
+ *   await backend.close();
+ *   throw err;
+ * }
+ */
 export class ConnectionError extends CoordError {
   override readonly name = 'ConnectionError';
   constructor(message: string, options?: CoordErrorOptions) {
