@@ -17,7 +17,7 @@ import chrome from 'selenium-webdriver/chrome.js';
 import remote from 'selenium-webdriver/remote/index.js';
 import t from 'tap';
 import { sessionToken } from '../plugins/webdriver/auth.ts';
-import { foldersRoot } from '../plugins/webdriver/session-folder.ts';
+import { foldersRoot } from '../plugins/webdriver/node/session-folder.ts';
 import { buildIfStale } from './support/build.ts';
 import { freePort } from './support/redis.ts';
 import { ready, startRig } from './support/rig.ts';

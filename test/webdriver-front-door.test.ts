@@ -10,9 +10,9 @@
 import t from 'tap';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { frontDoor, type FrontDoorLimits, type Straight } from '../plugins/webdriver/front-door.ts';
-import type { RequestHead } from '../plugins/webdriver/http-frames.ts';
-import { realClient, trustedProxies } from '../plugins/webdriver/client-address.ts';
+import { frontDoor, type FrontDoorLimits, type Straight } from '../plugins/webdriver/relay/command-relay.ts';
+import type { RequestHead } from '../plugins/webdriver/relay/http-frames.ts';
+import { realClient, trustedProxies } from '../plugins/webdriver/http/client-address.ts';
 import { until } from './support/until.ts';
 
 interface Seen {

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import t, { type Test } from 'tap';
 import { remote } from 'webdriverio';
 import { createBackend } from '../adapters/index.ts';
-import { FrameCursor } from '../plugins/webdriver/bidi-relay.ts';
+import { FrameCursor } from '../plugins/webdriver/relay/bidi.ts';
 import { root } from './support/cli.ts';
 import { freePort } from './support/redis.ts';
 import { chromeOptions, newSessionBody, startPage, startWebdriver, w3c } from './support/webdriver.ts';

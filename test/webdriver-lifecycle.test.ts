@@ -13,7 +13,7 @@ import { createBackend } from '../adapters/index.ts';
 import { scenarioContext } from '../conformance/scenario-context.ts';
 import plugin from '../plugins/webdriver/index.ts';
 import type { Ctx } from '../plugins/webdriver/context.ts';
-import { registerOrchestrator } from '../plugins/webdriver/steps.ts';
+import { registerOrchestrator } from '../plugins/webdriver/scripts.ts';
 import { freePort } from './support/redis.ts';
 import { newSessionBody, startWebdriver, w3c, type WebdriverProcess } from './support/webdriver.ts';
 

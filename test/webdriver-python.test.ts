@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { foldersRoot } from '../plugins/webdriver/session-folder.ts';
+import { foldersRoot } from '../plugins/webdriver/node/session-folder.ts';
 import { freePort } from './support/redis.ts';
 import { until } from './support/until.ts';
 import { chromeOptions, gridId, startWebdriver, w3c } from './support/webdriver.ts';

@@ -9,7 +9,7 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import t from 'tap';
 import { Agent } from 'undici';
-import { LOOP_BLOCK_SECONDS } from '../plugins/webdriver/blocking-waits.ts';
+import { LOOP_BLOCK_SECONDS } from '../plugins/webdriver/manager/blocking-waits.ts';
 import { buildIfStale } from './support/build.ts';
 import { freePort } from './support/redis.ts';
 import { ready, startPageRig } from './support/rig.ts';

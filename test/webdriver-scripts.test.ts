@@ -9,11 +9,10 @@ import type { Clock } from '../core/clock.ts';
 import { scenarioContext } from '../conformance/scenario-context.ts';
 import plugin from '../plugins/webdriver/index.ts';
 import type { Ctx } from '../plugins/webdriver/context.ts';
-import { readLog } from '../plugins/webdriver/session-log.ts';
+import { readLog } from '../plugins/webdriver/session/log.ts';
 import { contract } from '../plugins/webdriver/contract.ts';
-import { allocateSlot, forgetOrchestrator, markAlive, purgeSession, queueSession, reclaimSlots, registerOrchestrator, scheduleSession } from '../plugins/webdriver/steps.ts';
-import { terminateSession } from '../plugins/webdriver/terminate.ts';
-import { readTimeouts } from '../plugins/webdriver/timeouts.ts';
+import { allocateSlot, forgetOrchestrator, markAlive, purgeSession, queueSession, reclaimSlots, registerOrchestrator, scheduleSession, terminateSession } from '../plugins/webdriver/scripts.ts';
+import { readTimeouts } from '../plugins/webdriver/session/timeouts.ts';
 import { startRedis } from './support/redis.ts';
 
 const embedded = process.env.WD_BACKEND === 'embedded';

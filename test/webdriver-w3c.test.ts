@@ -4,8 +4,9 @@
 // request, unknown paths and methods, a missing token. Also W3C matching itself.
 import { connect } from 'node:net';
 import t, { type Test } from 'tap';
-import { readLog } from '../plugins/webdriver/session-log.ts';
-import { capabilitySets, firstMatch, matches, W3CError } from '../plugins/webdriver/w3c.ts';
+import { readLog } from '../plugins/webdriver/session/log.ts';
+import { capabilitySets, firstMatch, matches } from '../plugins/webdriver/session/capabilities.ts';
+import { W3CError } from '../plugins/webdriver/errors.ts';
 import { freePort } from './support/redis.ts';
 import { newSessionBody, startEmbeddedGrid, w3c, type W3CAnswer } from './support/webdriver.ts';
 

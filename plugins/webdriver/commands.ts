@@ -2,7 +2,7 @@
 // timings, read straight from Redis.
 import type { CommandTools, PluginCommand } from '../../core/plugin.ts';
 import type { Ctx } from './context.ts';
-import { readSessions, sessionIds, type SessionView } from './sessions-view.ts';
+import { readSessions, sessionIds, type SessionView } from './views/sessions.ts';
 
 export const commands: PluginCommand[] = [
   {

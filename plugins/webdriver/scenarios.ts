@@ -5,12 +5,10 @@ import type { ConformanceScenario } from '../../core/plugin.ts';
 import type { WebDriverConfig } from './config.ts';
 import type { Ctx } from './context.ts';
 import type { WebDriverKeys } from './contract.ts';
-import { appendLog } from './session-log.ts';
-import { storageScenario } from './storage-scenario.ts';
-import { allocateSlot, markAlive, purgeSession, queueSession, reclaimSlots, registerOrchestrator, scheduleSession } from './steps.ts';
-import { terminateSession } from './terminate.ts';
-import { rfc3339 } from './time.ts';
-import { readTimeouts } from './timeouts.ts';
+import { allocateSlot, appendLog, markAlive, purgeSession, queueSession, reclaimSlots, registerOrchestrator, scheduleSession, terminateSession } from './scripts.ts';
+import { storageScenario } from './storage/scenario.ts';
+import { rfc3339 } from './session/time.ts';
+import { readTimeouts } from './session/timeouts.ts';
 
 const ORCH_A = 'orch-a';
 /** The second scenario's own orchestrator, so scenarios sharing one keyspace do not meet. */

@@ -14,14 +14,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Role } from '../../../core/plugin.ts';
 import { credentials, UNAUTHORIZED_MESSAGE } from '../auth.ts';
 import type { Ctx } from '../context.ts';
-import { answerGraphql, gridUrl } from '../graphql.ts';
-import { closeServer, listen, readBody, sendError, sendJson } from '../http.ts';
-import { advertisedHost } from '../node.ts';
-import { readMetrics, readOrchestrators } from '../orchestrators-view.ts';
-import { readSessions, sessionIds } from '../sessions-view.ts';
-import { gridCapacity } from '../status.ts';
-import { isPagePath, servePage } from '../ui-page.ts';
-import { withRecordings } from '../storage-proxy.ts';
+import { answerGraphql, gridUrl } from '../views/graphql.ts';
+import { closeServer, listen, readBody, sendError, sendJson } from '../http/serve.ts';
+import { advertisedHost } from '../node/session-node.ts';
+import { readMetrics, readOrchestrators } from '../views/orchestrators.ts';
+import { readSessions, sessionIds } from '../views/sessions.ts';
+import { gridCapacity } from '../views/status.ts';
+import { isPagePath, servePage } from '../views/ui-page.ts';
+import { withRecordings } from '../storage/proxy.ts';
 
 const API_HOST_TTL = 60;
 

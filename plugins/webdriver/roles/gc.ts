@@ -4,8 +4,7 @@
 // without deregistering, and forgets orchestrators whose retain key has expired.
 import type { Role } from '../../../core/plugin.ts';
 import { MANAGER_HOST_TTL, type Ctx } from '../context.ts';
-import { forgetOrchestrator, purgeSession } from '../steps.ts';
-import { terminateSession } from '../terminate.ts';
+import { forgetOrchestrator, purgeSession, terminateSession } from '../scripts.ts';
 
 export interface GcResult {
   purged: string[];

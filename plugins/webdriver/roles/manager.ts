@@ -13,23 +13,23 @@
 // does not answer no longer than its timeouts: then it is refused naming Redis.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { BlockingWaits } from '../blocking-waits.ts';
+import { BlockingWaits } from '../manager/blocking-waits.ts';
 import { ConnectionError } from '../../../core/backend.ts';
 import type { Role } from '../../../core/plugin.ts';
-import type { Code } from '../codes.ts';
+import type { Code } from '../session/log-codes.ts';
 import { NODE_KEY_HEADER } from '../auth.ts';
 import { MANAGER_HOST_TTL, type Ctx } from '../context.ts';
-import { closeServer, hop, listen, parseJson, readBody, sendError, sendJson } from '../http.ts';
-import { advertisedHost } from '../node.ts';
-import { driverRefusal } from '../driver-refusal.ts';
-import { appendLog, readLog } from '../session-log.ts';
-import { slotOwner } from '../slots.ts';
-import { terminateSession } from '../terminate.ts';
-import { allocateSlot, markAlive, queueSession } from '../steps.ts';
-import { rfc3339 } from '../time.ts';
-import { readTimeouts } from '../timeouts.ts';
+import { closeServer, hop, listen, parseJson, readBody, sendError, sendJson } from '../http/serve.ts';
+import { advertisedHost } from '../node/session-node.ts';
+import { driverRefusal } from '../node/driver-refusal.ts';
+import { allocateSlot, appendLog, markAlive, queueSession, terminateSession } from '../scripts.ts';
+import { readLog } from '../session/log.ts';
+import { slotOwner } from '../session/slots.ts';
+import { rfc3339 } from '../session/time.ts';
+import { readTimeouts } from '../session/timeouts.ts';
 import type { Timeouts } from '../config.ts';
-import { capabilitySets, firstMatch, metadataOf, W3CError, type Capabilities, type Offer } from '../w3c.ts';
+import { capabilitySets, firstMatch, metadataOf, type Capabilities, type Offer } from '../session/capabilities.ts';
+import { W3CError } from '../errors.ts';
 
 /** A queued request matches the live orchestrators again this often, so new ones join its match. */
 const QUEUE_BLOCK_SECONDS = 5;

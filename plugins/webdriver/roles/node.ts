@@ -4,9 +4,9 @@
 import process from 'node:process';
 import type { Role } from '../../../core/plugin.ts';
 import type { Ctx } from '../context.ts';
-import { SessionNode } from '../node.ts';
-import { readTimeouts } from '../timeouts.ts';
-import { checkEncoder } from '../recording.ts';
+import { SessionNode } from '../node/session-node.ts';
+import { readTimeouts } from '../session/timeouts.ts';
+import { checkEncoder } from '../recording/recorder.ts';
 
 export function nodeRole(ctx: Ctx): Role {
   const { sessionId, orchestratorId } = ctx.config.node;

@@ -6,18 +6,16 @@
 // slotReclaimInterval reclaims the slots of dead sessions and orphaned slots.
 import type { BlockingConnection } from '../../../core/backend.ts';
 import type { Role } from '../../../core/plugin.ts';
-import { browserEntry, machineOrchestratorId } from '../browsers.ts';
-import { DriverPool } from '../driver-pool.ts';
+import { browserEntry, machineOrchestratorId } from '../node/browsers.ts';
+import { DriverPool } from '../node/driver-pool.ts';
 import type { Ctx } from '../context.ts';
-import { SessionNode } from '../node.ts';
-import { removeLeftoverFolders } from '../session-folder.ts';
-import { spawnNodeProcess } from '../node-process.ts';
-import { appendLog } from '../session-log.ts';
-import { terminateSession } from '../terminate.ts';
-import { reclaimSlots, registerOrchestrator, scheduleSession } from '../steps.ts';
-import { readTimeouts } from '../timeouts.ts';
-import { checkEncoder } from '../recording.ts';
-import { IDLE_BLOCK_SECONDS } from '../blocking-waits.ts';
+import { SessionNode } from '../node/session-node.ts';
+import { removeLeftoverFolders } from '../node/session-folder.ts';
+import { spawnNodeProcess } from '../node/node-process.ts';
+import { appendLog, reclaimSlots, registerOrchestrator, scheduleSession, terminateSession } from '../scripts.ts';
+import { readTimeouts } from '../session/timeouts.ts';
+import { checkEncoder } from '../recording/recorder.ts';
+import { IDLE_BLOCK_SECONDS } from '../manager/blocking-waits.ts';
 
 /** Blocking waits last this long when nothing comes (an idle orchestrator's loops cost a command each per this many seconds); stopping closes their connections rather than waiting. */
 const BLOCK_SECONDS = IDLE_BLOCK_SECONDS;

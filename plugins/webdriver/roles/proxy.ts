@@ -10,23 +10,23 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import type { Role } from '../../../core/plugin.ts';
 import { MANAGER_HOST_TTL, type Ctx } from '../context.ts';
-import { frontDoor, type Straight } from '../front-door.ts';
-import { realClient, trustedProxies } from '../client-address.ts';
-import { closeServer, forwardHeaders, hop, listen, originOf, readBody, sendError, type Hop } from '../http.ts';
-import type { RequestHead } from '../http-frames.ts';
-import { HttpMetrics } from '../http-metrics.ts';
+import { frontDoor, type Straight } from '../relay/command-relay.ts';
+import { realClient, trustedProxies } from '../http/client-address.ts';
+import { closeServer, forwardHeaders, hop, listen, originOf, readBody, sendError, type Hop } from '../http/serve.ts';
+import type { RequestHead } from '../relay/http-frames.ts';
+import { HttpMetrics } from '../http/metrics.ts';
 import { credentials, NODE_KEY_HEADER, readSessionRef, sameSecret, sentToken, sessionAllowed, sessionHandle, type SessionRef, sessionToken, UNAUTHORIZED_MESSAGE } from '../auth.ts';
-import { endsSession } from '../node.ts';
+import { endsSession } from '../node/session-node.ts';
 import type { OrchestratorRole } from './orchestrator.ts';
-import { refuseUpgrade, relayUpgrade } from '../relay.ts';
-import { answerGraphql, gridUrl } from '../graphql.ts';
+import { refuseUpgrade, relayUpgrade } from '../relay/websocket.ts';
+import { answerGraphql, gridUrl } from '../views/graphql.ts';
 import { withDeadline } from '../../../core/deadline.ts';
-import { gridStatus, STATUS_REDIS_TIMEOUT_MS } from '../status.ts';
-import { isPagePath, servePage } from '../ui-page.ts';
-import { forwardStorage, STORAGE_PATH } from '../storage-proxy.ts';
-import { errorBody, W3CError } from '../w3c.ts';
-import { CDP_VERSION, withCdpUrl } from '../cdp-relay.ts';
-import { terminateSession } from '../terminate.ts';
+import { gridStatus, STATUS_REDIS_TIMEOUT_MS } from '../views/status.ts';
+import { isPagePath, servePage } from '../views/ui-page.ts';
+import { forwardStorage, STORAGE_PATH } from '../storage/proxy.ts';
+import { errorBody, W3CError } from '../errors.ts';
+import { CDP_VERSION, withCdpUrl } from '../relay/cdp.ts';
+import { terminateSession } from '../scripts.ts';
 import { announceListener } from '../../../core/run-files.ts';
 
 /** How long the list of live managers is reused. */

@@ -16,12 +16,12 @@ import type { BlockingConnection } from '../../../core/backend.ts';
 import type { Role } from '../../../core/plugin.ts';
 import { credentials, UNAUTHORIZED_MESSAGE } from '../auth.ts';
 import type { Ctx } from '../context.ts';
-import { closeServer, listen, sendError, sendJson } from '../http.ts';
-import { advertisedHost } from '../node.ts';
-import { diskBytes, pastLimits, readFolder, RECORDING_FILE, storageFolder, storageId, type PendingRecording, type Recording } from '../storage-files.ts';
-import { serveFile } from '../storage-serve.ts';
-import { announceProvider, forgetRecording, withdrawProvider, writeDiskMetrics } from '../storage-steps.ts';
-import { IDLE_BLOCK_SECONDS } from '../blocking-waits.ts';
+import { closeServer, listen, sendError, sendJson } from '../http/serve.ts';
+import { advertisedHost } from '../node/session-node.ts';
+import { diskBytes, pastLimits, readFolder, RECORDING_FILE, storageFolder, storageId, type PendingRecording, type Recording } from '../storage/files.ts';
+import { serveFile } from '../storage/serve-file.ts';
+import { announceProvider, forgetRecording, withdrawProvider, writeDiskMetrics } from '../storage/writes.ts';
+import { IDLE_BLOCK_SECONDS } from '../manager/blocking-waits.ts';
 
 /** How often the provider refreshes its host key at most (a third of its TTL). */
 const BEAT_MAX_SECONDS = 20;
