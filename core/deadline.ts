@@ -5,6 +5,13 @@
 /**
  * The promise's value, or a rejection "[WHAT: ]no answer within N s" after
  * `ms`. A rejection of the promise after that is nobody's (it is swallowed).
+ * Redis clients hold commands while Redis fails over or is gone, so a role
+ * that must act in time (a heartbeat, a stop, a status answer) bounds its
+ * calls with it.
+ *
+ * @example
+ * const active = await withDeadline(ctx.backend.send(['SCARD', ctx.keys.jobs()]), 2000, 'counting jobs').catch(() => undefined);
+ * if (active === undefined) ctx.logger.warn('Redis did not answer within 2 s');
  */
 export function withDeadline<T>(promise: Promise<T>, ms: number, what?: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -4,7 +4,15 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
-/** The program to run: `binary` when it is a runnable path, else the first runnable `binary` in PATH; undefined when there is none. */
+/**
+ * The program to run: `binary` when it is a runnable path, else the first
+ * runnable `binary` in PATH (or in `path`, a PATH-like list); undefined when
+ * there is none.
+ *
+ * @example
+ * const ffmpeg = findExecutable(ctx.config.ffmpeg ?? 'ffmpeg');
+ * if (!ffmpeg) throw new ConfigError('no ffmpeg in PATH: install it or set cron.ffmpeg to its path');
+ */
 export function findExecutable(binary: string, path = process.env.PATH ?? ''): string | undefined {
   const runnable = (file: string) => {
     try {

@@ -6,7 +6,17 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 
-/** A getter that requires `name` on its first call and returns the same module after. */
+/**
+ * A getter that requires `name` (a CommonJS package) on its first call and
+ * returns the same module after: a package only some paths need is loaded
+ * only when one of them runs, and the caller stays synchronous.
+ *
+ * @example
+ * import type Semver from 'semver';
+ * const semver = lazyModule<typeof Semver>('semver');
+ * // … later, only on the path that needs it:
+ * if (!semver().satisfies(version, '>=120')) throw new ConfigError(`browser version ${version} is too old`);
+ */
 export function lazyModule<T>(name: string): () => T {
   let loaded: T | undefined;
   return () => {

@@ -1,8 +1,14 @@
 // The logger roles receive. Structured: a message plus fields. The runtime
 // backs it with pino (JSON when stdout is not a TTY, readable when it is).
 
+/** A log line's level, from the most to the least verbose. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
+/**
+ * The logger roles receive (`ctx.logger`): a message plus structured fields.
+ * The runtime backs it with pino (JSON lines when stdout is not a terminal,
+ * readable ones when it is); tests pass memoryLogger or silentLogger.
+ */
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
   info(msg: string, fields?: Record<string, unknown>): void;
@@ -12,7 +18,16 @@ export interface Logger {
   child(bindings: Record<string, unknown>): Logger;
 }
 
-/** A logger that drops everything (for tests and for the CLI's quiet commands). */
+/**
+ * A logger that drops everything (for tests and for the CLI's quiet commands),
+ * and the default of a function whose caller may not want its lines.
+ *
+ * @example
+ * export async function syncJobs(ctx: RoleContext, jobs: readonly Job[], logger: Logger = silentLogger): Promise<void> {
+ *   for (const job of jobs) await ctx.backend.send(['SADD', ctx.keys.jobs(), job.id]);
+ *   logger.info('jobs synced', { count: jobs.length });
+ * }
+ */
 export const silentLogger: Logger = {
   debug() {},
   info() {},

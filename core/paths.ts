@@ -5,7 +5,16 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The nearest ancestor of `moduleUrl`'s folder that holds `relative`, joined with it. */
+/**
+ * The nearest ancestor of `moduleUrl`'s folder that holds `relative`, joined
+ * with it; throws when none does. For files that ship beside a plugin's code
+ * (its lua/ folder, templates): the same module runs from the sources and from
+ * a build folder, so a fixed `../..` would be wrong in one of them.
+ *
+ * @example
+ * const luaDir = findUp(import.meta.url, 'lua'); // e.g. /app/node_modules/coord-cron/lua
+ * const scripts = loadScriptDir(luaDir, contract);
+ */
 export function findUp(moduleUrl: string | URL, relative: string): string {
   let dir = dirname(fileURLToPath(moduleUrl));
   for (;;) {

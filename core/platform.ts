@@ -23,7 +23,13 @@ export function cliArgs(): string[] {
   return isDeno ? [...deno!.args] : process.argv.slice(2);
 }
 
-/** The process environment (a copy: config reads it once). */
+/**
+ * The process environment (a copy: config reads it once). What a command
+ * passes as `env` to loadConfig, on Node and Deno alike.
+ *
+ * @example
+ * const config = loadConfig({ plugins: [plugin], env: environment() });
+ */
 export function environment(): Record<string, string | undefined> {
   return { ...process.env };
 }
@@ -51,10 +57,19 @@ export function writeStdout(text: string): void {
   process.stdout.write(text);
 }
 
+/**
+ * Writes text to standard error as it is (add the newline yourself), on Node
+ * and Deno alike: for a line beside a command's result, which goes to
+ * standard output.
+ *
+ * @example
+ * writeStderr(`coord-cron: ${jobs.length} jobs scheduled\n`);
+ */
 export function writeStderr(text: string): void {
   process.stderr.write(text);
 }
 
+/** A signal that asks the process to stop (Ctrl-C, or a process manager's stop). */
 export type StopSignal = 'SIGINT' | 'SIGTERM';
 
 /** Calls `handler` on SIGINT and SIGTERM. Returns a function that removes the handlers. */

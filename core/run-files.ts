@@ -31,6 +31,14 @@ const written = new Set<string>();
  * Records that this process's `what` of `plugin` listens on `url`, when its
  * state is in the embedded backend (with a Redis, status commands read Redis).
  * A host of 0.0.0.0 or :: is named as loopback, where a local command reaches it.
+ * A status command in another process finds it there; the record goes when the
+ * process exits.
+ *
+ * @example
+ * server.listen(ctx.config.port, ctx.config.host, () => {
+ *   const { port } = server.address() as AddressInfo;
+ *   announceListener(ctx.global, 'cron', 'api', 'http', ctx.config.host, port);
+ * });
  */
 export function announceListener(global: Readonly<GlobalConfig>, plugin: string, what: string, scheme: string, host: string, port: number): void {
   if (parseRedisUrl(global.redis.url).kind !== 'embedded') return;

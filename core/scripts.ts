@@ -61,11 +61,22 @@ export const LIBRARY_DIR = 'lib';
 /** Key params for one slot: params of its pattern, a key already built with ctx.keys, or a list for a variadic slot. */
 export type KeyInput = Record<string, string | number> | string;
 
+/**
+ * What a script call passes, by the names its Lua header gives them: keys by
+ * slot (each the parameters of the contract key the slot names, or a key
+ * already built; a list for a variadic slot) and ARGV by name.
+ */
 export interface ScriptCall {
   keys?: Readonly<Record<string, KeyInput | readonly KeyInput[]>>;
   args?: Readonly<Record<string, Arg | readonly Arg[]>>;
 }
 
+/**
+ * A plugin's scripts on one backend, under the key prefix (`ctx.scripts`): run
+ * one by name with keys and arguments by name; the runner builds the key
+ * names from the contract, orders KEYS and ARGV as the header declares them,
+ * and runs it with EVALSHA (EVAL when Redis does not have it yet).
+ */
 export interface ScriptRunner {
   /** Runs a script by name (file name without .lua). */
   run(name: string, call?: ScriptCall): Promise<Reply>;
@@ -272,7 +283,16 @@ function checkSlots(where: string, what: string, slots: { index: number; slot: s
   }
 }
 
-/** Reads every .lua file of a folder as a script, with the libraries of its lib/ folder. */
+/**
+ * Reads every .lua file of a folder as a script, with the libraries of its lib/
+ * folder, and checks each header against the contract (ScriptError). The
+ * runtime does this for a plugin's `scripts` folder; a worker thread or a tool
+ * that makes its own context (roleContext) calls it.
+ *
+ * @example
+ * const scripts = loadScriptDir(new URL('./lua/', import.meta.url), contract);
+ * scripts.map((s) => s.name); // ['claimTick', 'finishTick', 'scheduleTick', 'sweepLeases']
+ */
 export function loadScriptDir(dir: string | URL, contract: ContractSpec): ScriptDefinition[] {
   const path = typeof dir === 'string' ? dir : fileURLToPath(dir);
   const libraryDir = join(path, LIBRARY_DIR);

@@ -22,7 +22,12 @@ let packageHooksRegistered: Promise<void> | undefined;
  * Imports `module`: a file path (absolute, or relative to the working
  * directory), a file: URL, or the name of a package coord can import. `label`
  * is how an error names it, e.g. `plugin ./my-plugin.ts` (default: `module`).
- * Throws ModuleLoadError.
+ * Throws ModuleLoadError. A `.ts` file loads on Node 20 too (coord strips its
+ * types as it loads), and imports of 'coordkit' inside it resolve to this coord.
+ *
+ * @example
+ * const module = await importModule(ctx.config.worker, `worker ${ctx.config.worker}`);
+ * const Worker = module.default as new () => { run(): Promise<void> };
  */
 export async function importModule(module: string, label = module): Promise<Record<string, unknown>> {
   const fail = (why: string) => new ModuleLoadError(`cannot load ${label}: ${why}`);
