@@ -53,7 +53,7 @@ export { channelBuilders, defineContract, keyBuilders, patternGlob, patternRegex
 export { escapeGlob } from '../core/snapshot.ts';
 
 // What a role talks to
-export type { Arg, Backend, Command, PubSubMessage, Reply, Subscriber } from '../core/backend.ts';
+export type { Arg, Backend, BlockingConnection, Command, PubSubMessage, Reply, Subscriber } from '../core/backend.ts';
 export { ReplyError } from '../core/backend.ts';
 export type { KeyInput, ScriptArg, ScriptCall, ScriptKey, ScriptRunner, ScriptShape, TypedCall, TypedScripts } from '../core/scripts.ts';
 export { loadScriptDir } from '../core/scripts.ts';

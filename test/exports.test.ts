@@ -31,7 +31,7 @@ const denoJson = JSON.parse(readFileSync(join(root, 'deno.json'), 'utf8')) as {
 
 /** The plugin kit: 'coordkit/plugin' exports these names, and 'coordkit' re-exports them. */
 const KIT = [
-  'Arg', 'Backend', 'ChannelBuilders', 'ChannelSpec', 'Clock', 'Command', 'CommandTools', 'ConfigError', 'ConformanceScenario', 'ConnectionError',
+  'Arg', 'Backend', 'BlockingConnection', 'ChannelBuilders', 'ChannelSpec', 'Clock', 'Command', 'CommandTools', 'ConfigError', 'ConformanceScenario', 'ConnectionError',
   'ContractError', 'ContractSpec', 'CoordError', 'CoordErrorCode', 'CoordErrorOptions', 'GlobalConfig', 'HashKeySpec', 'JsonSchema', 'KeyBuilder', 'KeyBuilders',
   'KeyInput', 'KeyParams', 'KeySpec', 'ListKeySpec', 'LogLevel', 'Logger', 'ModuleLoadError', 'Plugin', 'PluginCommand', 'PluginError', 'PubSubMessage',
   'RedisType', 'Reply', 'ReplyError', 'Role', 'RoleContext', 'RoleContextParts', 'RoleFactory', 'ScriptArg', 'ScriptCall', 'ScriptError', 'ScriptKey',
