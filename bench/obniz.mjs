@@ -24,7 +24,8 @@ import { loadScriptDir } from '../dist/core/scripts.js';
 import { silentLogger } from '../dist/core/logger.js';
 import plugin from '../dist/plugins/obniz/index.js';
 import { Manager } from '../dist/plugins/obniz/roles/manager.js';
-import { claimDevices, relocateSlave, touchSlave } from '../dist/plugins/obniz/store.js';
+import { relocateSlave } from '../dist/plugins/obniz/relocate.js';
+import { claimDevices, touchSlave } from '../dist/plugins/obniz/scripts.js';
 import { startRedis } from '../dist/test/support/redis.js';
 
 const ROUNDS = Number(process.argv[2] ?? 3);

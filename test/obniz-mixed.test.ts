@@ -13,7 +13,7 @@ import { runCli } from '../cli/app.ts';
 import type { Backend } from '../core/backend.ts';
 import type { Manager } from '../plugins/obniz/roles/manager.ts';
 import type { Slave } from '../plugins/obniz/roles/slave.ts';
-import { touchSlave } from '../plugins/obniz/store.ts';
+import { touchSlave } from '../plugins/obniz/scripts.ts';
 import { SdkManager, SdkSlave, sdkTimings, type SdkWorkerRecord } from './support/obniz-sdk.ts';
 import { deviceFile, devices, fixtures, manualClock, obnizCtx, recordEvents, startManager, startSlave } from './support/obniz.ts';
 import { until } from './support/until.ts';

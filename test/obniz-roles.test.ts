@@ -8,7 +8,7 @@ import { createBackend } from '../adapters/index.ts';
 import type { Backend } from '../core/backend.ts';
 import type { Manager } from '../plugins/obniz/roles/manager.ts';
 import type { Slave } from '../plugins/obniz/roles/slave.ts';
-import { readList } from '../plugins/obniz/store.ts';
+import { readList } from '../plugins/obniz/fleet.ts';
 import { deviceFile, devices, fixtures, loops, overlaps, recordEvents, roleCtx, startManager, startSlave } from './support/obniz.ts';
 import { until } from './support/until.ts';
 import { startRedis } from './support/redis.ts';

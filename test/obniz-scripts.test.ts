@@ -5,20 +5,10 @@
 import t from 'tap';
 import { createBackend } from '../adapters/index.ts';
 import type { Backend } from '../core/backend.ts';
-import {
-  assignDevices,
-  claimDevices,
-  readList,
-  releaseDevices,
-  relocateAll,
-  relocateDevice,
-  relocateSlave,
-  removeDevices,
-  touchManager,
-  touchSlave,
-  updateDevices,
-} from '../plugins/obniz/store.ts';
 import type { Ctx } from '../plugins/obniz/context.ts';
+import { readList } from '../plugins/obniz/fleet.ts';
+import { relocateAll, relocateDevice, relocateSlave } from '../plugins/obniz/relocate.ts';
+import { assignDevices, claimDevices, releaseDevices, removeDevices, touchManager, touchSlave, updateDevices } from '../plugins/obniz/scripts.ts';
 import { obnizStatus } from '../plugins/obniz/status.ts';
 import { devices, manualClock, obnizCtx, T0 } from './support/obniz.ts';
 import { startRedis } from './support/redis.ts';
@@ -88,9 +78,9 @@ t.test('assignDevices: least-loaded slave, the SDK value format, marked new, ALR
 
 t.test('relocateDevice: every obniz-app-sdk error in obniz-app-sdk\'s order, then a move that keeps the install byte for byte', async (t) => {
   const ctx = ctxOf();
-  await t.rejects(relocateDevice(ctx, 'x'), { code: 'NO_ACCEPTABLE_WORKER' }, 'no alive slave');
+  await t.rejects(relocateDevice(ctx, 'x'), { sdkCode: 'NO_ACCEPTABLE_WORKER', code: 'COORD_ERR_OBNIZ_NO_ACCEPTABLE_WORKER' }, 'no alive slave');
   await touchSlave(ctx, 's1');
-  await t.rejects(relocateDevice(ctx, 'nope'), { code: 'NOT_INSTALLED' });
+  await t.rejects(relocateDevice(ctx, 'nope'), { sdkCode: 'NOT_INSTALLED', code: 'COORD_ERR_OBNIZ_NOT_INSTALLED' });
   // a 20-digit number and empty lists: a cjson round trip would change them
   const raw = '{"id":"odd-1","serial":12345678901234567890,"tags":[],"nested":{"a":[]}}';
   await ctx.scripts.run('assignDevices', {
@@ -99,10 +89,10 @@ t.test('relocateDevice: every obniz-app-sdk error in obniz-app-sdk\'s order, the
   });
   await t.rejects(
     relocateDevice(ctx, 'odd-1'),
-    { code: 'NO_NEED_TO_RELOCATE', message: 'relocating odd-1: NO_NEED_TO_RELOCATE: its slave s1 is alive; add --force to move it anyway' },
+    { sdkCode: 'NO_NEED_TO_RELOCATE', code: 'COORD_ERR_OBNIZ_NO_NEED_TO_RELOCATE', message: 'relocating odd-1: NO_NEED_TO_RELOCATE: its slave s1 is alive; add --force to move it anyway' },
     'its slave is alive: the error says which and what to do',
   );
-  await t.rejects(relocateDevice(ctx, 'odd-1', true), { code: 'NO_OTHER_ACCEPTABLE_WORKER' }, 'forced, but no other slave');
+  await t.rejects(relocateDevice(ctx, 'odd-1', true), { sdkCode: 'NO_OTHER_ACCEPTABLE_WORKER', code: 'COORD_ERR_OBNIZ_NO_OTHER_ACCEPTABLE_WORKER' }, 'forced, but no other slave');
   await touchSlave(ctx, 's2');
   clock.advance(1000);
   t.same(await relocateDevice(ctx, 'odd-1', true), { from: 's1', to: 's2' }, 'forced move');
@@ -127,7 +117,7 @@ t.test('relocation reads entries the SDK wrote (seconds as text, a status field)
   t.equal((await readList(ctx, 'a')).get('sdk-2')?.updatedMs, 1_800_000_000_000, 'seconds → ms');
   // an SDK slave's heartbeat in seconds counts as alive
   await backend.send(['SET', ctx.keys.slaveHeartbeat({ name: 'b' }), String(T0 / 1000), 'EX', 20]);
-  await t.rejects(relocateDevice(ctx, 'sdk-1'), { code: 'NO_NEED_TO_RELOCATE' }, 'b (heartbeat in seconds) is alive');
+  await t.rejects(relocateDevice(ctx, 'sdk-1'), { sdkCode: 'NO_NEED_TO_RELOCATE', code: 'COORD_ERR_OBNIZ_NO_NEED_TO_RELOCATE' }, 'b (heartbeat in seconds) is alive');
 });
 
 t.test('relocateSlave: a dead slave\'s devices spread over the alive ones, its keys go; an alive one is left alone', async (t) => {
@@ -147,13 +137,13 @@ t.test('relocateSlave: a dead slave\'s devices spread over the alive ones, its k
   await kill(ctx, 'b');
   await kill(ctx, 'c');
   await kill(ctx, 'd');
-  await t.rejects(relocateSlave(ctx, 'b'), { code: 'NO_ACCEPTABLE_WORKER' }, 'no alive slave to take them');
+  await t.rejects(relocateSlave(ctx, 'b'), { sdkCode: 'NO_ACCEPTABLE_WORKER', code: 'COORD_ERR_OBNIZ_NO_ACCEPTABLE_WORKER' }, 'no alive slave to take them');
   t.equal(await backend.send(['HLEN', ctx.keys.workers({ name: 'b' })]), 15, 'the list is kept for later');
 });
 
 t.test('relocateAll: every alive slave within 1 of every other, fewest moves, dead slaves left alone, NO_WORKER', async (t) => {
   const ctx = ctxOf();
-  await t.rejects(relocateAll(ctx), { code: 'NO_WORKER' });
+  await t.rejects(relocateAll(ctx), { sdkCode: 'NO_WORKER', code: 'COORD_ERR_OBNIZ_NO_WORKER' });
   await touchSlave(ctx, 's1');
   await assignDevices(ctx, devices(100));
   await touchSlave(ctx, 's2');

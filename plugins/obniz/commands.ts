@@ -2,12 +2,12 @@
 // a running deployment seen and steered from the command line. The commands
 // that act first find the slaves coord's index does not list yet (obniz-app-sdk
 // slaves, before any coord manager ran), so they see the fleet the SDK sees.
-import type { CommandTools, PluginCommand } from '../../core/plugin.ts';
+import type { CommandTools, PluginCommand } from '../../entries/plugin.ts';
 import { discover } from './discover.ts';
 import { channelFor, envelope } from './messages.ts';
 import { KeyRequester } from './requests.ts';
+import { relocateAll, relocateDevice } from './relocate.ts';
 import { obnizStatus, type ObnizStatus } from './status.ts';
-import { relocateAll, relocateDevice } from './store.ts';
 import type { Ctx } from './context.ts';
 
 type CommandCtx = Ctx & { close(): Promise<void> };

@@ -3,7 +3,7 @@
 // indexes and the claim that keeps one device on one slave at a time, marked
 // as extensions. Extension keys live under `obniz:` so that none matches the
 // SDK's own `KEYS workers:*` / `slave:*:heartbeat` scans.
-import { defineContract } from '../../core/contract.ts';
+import { defineContract } from '../../entries/plugin.ts';
 
 /** Date.now() in ms (the SDK's slaves and managers) or Unix seconds (the SDK's first manager heartbeat and its Lua). */
 const timestamp = { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'string', pattern: '^[0-9]+$' }] };

@@ -1,9 +1,9 @@
 // The obniz device class (the `obniz` npm package, or a stand-in a test or a
 // user names by path). Optional: without it workers run without a device
 // connection and the onObniz* hooks are not called.
-import type { Logger } from '../../core/logger.ts';
+import { type Logger, ModuleLoadError } from '../../entries/plugin.ts';
 import type { ObnizConfig } from './config.ts';
-import { importUserModule, ModuleLoadError } from './load-module.ts';
+import { importUserModule } from './load-module.ts';
 
 /** What coord uses of an obniz.js instance. */
 export interface DeviceConnection {
@@ -37,7 +37,9 @@ export async function loadDeviceClass(config: ObnizConfig, logger: Logger): Prom
   }
   const candidate = (typeof module.default === 'function' ? module.default : (module.default as Record<string, unknown> | undefined)?.default ?? module.Obniz) as unknown;
   if (typeof candidate !== 'function') {
-    throw new ModuleLoadError(`device class ${config.obnizModule}: its default export is not a class (expected the obniz class, new Obniz(id, options))`);
+    throw new ModuleLoadError(`device class ${config.obnizModule}: its default export is not a class (expected the obniz class, new Obniz(id, options))`, {
+      code: 'COORD_ERR_OBNIZ_DEVICE_CLASS_EXPORT',
+    });
   }
   return candidate as DeviceClass;
 }

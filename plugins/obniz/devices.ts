@@ -5,11 +5,8 @@
 // has it, whatever the source, so SDK workers and coord workers read the same
 // shape: `configs` a JSON string (an object in the list is encoded, none is
 // "{}"), `hardware` a string ("unknown" when the list names none).
+import { DeviceListError } from './errors.ts';
 import { isObject, type DeviceInfo } from './values.ts';
-
-export class DeviceListError extends Error {
-  override readonly name = 'DeviceListError';
-}
 
 /**
  * Device ids: an obniz id (NNNN-NNNN), or another id of at most 64 letters,
@@ -43,7 +40,7 @@ export function normalizeDevices(value: unknown, where: string): DeviceInfo[] {
   const seen = new Set<string>();
   return list.map((item: unknown, i) => {
     const device = toDeviceInfo(item, `${where}: ${at}[${i}]`);
-    if (seen.has(device.id)) throw new DeviceListError(`${where}: ${at}[${i}].id: "${device.id}" is listed twice`);
+    if (seen.has(device.id)) throw new DeviceListError(`${where}: ${at}[${i}].id: "${device.id}" is listed twice`, { code: 'COORD_ERR_OBNIZ_DEVICE_LISTED_TWICE' });
     seen.add(device.id);
     return device;
   });
@@ -55,7 +52,7 @@ export function toDeviceInfo(item: unknown, where: string): DeviceInfo {
   if (!isObject(device)) throw new DeviceListError(`${where}: expected a device {"id": "…", …} or an id, got ${describe(item)}`);
   const id: unknown = device.id;
   if (typeof id !== 'string' || !isDeviceId(id)) {
-    throw new DeviceListError(`${where}.id: expected ${ID_RULE}, got ${describe(id)}`);
+    throw new DeviceListError(`${where}.id: expected ${ID_RULE}, got ${describe(id)}`, { code: 'COORD_ERR_OBNIZ_DEVICE_ID' });
   }
   const { configs, hardware } = device;
   if (hardware !== undefined && hardware !== null && (typeof hardware !== 'string' || hardware.length > MAX_HARDWARE_LENGTH)) {

@@ -4,8 +4,7 @@
 // processes index themselves, so a SCAN is only for SDK processes: a whole pass
 // at a manager's start and for the commands that act, and in between a pass
 // spread over time, one SCAN step every discoverInterval (Discovery).
-import { patternGlob, patternRegex } from '../../core/contract.ts';
-import { escapeGlob } from '../../core/snapshot.ts';
+import { escapeGlob, patternGlob, patternRegex } from '../../entries/plugin.ts';
 import { contract } from './contract.ts';
 import type { Ctx } from './context.ts';
 

@@ -1,7 +1,6 @@
 // obniz: one worker per IoT device, spread over slave processes through Redis,
 // wire-compatible with obniz-app-sdk 1.5 (keys, values, channels, messages).
-import { findUp } from '../../core/paths.ts';
-import type { Plugin } from '../../core/plugin.ts';
+import { findUp, type Plugin } from '../../entries/plugin.ts';
 import { commands } from './commands.ts';
 import { checkConfig, configEnv, configFlags, configSchema, type ObnizConfig } from './config.ts';
 import { contract, type ObnizKeys } from './contract.ts';

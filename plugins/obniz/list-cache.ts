@@ -5,9 +5,9 @@
 // managers do not bump stamps: what they add, move or remove changes a length;
 // an install they rewrite in place is seen at the next full read, every
 // FULL_READ_EVERY syncs.
-import type { Command } from '../../core/backend.ts';
+import type { Command } from '../../entries/plugin.ts';
 import type { Ctx } from './context.ts';
-import { indexedSlaves } from './store.ts';
+import { indexedSlaves } from './fleet.ts';
 import { parseAssignment, type Assignment } from './values.ts';
 
 /** Every this many reads, every list is read in full. */

@@ -1,7 +1,6 @@
 // A periodic task that can be woken early: heartbeats, health checks, syncs.
 // Runs never overlap; a wake during a run makes the next run start right after.
-import type { Clock } from '../../core/clock.ts';
-import type { Logger } from '../../core/logger.ts';
+import type { Clock, Logger } from '../../entries/plugin.ts';
 
 export interface LoopOptions {
   name: string;
@@ -68,15 +67,6 @@ export class Loop {
     this.sleeper = new AbortController();
     await this.opts.clock.sleep(ms, this.sleeper.signal).catch(() => {});
   }
-}
-
-/** Resolves with the promise's value, or rejects with `what took longer than N s` after ms. */
-export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms / 1000} s`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** Runs fn over items with at most `limit` at a time; resolves when all settled. */

@@ -2,7 +2,7 @@
 // {"action","info":{"sendMode","to"?,"toManager","from"},"body"} on `app`
 // (broadcast) or `app.{name}` (direct). A slave answers its managers on its
 // own channel, as the SDK does, because managers PSUBSCRIBE app*.
-import { channelBuilders } from '../../core/contract.ts';
+import { channelBuilders } from '../../entries/plugin.ts';
 import { contract } from './contract.ts';
 import { isObject } from './values.ts';
 

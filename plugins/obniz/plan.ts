@@ -1,7 +1,7 @@
 // Planning an assignment in the manager rather than in a script: obniz-app-sdk's
 // rule (each device to the alive slave with the fewest devices) picked from a
 // binary heap, O(log slaves) a device, so the scripts that write the plan only
-// check it, in O(1) a device (store.ts).
+// check it, in O(1) a device (scripts.ts, relocate.ts).
 
 interface Load {
   name: string;

@@ -2,19 +2,16 @@
 // pub/sub (keyRequest) and gather the slaves' keyRequestResponse answers, as
 // an obniz-app-sdk manager does. Used by the manager role and the CLI.
 import { randomUUID } from 'node:crypto';
-import type { Command, Subscriber } from '../../core/backend.ts';
+import type { Command, Subscriber } from '../../entries/plugin.ts';
 import { channelFor, channels, envelope, forManager, parseEnvelope, type Envelope } from './messages.ts';
-import { indexedSlaves, slaveStates } from './store.ts';
 import type { Ctx } from './context.ts';
+import { RequestError } from './errors.ts';
+import { indexedSlaves, slaveStates } from './fleet.ts';
 
 interface Waiting {
   expected: Set<string>;
   results: Record<string, string>;
   resolve: (results: Record<string, string>) => void;
-}
-
-export class RequestError extends Error {
-  override readonly name = 'RequestError';
 }
 
 export class KeyRequester {
@@ -43,7 +40,9 @@ export class KeyRequester {
   /** Every running worker's onRequest(key), by obnizId; rejects when no slave is alive or an alive one does not answer in time. */
   async request(key: string, timeoutMs = this.ctx.config.requestTimeout * 1000): Promise<Record<string, string>> {
     const alive = (await slaveStates(this.ctx)).filter((s) => s.alive).map((s) => s.name);
-    if (!alive.length) throw new RequestError(`request "${key}": no slave is alive to ask (none has written slave:{name}:heartbeat lately)`);
+    if (!alive.length) throw new RequestError(`request "${key}": no slave is alive to ask (none has written slave:{name}:heartbeat lately)`, {
+        code: 'COORD_ERR_OBNIZ_REQUEST_NO_SLAVE',
+      });
     return this.ask(envelope('keyRequest', this.name, { requestId: randomUUID(), key }), alive, timeoutMs, `request "${key}"`);
   }
 
@@ -52,7 +51,7 @@ export class KeyRequester {
     const names = await indexedSlaves(this.ctx);
     const found = await this.ctx.backend.pipeline(names.map((name): Command => ['HEXISTS', this.ctx.keys.workers({ name }), obnizId]));
     const owner = names.find((_n, i) => found[i] === 1);
-    if (!owner) throw new RequestError(`directRequest "${key}": device ${obnizId} is not installed`);
+    if (!owner) throw new RequestError(`directRequest "${key}": device ${obnizId} is not installed`, { code: 'COORD_ERR_OBNIZ_REQUEST_NOT_INSTALLED' });
     const message = envelope('keyRequest', this.name, { requestId: randomUUID(), key, obnizId }, { name: owner, toManager: false });
     return this.ask(message, [owner], timeoutMs, `directRequest "${key}" to ${obnizId}`);
   }
@@ -71,7 +70,7 @@ export class KeyRequester {
     timer.abort();
     this.waiting.delete(requestId);
     if (outcome === 'timeout') {
-      throw new RequestError(`${what}: no answer within ${timeoutMs / 1000} s from ${[...expected].join(', ')}`);
+      throw new RequestError(`${what}: no answer within ${timeoutMs / 1000} s from ${[...expected].join(', ')}`, { code: 'COORD_ERR_OBNIZ_REQUEST_TIMEOUT' });
     }
     return outcome as Record<string, string>;
   }

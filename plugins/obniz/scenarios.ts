@@ -1,10 +1,11 @@
 // Conformance scenarios: drive the obniz scripts the way the roles do so the
 // keyspace shows every key the plugin writes, in the SDK's formats.
-import type { ConformanceScenario } from '../../core/plugin.ts';
+import type { ConformanceScenario } from '../../entries/plugin.ts';
 import type { ObnizConfig } from './config.ts';
 import type { ObnizKeys } from './contract.ts';
-import { assignDevices, claimDevices, relocateAll, relocateSlave, removeDevices, touchManager, touchSlave, updateDevices } from './store.ts';
 import type { Ctx } from './context.ts';
+import { relocateAll, relocateSlave } from './relocate.ts';
+import { assignDevices, claimDevices, removeDevices, touchManager, touchSlave, updateDevices } from './scripts.ts';
 
 const devices = (n: number, from = 0) =>
   Array.from({ length: n }, (_, i) => ({ id: `0000-${String(from + i).padStart(4, '0')}`, hardware: 'blewifi_gw2', configs: '{"interval":5}', tags: [] }));

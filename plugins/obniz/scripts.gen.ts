@@ -1,12 +1,12 @@
 // Generated from the headers of lua/*.lua by writeScriptTypes (coord's core/script-types.ts): do not edit.
 // Regenerate after changing a header; a call naming a slot a header does not declare then fails tsc.
-import type { ScriptArg, ScriptKey } from '../../core/scripts.ts';
+import type { ScriptArg, ScriptKey } from '../../entries/plugin.ts';
 import type { contract } from './contract.ts';
 
 type K = (typeof contract)['keys'];
 
 export interface ObnizScripts {
-  /** assignDevices: writes an assignment the caller planned (store.ts: the least-loaded alive slave per device, obniz-app-sdk's rule, from the list lengths it read). */
+  /** assignDevices: writes an assignment the caller planned (scripts.ts: the least-loaded alive slave per device, obniz-app-sdk's rule, from the list lengths it read). */
   assignDevices: {
     keys: {
       deviceIndex: ScriptKey<K, 'deviceIndex'>;
@@ -38,7 +38,7 @@ export interface ObnizScripts {
     };
     args: { slaveTail: ScriptArg; nowMs: ScriptArg; deadAfterMs: ScriptArg; name: ScriptArg };
   };
-  /** moveDevices: moves the caller planned (store.ts: the dead-slave relocation, a single relocation, doAllRelocate), each device from one slave's list to another's with instanceName and updatedMillisecond rewritten (the install is kept byte for byte). */
+  /** moveDevices: moves the caller planned (relocate.ts: the dead-slave relocation, a single relocation, doAllRelocate), each device from one slave's list to another's with instanceName and updatedMillisecond rewritten (the install is kept byte for byte). */
   moveDevices: {
     keys: {
       deviceIndex: ScriptKey<K, 'deviceIndex'>;

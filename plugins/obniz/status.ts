@@ -1,9 +1,9 @@
 // What `coord obniz status` shows, read straight from Redis without writing:
 // every slave (indexed or found by SCAN) that has a heartbeat or devices,
 // the workers coord slaves run (their claims), and the managers.
-import type { Command } from '../../core/backend.ts';
+import type { Command } from '../../entries/plugin.ts';
 import { scanNames } from './discover.ts';
-import { slaveStates } from './store.ts';
+import { slaveStates } from './fleet.ts';
 import { toMs } from './values.ts';
 import type { Ctx } from './context.ts';
 

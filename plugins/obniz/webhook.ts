@@ -7,7 +7,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { deviceSourceKind } from './config.ts';
-import { DeviceListError, toDeviceInfo } from './devices.ts';
+import { toDeviceInfo } from './devices.ts';
+import { DeviceListError, InstanceError } from './errors.ts';
 import type { Manager } from './roles/manager.ts';
 import type { Ctx } from './context.ts';
 import { isObject, type DeviceInfo } from './values.ts';
@@ -20,8 +21,6 @@ export interface Webhook {
 
 const MAX_BODY = 1 << 20;
 const TOO_LARGE = `the body is larger than 1 MiB (${MAX_BODY} bytes): a webhook call carries install events, not data`;
-
-class BodyTooLarge extends Error {}
 
 export async function startWebhook(ctx: Ctx, manager: Pick<Manager, 'syncNow' | 'applyEvents'>): Promise<Webhook> {
   const { config, logger } = ctx;
@@ -41,13 +40,8 @@ export async function startWebhook(ctx: Ctx, manager: Pick<Manager, 'syncNow' | 
       if (given !== config.webhookToken) return reply(res, 401, { error: 'missing or wrong token' });
     }
     if (Number(req.headers['content-length'] ?? 0) > MAX_BODY) return tooLarge(req, res);
-    let body = '';
-    try {
-      if (req.method === 'POST') body = await readBody(req);
-    } catch (err) {
-      if (err instanceof BodyTooLarge) return tooLarge(req, res);
-      throw err;
-    }
+    const body = req.method === 'POST' ? await readBody(req) : '';
+    if (body === undefined) return tooLarge(req, res);
     if (direct && body.trim()) {
       let parsed: unknown;
       try {
@@ -71,7 +65,11 @@ export async function startWebhook(ctx: Ctx, manager: Pick<Manager, 'syncNow' | 
   };
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) =>
-      reject(new Error(err.code === 'EADDRINUSE' ? `webhook port ${config.webhookPort} on ${config.webhookHost} is in use (set obniz.webhookPort)` : `webhook: ${err.message}`)),
+      reject(
+        err.code === 'EADDRINUSE'
+          ? new InstanceError(`webhook port ${config.webhookPort} on ${config.webhookHost} is in use (set obniz.webhookPort)`, { code: 'COORD_ERR_OBNIZ_WEBHOOK_PORT_IN_USE' })
+          : new InstanceError(`webhook: ${err.message}`, { code: 'COORD_ERR_OBNIZ_WEBHOOK_LISTEN', cause: err }),
+      ),
     );
     server.listen(config.webhookPort, config.webhookHost, resolve);
   });
@@ -94,8 +92,8 @@ function installEvents(value: unknown): { type: string; device: DeviceInfo }[] |
   return out;
 }
 
-/** The body as text; rejects with BodyTooLarge (and stops reading) once it passes MAX_BODY. */
-function readBody(req: IncomingMessage): Promise<string> {
+/** The body as text; undefined (and reading stops) once it passes MAX_BODY. */
+function readBody(req: IncomingMessage): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     let size = 0;
     const chunks: Buffer[] = [];
@@ -104,7 +102,7 @@ function readBody(req: IncomingMessage): Promise<string> {
       if (size <= MAX_BODY) return void chunks.push(chunk);
       req.off('data', onData);
       req.pause();
-      reject(new BodyTooLarge());
+      resolve(undefined);
     };
     req.on('data', onData);
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));

@@ -4,11 +4,8 @@
 // distinct error (one clear line, not one per second) and never stops the
 // other workers; every wait is bounded, so an unreachable device cannot hang
 // a stop.
-import type { Clock } from '../../core/clock.ts';
-import type { Logger } from '../../core/logger.ts';
+import { type Clock, type Logger, ModuleLoadError, withDeadline } from '../../entries/plugin.ts';
 import type { DeviceClass, DeviceConnection } from './device-class.ts';
-import { ModuleLoadError } from './load-module.ts';
-import { withTimeout } from './loop.ts';
 import type { DeviceInfo } from './values.ts';
 
 /** The hooks a worker may have; all optional. onUnInstall is the SDK's spelling. */
@@ -109,7 +106,7 @@ export class WorkerHost {
     }
     this.state = 'stopping';
     this.loopAbort?.abort();
-    const ended = await withTimeout(this.loopDone.then(() => true), this.opts.hookTimeoutMs, 'onLoop').catch(() => false);
+    const ended = await withDeadline(this.loopDone.then(() => true), this.opts.hookTimeoutMs, 'onLoop').catch(() => false);
     if (!ended) this.logger.error(`worker ${this.obnizId}: onLoop still running after ${this.opts.hookTimeoutMs / 1000} s; stopping it anyway`);
     if (uninstall) await this.call(['onUninstall', 'onUnInstall']);
     await this.closeDevice();
@@ -142,7 +139,7 @@ export class WorkerHost {
     const hook = this.worker![name] as (...a: unknown[]) => unknown;
     try {
       const run = Promise.resolve().then(() => hook.apply(this.worker, args));
-      const value = name === 'onLoop' ? await run : await withTimeout(run, this.opts.hookTimeoutMs, name);
+      const value = name === 'onLoop' ? await run : await withDeadline(run, this.opts.hookTimeoutMs, name);
       if (this.failing.delete(name)) this.logger.info(`worker ${this.obnizId}: ${name} works again`);
       return { ok: true, value };
     } catch (err) {
@@ -188,7 +185,7 @@ export class WorkerHost {
     this.device = undefined;
     try {
       const closing = device.closeWait ? device.closeWait() : Promise.resolve(device.close?.());
-      await withTimeout(Promise.resolve(closing), this.opts.closeTimeoutMs, 'closing the device connection');
+      await withDeadline(Promise.resolve(closing), this.opts.closeTimeoutMs, 'closing the device connection');
     } catch (err) {
       this.logger.warn(`worker ${this.obnizId}: ${(err as Error).message}`);
     }
@@ -199,7 +196,7 @@ export class WorkerHost {
 export function workerFactory(module: Record<string, unknown>, spec: string): WorkerFactory {
   const exported = module.default ?? module.Worker;
   if (typeof exported !== 'function') {
-    throw new ModuleLoadError(`cannot load worker ${spec}: it has no default export (export default class MyWorker { onStart() {…} })`);
+    throw new ModuleLoadError(`cannot load worker ${spec}: it has no default export (export default class MyWorker { onStart() {…} })`, { code: 'COORD_ERR_OBNIZ_WORKER_EXPORT' });
   }
   // A class or a plain function is called with new; an arrow function (no prototype) is called.
   // Deciding up front keeps the constructor's own error (say, an obniz-app-sdk Worker subclass

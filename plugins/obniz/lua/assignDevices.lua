@@ -1,4 +1,4 @@
--- assignDevices: writes an assignment the caller planned (store.ts: the least-loaded
+-- assignDevices: writes an assignment the caller planned (scripts.ts: the least-loaded
 -- alive slave per device, obniz-app-sdk's rule, from the list lengths it read). Checked
 -- here per device in O(1), so a call's cost grows with its batch, not with the fleet:
 -- in a list already (the device index, confirmed in that list): ALREADY_INSTALLED; its

@@ -1,4 +1,4 @@
--- moveDevices: moves the caller planned (store.ts: the dead-slave relocation, a single
+-- moveDevices: moves the caller planned (relocate.ts: the dead-slave relocation, a single
 -- relocation, doAllRelocate), each device from one slave's list to another's with
 -- instanceName and updatedMillisecond rewritten (the install is kept byte for byte).
 -- Checked here per device in O(1): with fromMustBeDead '1', a device whose slave is

@@ -4,27 +4,18 @@
 // checks the slaves' heartbeats every healthCheckInterval and moves the
 // devices of dead ones; answers app.request / directRequest. Several managers
 // may run (and SDK managers beside them): every change is one atomic script.
-import { type Role, UsageError } from '../../../core/plugin.ts';
+import { ModuleLoadError, type Role, UsageError } from '../../../entries/plugin.ts';
 import { instanceNameOf } from '../config.ts';
-import { DeviceListError } from '../devices.ts';
 import { discover, Discovery } from '../discover.ts';
+import { DeviceListError, InstanceError, ObnizScriptError } from '../errors.ts';
+import { slaveStates } from '../fleet.ts';
 import { ListCache } from '../list-cache.ts';
-import { ModuleLoadError } from '../load-module.ts';
 import { Loop } from '../loop.ts';
 import { channelFor, envelope, type Envelope } from '../messages.ts';
 import { KeyRequester } from '../requests.ts';
 import { deviceSource, type DeviceSource } from '../sources/source.ts';
-import {
-  assignDevices,
-  ObnizScriptError,
-  relocateAll,
-  relocateDevice,
-  relocateSlave,
-  removeDevices,
-  slaveStates,
-  touchManager,
-  updateDevices,
-} from '../store.ts';
+import { relocateAll, relocateDevice, relocateSlave } from '../relocate.ts';
+import { assignDevices, removeDevices, touchManager, updateDevices } from '../scripts.ts';
 import { sameInstall, type DeviceInfo } from '../values.ts';
 import { startWebhook, type Webhook } from '../webhook.ts';
 import type { Ctx } from '../context.ts';
@@ -86,7 +77,9 @@ export class Manager {
 
   /** Whether no other manager was alive when this one started (obniz-app-sdk's app.isFirstManager()). */
   isFirstManager(): boolean {
-    if (this.firstManager === undefined) throw new Error('isFirstManager(): the manager has not written its first heartbeat yet (await start())');
+    if (this.firstManager === undefined) {
+      throw new InstanceError('isFirstManager(): the manager has not written its first heartbeat yet (await start())', { code: 'COORD_ERR_OBNIZ_NOT_STARTED' });
+    }
     return this.firstManager;
   }
 
@@ -211,7 +204,7 @@ export class Manager {
       if (this.lastError.delete('list')) ctx.logger.info('device list readable again', { source: this.source.description });
     } catch (err) {
       // at start, a list that cannot be read is the user's to fix: one line, exit 2, nothing assigned
-      if (opts.throwBadList && (err instanceof DeviceListError || err instanceof ModuleLoadError)) throw new UsageError((err as Error).message);
+      if (opts.throwBadList && (err instanceof DeviceListError || err instanceof ModuleLoadError)) throw new UsageError(err.message, { code: err.code, cause: err });
       this.logOnce('list', `${(err as Error).message}; keeping the current assignments`);
       return retry;
     }

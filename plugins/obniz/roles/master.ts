@@ -1,7 +1,7 @@
 // The master: a manager and a slave in one process (obniz-app-sdk's Master),
 // what `coord run --plugin obniz` starts. The slave starts first so the
 // manager's first sync finds it; stopping goes the other way round.
-import type { Role } from '../../../core/plugin.ts';
+import type { Role } from '../../../entries/plugin.ts';
 import type { Ctx } from '../context.ts';
 import { Manager } from './manager.ts';
 import { Slave } from './slave.ts';

@@ -7,15 +7,16 @@
 // no longer confirm its heartbeat (before the key can expire and the devices
 // move), starts them again as soon as a beat is confirmed, and on a clean stop
 // hands its devices over at once.
-import type { Command, Subscriber } from '../../../core/backend.ts';
-import { ConfigError } from '../../../core/config.ts';
-import { type Role, UsageError } from '../../../core/plugin.ts';
+import { type Command, ConfigError, ModuleLoadError, type Role, type Subscriber, UsageError } from '../../../entries/plugin.ts';
 import { fenceAfterMs, instanceNameOf } from '../config.ts';
 import { loadDeviceClass, type DeviceClass } from '../device-class.ts';
-import { importUserModule, ModuleLoadError } from '../load-module.ts';
+import { importUserModule } from '../load-module.ts';
 import { eachLimited, Loop } from '../loop.ts';
 import { channelFor, channels, envelope, forSlave, parseEnvelope, type Envelope } from '../messages.ts';
-import { claimDevices, findDevice, indexedSlaves, ObnizScriptError, readList, releaseDevices, relocateSlave, touchSlave } from '../store.ts';
+import { InstanceError, ObnizScriptError } from '../errors.ts';
+import { findDevice, indexedSlaves, readList } from '../fleet.ts';
+import { relocateSlave } from '../relocate.ts';
+import { claimDevices, releaseDevices, touchSlave } from '../scripts.ts';
 import { sameInstall, toMs, type DeviceInfo } from '../values.ts';
 import { WorkerHost, workerFactory, type WorkerFactory } from '../worker-host.ts';
 import type { Ctx } from '../context.ts';
@@ -68,13 +69,13 @@ export class Slave {
 
   async start(): Promise<void> {
     const { ctx } = this;
-    if (!ctx.config.worker) throw new ConfigError(['obniz.worker is not set: a slave needs a worker module (--set obniz.worker=./my-worker.js, or OBNIZ_WORKER)']);
+    if (!ctx.config.worker) throw new ConfigError('obniz.worker is not set: a slave needs a worker module (--set obniz.worker=./my-worker.js, or OBNIZ_WORKER)', { code: 'COORD_ERR_OBNIZ_WORKER_UNSET' });
     try {
       this.create = workerFactory(await importUserModule(ctx.config.worker, 'worker'), ctx.config.worker);
       this.deviceClass = await loadDeviceClass(ctx.config, ctx.logger);
     } catch (err) {
       // a module of the user's that cannot be used: theirs to fix, like a plugin that will not load (exit 2)
-      throw err instanceof ModuleLoadError ? new UsageError(err.message) : err;
+      throw err instanceof ModuleLoadError ? new UsageError(err.message, { code: err.code, cause: err }) : err;
     }
     await this.checkNameIsFree();
     await this.releaseStaleClaims();
@@ -129,7 +130,7 @@ export class Slave {
       }
     } catch (err) {
       // With no other slave alive (a standalone process, or the last slave), the list waits for the next one.
-      const lone = err instanceof ObnizScriptError && err.code === 'NO_ACCEPTABLE_WORKER';
+      const lone = err instanceof ObnizScriptError && err.sdkCode === 'NO_ACCEPTABLE_WORKER';
       ctx.logger[lone ? 'debug' : 'warn']('devices stay assigned until a manager relocates them', { error: (err as Error).message });
     }
   }
@@ -395,9 +396,10 @@ export class Slave {
     const beat = (await ctx.backend.send(['GET', ctx.keys.slaveHeartbeat({ name: this.name })])) as string | null;
     const age = beat === null ? NaN : ctx.clock.now() - toMs(beat);
     if (age < ctx.config.heartbeatTtl * 1000) {
-      throw new Error(
+      throw new InstanceError(
         `instance name "${this.name}" is taken: a slave of that name wrote its heartbeat ${(age / 1000).toFixed(1)} s ago ` +
           `(give each process its own obniz.instanceName, or wait ${ctx.config.heartbeatTtl} s after the old one stopped)`,
+        { code: 'COORD_ERR_OBNIZ_NAME_TAKEN' },
       );
     }
   }

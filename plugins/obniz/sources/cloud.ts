@@ -4,7 +4,8 @@
 // retried with a growing pause (HTTP 429 honours Retry-After).
 import { normalizeDevices } from '../devices.ts';
 import type { DeviceInfo } from '../values.ts';
-import { SourceError, type DeviceSource, type SourceContext } from './source.ts';
+import { SourceError } from '../errors.ts';
+import type { DeviceSource, SourceContext } from './source.ts';
 import { causeOf } from './url.ts';
 
 const QUERY = `query app($first: first, $skip: skip) {
@@ -50,7 +51,7 @@ export function cloudSource(ctx: SourceContext): DeviceSource {
           body: JSON.stringify({ query: QUERY, variables: { first: ctx.config.cloudPageSize, skip } }),
           signal: AbortSignal.timeout(30_000),
         });
-        if (response.status === 401 || response.status === 403) throw new SourceError(`obniz Cloud API: HTTP ${response.status}: the app token was refused`);
+        if (response.status === 401 || response.status === 403) throw new SourceError(`obniz Cloud API: HTTP ${response.status}: the app token was refused`, { code: 'COORD_ERR_OBNIZ_CLOUD_TOKEN' });
         if (response.ok) {
           const body = (await response.json()) as { data?: { app?: { installs?: { edges?: Page['edges']; pageInfo?: { hasNextPage?: boolean } } } }; errors?: { message?: string }[] };
           if (body.errors?.length) throw new SourceError(`obniz Cloud API: ${body.errors.map((e) => e.message).join('; ')}`);

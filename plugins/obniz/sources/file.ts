@@ -4,7 +4,8 @@ import { readFile, stat } from 'node:fs/promises';
 import { unwatchFile, watchFile } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseDocument } from 'yaml';
-import { DeviceListError, normalizeDevices } from '../devices.ts';
+import { normalizeDevices } from '../devices.ts';
+import { DeviceListError } from '../errors.ts';
 import type { DeviceInfo } from '../values.ts';
 import type { DeviceSource, SourceContext } from './source.ts';
 
@@ -15,7 +16,9 @@ export function fileSource(path: string, ctx: SourceContext): DeviceSource {
   let last: { key: string; devices: DeviceInfo[] } | undefined;
   const fail = (err: unknown): never => {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new DeviceListError(`devices file ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (err as Error).message}`);
+    throw new DeviceListError(`devices file ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (err as Error).message}`, {
+      code: 'COORD_ERR_OBNIZ_DEVICE_LIST_FILE',
+    });
   };
   return {
     description: `file ${path}`,
@@ -54,7 +57,9 @@ export function parseText(text: string, where: string): unknown {
   const error = doc.errors[0];
   if (error) {
     const pos = error.linePos?.[0];
-    throw new DeviceListError(`${where}${pos ? `:${pos.line}:${pos.col}` : ''}: cannot parse: ${error.message.split(' at line ')[0]!.split('\n')[0]}`);
+    throw new DeviceListError(`${where}${pos ? `:${pos.line}:${pos.col}` : ''}: cannot parse: ${error.message.split(' at line ')[0]!.split('\n')[0]}`, {
+      code: 'COORD_ERR_OBNIZ_DEVICE_LIST_PARSE',
+    });
   }
   return doc.toJS();
 }

@@ -1,8 +1,7 @@
 // Where the manager gets the installed-device list: a file, a URL, a user
 // function, or the obniz Cloud API. A source returns the whole list each time;
 // the manager diffs it against Redis.
-import type { Clock } from '../../../core/clock.ts';
-import type { Logger } from '../../../core/logger.ts';
+import type { Clock, Logger } from '../../../entries/plugin.ts';
 import { deviceSourceKind, type ObnizConfig } from '../config.ts';
 import type { DeviceInfo } from '../values.ts';
 import { cloudSource } from './cloud.ts';
@@ -17,11 +16,6 @@ export interface DeviceSource {
   list(): Promise<DeviceInfo[]>;
   /** Calls onChange when the list may have changed between syncs; returns a function that stops watching. */
   watch?(onChange: () => void): () => void;
-}
-
-/** A source that could not be read (network, HTTP status, API error). */
-export class SourceError extends Error {
-  override readonly name = 'SourceError';
 }
 
 export interface SourceContext {

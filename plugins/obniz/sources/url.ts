@@ -1,7 +1,8 @@
 // A device list served over HTTP(S) as JSON or YAML, fetched at every sync.
 import { normalizeDevices } from '../devices.ts';
 import { parseText } from './file.ts';
-import { SourceError, type DeviceSource, type SourceContext } from './source.ts';
+import { SourceError } from '../errors.ts';
+import type { DeviceSource, SourceContext } from './source.ts';
 
 const TIMEOUT_MS = 30_000;
 
