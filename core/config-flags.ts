@@ -13,7 +13,16 @@ export interface ConfigFlag {
   flag?: string;
 }
 
-/** Parses `path=value` as given to `--set`. */
+/**
+ * Parses `path=value` as given to `--set` into a ConfigFlag for loadConfig; the
+ * value stays text, coerced by the schema's type when the config is loaded.
+ * Throws ConfigError when there is no `=`.
+ *
+ * @example
+ * const flags = ['log.level=debug', 'cron.every=30'].map(parseSetFlag);
+ * // [{ path: 'log.level', value: 'debug', flag: '--set log.level' }, …]
+ * const config = loadConfig({ plugins: [plugin], flags });
+ */
 export function parseSetFlag(text: string): ConfigFlag {
   const at = text.indexOf('=');
   if (at <= 0) throw new ConfigError([`config: --set "${text}": expected path=value, e.g. --set log.level=debug`]);

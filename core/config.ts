@@ -16,6 +16,11 @@ import type { GlobalConfig, Plugin } from './plugin.ts';
 import { mask, parseRedisUrl, UrlError } from './url.ts';
 import { ConfigError } from './errors.ts';
 
+/**
+ * The effective config of a process, as loadConfig returns it (frozen): the
+ * shared settings (redis, log), the roles to start and each active plugin's
+ * section.
+ */
 export interface CoordConfig extends GlobalConfig {
   /** Roles to start (`--role`); empty: the plugins' default roles. */
   roles: string[];
@@ -24,6 +29,10 @@ export interface CoordConfig extends GlobalConfig {
 }
 
 
+/**
+ * What loadConfig builds the config from, in the order it applies them:
+ * schema defaults < `file` < `env` < `flags`, for the plugins named.
+ */
 export interface ConfigInput {
   /** The plugins of this process: their sections are validated and filled. */
   plugins: readonly Plugin[];
@@ -129,7 +138,17 @@ export function loadConfig(input: ConfigInput): Readonly<CoordConfig> {
 }
 
 
-/** The schema of the whole config: coord's own sections plus one per active plugin; `adapters`: the names redis.adapter may take. */
+/**
+ * The JSON Schema of a whole config file: coord's own sections plus one per
+ * plugin given; `adapters` are the names redis.adapter may take. What `coord
+ * config --schema` prints, for editors and for checking a file before a
+ * deploy.
+ *
+ * @example
+ * import { writeFileSync } from 'node:fs';
+ * writeFileSync('coord.schema.json', JSON.stringify(configSchema([plugin]), null, 2));
+ * // coord.yaml: # yaml-language-server: $schema=./coord.schema.json
+ */
 export function configSchema(plugins: readonly Plugin[], adapters?: readonly string[]): JsonSchema {
   const roles = [...new Set(plugins.flatMap((p) => Object.keys(p.roles)))];
   return {

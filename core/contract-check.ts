@@ -6,6 +6,7 @@ import { createAjv } from './ajv.ts';
 import { ContractError, patternParams, patternRegex, type ContractSpec, type JsonSchema, type KeySpec } from './contract.ts';
 import type { KeySnapshot } from './snapshot.ts';
 
+/** What is wrong with a key, as checkSnapshot reports it. */
 export type DeviationKind =
   | 'unknown-key'
   | 'wrong-type'
@@ -17,6 +18,7 @@ export type DeviationKind =
   | 'ttl-out-of-bounds'
   | 'stream-too-long';
 
+/** One way a key departs from its contract: the key, its entry, the kind and a one-line message. */
 export interface Deviation {
   /** The full key name, prefix included. */
   key: string;
@@ -55,7 +57,17 @@ interface CompiledContract {
 
 const cache = new WeakMap<ContractSpec, CompiledContract>();
 
-/** Every deviation of the snapshot from the contract, in key order. */
+/**
+ * Every deviation of the snapshot from the contract, in key order: keys that
+ * match no pattern, and keys whose type, fields, values or TTL are not what
+ * their entry says. With `keyPrefix`, keys without it are someone else's and
+ * are skipped. Empty when the keyspace keeps to the contract.
+ *
+ * @example
+ * const snapshot = await snapshotKeyspace(backend, { keyPrefix: '{cron}:' });
+ * const deviations = checkSnapshot(contract, snapshot, { keyPrefix: '{cron}:' });
+ * t.same(deviations, [], formatDeviations(deviations));
+ */
 export function checkSnapshot(contract: ContractSpec, snapshot: readonly KeySnapshot[], opts: CheckOptions = {}): Deviation[] {
   const compiled = compile(contract);
   const prefix = opts.keyPrefix ?? '';
@@ -77,12 +89,26 @@ export function checkSnapshot(contract: ContractSpec, snapshot: readonly KeySnap
   return out;
 }
 
-/** The contract entry a key (without prefix) belongs to: the most specific matching pattern, or undefined. */
+/**
+ * The contract entry a key (without prefix) belongs to: the most specific
+ * matching pattern, or undefined.
+ *
+ * @example
+ * matchEntry(contract, 'job:nightly'); // 'job'
+ * matchEntry(contract, 'nothing:here'); // undefined
+ */
 export function matchEntry(contract: ContractSpec, key: string): string | undefined {
   return compile(contract).entries.find((e) => e.regex.test(key))?.entry;
 }
 
-/** One line per deviation, for the CLI and test output. */
+/**
+ * One line per deviation, `kind: message`, for the CLI and test output.
+ *
+ * @example
+ * const deviations = checkSnapshot(contract, await snapshotKeyspace(backend, { keyPrefix }), { keyPrefix });
+ * if (deviations.length) console.error(formatDeviations(deviations));
+ * // wrong-type: key {cron}:job:nightly (job): is a string, expected a hash
+ */
 export function formatDeviations(deviations: readonly Deviation[]): string {
   return deviations.map((d) => `${d.kind}: ${d.message}`).join('\n');
 }

@@ -6,6 +6,19 @@
 import 'reflect-metadata'; // tsyringe needs the Reflect metadata API before it loads
 import { container, type DependencyContainer } from 'tsyringe';
 
+/**
+ * The names under which a container holds what roles get: the clock, the
+ * logger and the backend (register your own in the container you pass to
+ * startProcess), and what the runtime registers itself (the config, and in
+ * each plugin's child container the plugin, its scripts and its section).
+ *
+ * @example
+ * const app = processContainer();
+ * app.register(tokens.Clock, { useValue: fixedClock });
+ * app.register(tokens.Backend, { useValue: backend }); // yours: stop leaves it open
+ * const handle = await startProcess({ plugins: [plugin], config, container: app });
+ * handle.container.resolve(tokens.Config); // the config the process runs with
+ */
 export const tokens = {
   Clock: Symbol('coord.Clock'),
   Logger: Symbol('coord.Logger'),
@@ -22,6 +35,11 @@ export const tokens = {
  * A fresh container for one process: a child of `parent` (default: tsyringe's
  * global one), so it sees the parent's registrations and its own never leak
  * into the parent or into other processes.
+ *
+ * @example
+ * const app = processContainer();
+ * app.register(tokens.Logger, { useValue: memoryLogger() });
+ * await startProcess({ plugins: [plugin], config, container: app });
  */
 export function processContainer(parent: DependencyContainer = container): DependencyContainer {
   return parent.createChildContainer();

@@ -10,6 +10,10 @@ import { lazyModule } from './lazy-module.ts';
 import type { Logger } from './logger.ts';
 import { stderrIsTTY, stdoutIsTTY } from './platform.ts';
 
+/**
+ * How createLogger writes: the level, JSON or readable lines (`auto`: readable
+ * on a terminal), and where.
+ */
 export interface LogOptions {
   level?: GlobalConfig['log']['level'];
   format?: GlobalConfig['log']['format'];
@@ -24,6 +28,17 @@ export interface LogOptions {
 // Loaded only for readable output: a command whose log goes to a pipe (or is JSON) does not pay for it.
 const prettyStream = lazyModule<typeof PinoPretty>('pino-pretty');
 
+/**
+ * The logger `coord run` uses, backed by pino: JSON lines for machines
+ * (standard output not a terminal, or format 'json'), one readable line per
+ * event for people (a terminal, or format 'pretty'), each led by its plugin and
+ * role. Every line is written before the process exits.
+ *
+ * @example
+ * const config = loadConfig({ plugins: [plugin], env: process.env });
+ * const logger = createLogger({ level: config.log.level, format: config.log.format });
+ * const handle = await startProcess({ plugins: [plugin], config, logger });
+ */
 export function createLogger(options: LogOptions = {}): Logger {
   const fd = options.stderr ? 2 : 1;
   const tty = options.tty ?? (options.stderr ? stderrIsTTY() : stdoutIsTTY());

@@ -61,6 +61,11 @@ export interface RoleContext<C = Record<string, unknown>, K extends Record<strin
   peer<R extends Role = Role>(role: string): R | undefined;
 }
 
+/**
+ * The settings every plugin of a process shares, `ctx.global` in a role: the
+ * Redis to meet on (URL, adapter, key prefix, Sentinel and TLS settings) and
+ * how to log.
+ */
 export interface GlobalConfig {
   redis: {
     url?: string;
@@ -206,7 +211,17 @@ export interface CommandTools {
   table(head: readonly string[], rows: readonly (readonly (string | number)[])[]): string;
 }
 
-/** A plugin's conformance scenarios, imported first when it declares them as a function. */
+/**
+ * A plugin's conformance scenarios, imported first when it declares them as a
+ * function. For a harness of one's own (contractSuite runs them itself).
+ *
+ * @example
+ * const backend = await createBackend({});
+ * for (const scenario of await pluginScenarios(plugin)) {
+ *   await scenario.run(scenarioContext({ plugin, backend, keyPrefix: '{t}:', signal: AbortSignal.timeout(30_000) }));
+ * }
+ * console.log(formatDeviations(checkSnapshot(plugin.contract, await snapshotKeyspace(backend, { keyPrefix: '{t}:' }), { keyPrefix: '{t}:' })));
+ */
 export async function pluginScenarios<C, K extends Record<string, KeySpec>>(plugin: Plugin<C, K>): Promise<readonly ConformanceScenario<C, K>[]> {
   const scenarios = plugin.scenarios;
   return typeof scenarios === 'function' ? scenarios() : (scenarios ?? []);

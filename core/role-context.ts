@@ -24,6 +24,26 @@ export interface RoleContextParts {
   peer?: (role: string) => Role | undefined;
 }
 
+/**
+ * The RoleContext a role is made with, from parts the caller already has: key
+ * and channel builders and a script runner under the plugin's key prefix,
+ * frozen. The runtime makes every role's context this way; a plugin calls it
+ * for a context of its own outside the runtime (a worker thread, a tool).
+ *
+ * @example
+ * const ctx = roleContext({
+ *   plugin: { name: 'cron', contract },
+ *   scripts: loadScriptDir(findUp(import.meta.url, 'lua'), contract),
+ *   config: data.config,
+ *   global: data.global,
+ *   backend,
+ *   logger: silentLogger,
+ *   clock: systemClock,
+ *   signal: stopping.signal,
+ *   roles: ['runner'],
+ * });
+ * const lost = await ctx.scripts.run('sweepLeases', { keys: { running: {}, runs: {} }, args: { nowS: Math.floor(ctx.clock.now() / 1000), limit: 100, historyLength: 1000 } });
+ */
 export function roleContext(parts: RoleContextParts): RoleContext {
   const { plugin, backend } = parts;
   const { prefix: keyPrefix } = pluginKeyPrefix({ redis: parts.global.redis, plugins: { [plugin.name]: parts.config } }, plugin.name);

@@ -117,6 +117,11 @@ function checkConfig(p: Plugin, fail: (what: string) => never): void {
 /** Opens the process's backend from config.redis and resolves once it answers; the process closes it when it stops. */
 export type OpenBackend = (redis: Readonly<GlobalConfig['redis']>, logger: Logger) => Promise<Backend>;
 
+/**
+ * What startProcess takes: the plugins, the config loadConfig made for them,
+ * and optionally the backend, logger, clock or a container that provides them
+ * (what is not given comes from the container, else the defaults).
+ */
 export interface StartOptions {
   plugins: readonly Plugin[];
   /** From loadConfig: validated and frozen. */
@@ -147,11 +152,17 @@ export interface StartOptions {
   configurePlugin?(plugin: Plugin, container: DependencyContainer): void;
 }
 
+/** One role a process started: its plugin and its name. */
 export interface RunningRole {
   readonly plugin: string;
   readonly role: string;
 }
 
+/**
+ * A running process, as startProcess returns it: the roles it started, what it
+ * runs with (config, backend, container), a signal aborted when it stops, and
+ * stop().
+ */
 export interface ProcessHandle {
   /** The roles started, in start order. */
   readonly roles: readonly RunningRole[];

@@ -14,7 +14,16 @@ export const SCRIPT_TYPES_FILE = 'scripts.gen.ts';
 
 const CONTRACT_IMPORT = /import\s*\{[^}]*\bdefineContract\b[^}]*\}\s*from\s*'([^']+)'/;
 
-/** The text of scripts.gen.ts for the plugin in `dir` (its lua/ folder and contract.ts); `typeName` names the declared interface. */
+/**
+ * The text of scripts.gen.ts for the plugin in `dir` (its lua/ folder and
+ * contract.ts); `typeName` names the declared interface. What
+ * writeScriptTypes writes; a plugin's test compares it with the file, so a Lua
+ * header changed without regenerating fails.
+ *
+ * @example
+ * const dir = fileURLToPath(new URL('..', import.meta.url));
+ * t.equal(readFileSync(`${dir}scripts.gen.ts`, 'utf8'), scriptTypesSource(dir), 'scripts.gen.ts is current (npm run script-types)');
+ */
 export function scriptTypesSource(dir: string, typeName = 'Scripts'): string {
   const contractFile = join(dir, 'contract.ts');
   const from = CONTRACT_IMPORT.exec(readFileSync(contractFile, 'utf8'))?.[1];

@@ -21,6 +21,11 @@ export interface StreamEntry {
   fields: Record<string, string>;
 }
 
+/**
+ * One key of a keyspace snapshot: its name, TTL, type and value (decoded by
+ * type: a hash as an object, a zset as members with scores, a stream as its
+ * entries).
+ */
 export type KeySnapshot = SnapshotBase &
   (
     | { type: 'string'; value: string }
@@ -33,6 +38,7 @@ export type KeySnapshot = SnapshotBase &
     | { type: 'other'; redisType: string; value: null }
   );
 
+/** Which keys snapshotKeyspace reads (a prefix) and how many per round trip. */
 export interface SnapshotOptions {
   /** Only keys starting with this text (e.g. '{grid}:'); all keys when empty. */
   keyPrefix?: string;
@@ -52,7 +58,16 @@ const READ: Record<string, (key: string) => Command> = {
 /** A key whose type changed between TYPE and the read is read again, at most this many times. */
 const ATTEMPTS = 3;
 
-/** Every key under the prefix, sorted by name. Keys that vanish while being read are left out. */
+/**
+ * Every key under the prefix, sorted by name, with its type, value and TTL.
+ * Keys that vanish while being read are left out. Keys are read in pipelined
+ * batches (two round trips per batch, not one per key). What contractSuite and
+ * `coord inspect` check against a contract.
+ *
+ * @example
+ * const snapshot = await snapshotKeyspace(backend, { keyPrefix: '{cron}:' });
+ * for (const key of snapshot) console.log(key.key, key.type, key.ttlMs);
+ */
 export async function snapshotKeyspace(backend: Backend, opts: SnapshotOptions = {}): Promise<KeySnapshot[]> {
   const prefix = opts.keyPrefix ?? '';
   const batchSize = opts.batchSize ?? 500;
@@ -149,7 +164,15 @@ function parseScore(text: string): number {
   return Number(text);
 }
 
-/** Escapes glob metacharacters so a prefix is matched literally by SCAN MATCH. */
+/**
+ * The text with the glob characters of SCAN MATCH (`* ? [ ] \`) escaped, so
+ * it matches only itself: for a key prefix such as '{grid}:' put in front of a
+ * pattern's glob.
+ *
+ * @example
+ * escapeGlob('[app]:'); // '\\[app\\]:'
+ * for await (const key of ctx.backend.scan(`${escapeGlob(ctx.global.redis.keyPrefix)}job:*`)) console.log(key);
+ */
 export function escapeGlob(text: string): string {
   return text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
 }

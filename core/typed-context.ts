@@ -8,6 +8,21 @@ import type { ChannelBuilders, ChannelSpec, ContractSpec, KeySpec } from './cont
 import type { RoleContext } from './plugin.ts';
 import type { ScriptShape, TypedScripts } from './scripts.ts';
 
+/**
+ * A plugin's role context with its own types: the config `C`, the keys of the
+ * contract `Spec`, its channels, and its scripts as scripts.gen.ts declares
+ * them (`S`), so `ctx.scripts.run('claimTick', …)` and `ctx.channels.fired(…)`
+ * are checked against the Lua headers and the contract. The same object the
+ * runtime gives every role; declare it once per plugin (its context.ts).
+ *
+ * @example
+ * import type { TypedContext } from 'coordkit/plugin';
+ * import type { CronConfig } from './config.ts';
+ * import type { contract } from './contract.ts';
+ * import type { CronScripts } from './scripts.gen.ts';
+ *
+ * export type CronContext = TypedContext<CronConfig, typeof contract, CronScripts>;
+ */
 export type TypedContext<
   C,
   Spec extends ContractSpec<Record<string, KeySpec>, Readonly<Record<string, ChannelSpec>>>,

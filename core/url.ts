@@ -10,6 +10,7 @@
 //   rediss+sentinel://…                    the same over TLS (data nodes and sentinels)
 import { UrlError } from './errors.ts';
 
+/** One server of a Redis URL: a host (an IPv6 address without brackets) and a port. */
 export interface HostPort {
   host: string;
   port: number;
@@ -26,6 +27,11 @@ interface ServerFields {
   display: string;
 }
 
+/**
+ * A Redis URL, parsed: `embedded` (in-process, by name), `single`, `cluster`
+ * (seeds) or `sentinel` (the sentinels and the master's name), with TLS,
+ * credentials, database and `display`, the URL with its password masked.
+ */
 export type ParsedUrl =
   | { kind: 'embedded'; name: string; display: string }
   | ({ kind: 'single' | 'cluster' } & ServerFields)
@@ -39,6 +45,17 @@ const EXPECTED =
 const SENTINEL_EXPECTED = 'expected redis+sentinel://[user:password@]host:port[,host:port…]/MASTER_NAME[/db] (or rediss+sentinel://)';
 const SENTINEL_PORT = 26379;
 
+/**
+ * Parses any URL coord accepts (none or embedded://, redis://, rediss://, a
+ * cluster seed list, redis+cluster://, redis+sentinel://) into a ParsedUrl.
+ * Throws UrlError naming the URL (password masked) and what was expected. An
+ * adapter uses it so that every adapter accepts the same forms.
+ *
+ * @example
+ * const parsed = parseRedisUrl('redis://app:secret@10.0.0.5:6380/2');
+ * // { kind: 'single', tls: false, username: 'app', password: 'secret', db: 2, hosts: [{ host: '10.0.0.5', port: 6380 }], display: 'redis://app:***@10.0.0.5:6380/2' }
+ * parseRedisUrl(undefined).kind; // 'embedded'
+ */
 export function parseRedisUrl(url: string | undefined): ParsedUrl {
   if (url === undefined || url === '' || url === 'embedded' || url.startsWith('embedded://')) {
     const name = url?.startsWith('embedded://') ? url.slice('embedded://'.length) || 'default' : 'default';
@@ -97,7 +114,15 @@ function parseHostPort(part: string, url: string, defaultPort = 6379): HostPort 
   return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
 }
 
-/** The URL with its password replaced by ***, safe to print. */
+/**
+ * The URL with its password replaced by ***, safe to print or log (a URL with
+ * no credentials is returned as it is).
+ *
+ * @example
+ * mask('redis://app:secret@10.0.0.5:6379'); // 'redis://app:***@10.0.0.5:6379'
+ * mask('rediss://secret@cache.example:6380'); // 'rediss://***@cache.example:6380'
+ * logger.info('connecting', { url: mask(config.redis.url ?? 'embedded://') });
+ */
 export function mask(url: string): string {
   return url.replace(/^([a-z+]+:\/\/)([^@/]*)@/i, (_all, scheme: string, auth: string) => {
     const colon = auth.indexOf(':');
