@@ -1,6 +1,6 @@
 // `coord webdriver sessions`: the grid's sessions with their state and
 // timings, read straight from Redis.
-import type { CommandTools, PluginCommand } from '../../core/plugin.ts';
+import type { CommandTools, PluginCommand } from '../../entries/plugin.ts';
 import type { Ctx } from './context.ts';
 import { readSessions, sessionIds, type SessionView } from './views/sessions.ts';
 

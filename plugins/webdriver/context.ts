@@ -1,6 +1,6 @@
 // The role context every webdriver role and helper receives: its config, and
 // its scripts and channels typed from the Lua headers and the contract.
-import type { TypedContext } from '../../core/typed-context.ts';
+import type { TypedContext } from '../../entries/plugin.ts';
 import type { WebDriverConfig } from './config.ts';
 import type { contract } from './contract.ts';
 import type { WebDriverScripts } from './scripts.gen.ts';

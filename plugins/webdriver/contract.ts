@@ -1,6 +1,6 @@
 // The WebDriver grid's keyspace: every key of WebGrid's layout with its documented
 // type, fields and TTL, plus the few keys coord adds (marked extension).
-import { defineContract } from '../../core/contract.ts';
+import { defineContract } from '../../entries/plugin.ts';
 import { codeNames, components, levels } from './session/log-codes.ts';
 
 const rfc3339 = { type: 'string', format: 'date-time' };

@@ -1,7 +1,6 @@
 // webdriver: a W3C WebDriver grid for Selenium and WebdriverIO clients, on
 // the Redis layout WebGrid documents. Clients: new Builder().usingServer('http://HOST:4444').
-import { findUp } from '../../core/paths.ts';
-import type { Plugin } from '../../core/plugin.ts';
+import { findUp, type Plugin } from '../../entries/plugin.ts';
 import { commands } from './commands.ts';
 import { checkConfig, configEnv, configSchema, type WebDriverConfig } from './config.ts';
 import { contract, type WebDriverKeys } from './contract.ts';

@@ -1,7 +1,7 @@
 // The proxy's HTTP metrics: requests per method and status, bytes in and out.
 // Counted in memory and added to Redis (HINCRBY) every metricsFlushInterval,
 // so a command never waits for a metrics write.
-import type { Command } from '../../../core/backend.ts';
+import type { Command } from '../../../entries/plugin.ts';
 import type { Ctx } from '../context.ts';
 
 export class HttpMetrics {

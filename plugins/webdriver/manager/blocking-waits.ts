@@ -12,9 +12,7 @@
 // does not come back in time is on a connection that is gone without saying
 // so, and the loop opens another (issue 30: a BLPOP on a Redis Cluster node
 // killed -9 waited forever, and every new session with it).
-import type { Backend, BlockingConnection } from '../../../core/backend.ts';
-import type { Logger } from '../../../core/logger.ts';
-import { withDeadline } from '../../../core/deadline.ts';
+import { type Backend, type BlockingConnection, type Logger, withDeadline } from '../../../entries/plugin.ts';
 
 /** The loop's BLPOP timeout when nothing wakes it (an idle manager costs one command per this many seconds). */
 export const IDLE_BLOCK_SECONDS = 300;

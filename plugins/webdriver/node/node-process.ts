@@ -7,7 +7,7 @@
 // itself dies its chromedriver and Chromium are killed with the group.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { findUp } from '../../../core/paths.ts';
+import { findUp } from '../../../entries/plugin.ts';
 import type { Ctx } from '../context.ts';
 
 /** The CLI entry this code ships with: dist/cli/main.js beside the compiled plugin, else the sources' cli/main.ts. */

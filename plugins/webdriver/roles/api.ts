@@ -11,7 +11,7 @@
 //   GET /ui (GET / redirects)                     the grid page (as on the proxy)
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Role } from '../../../core/plugin.ts';
+import type { Role } from '../../../entries/plugin.ts';
 import { credentials, UNAUTHORIZED_MESSAGE } from '../auth.ts';
 import type { Ctx } from '../context.ts';
 import { answerGraphql, gridUrl } from '../views/graphql.ts';

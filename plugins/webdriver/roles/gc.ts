@@ -2,7 +2,7 @@
 // period, terminates active sessions that have neither a node nor a manager
 // heartbeat (their slot goes back, counted dead), drops managers that died
 // without deregistering, and forgets orchestrators whose retain key has expired.
-import type { Role } from '../../../core/plugin.ts';
+import type { Role } from '../../../entries/plugin.ts';
 import { MANAGER_HOST_TTL, type Ctx } from '../context.ts';
 import { forgetOrchestrator, purgeSession, terminateSession } from '../scripts.ts';
 

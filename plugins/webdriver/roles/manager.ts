@@ -14,8 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { BlockingWaits } from '../manager/blocking-waits.ts';
-import { ConnectionError } from '../../../core/backend.ts';
-import type { Role } from '../../../core/plugin.ts';
+import { ConnectionError, type Role } from '../../../entries/plugin.ts';
 import type { Code } from '../session/log-codes.ts';
 import { NODE_KEY_HEADER } from '../auth.ts';
 import { MANAGER_HOST_TTL, type Ctx } from '../context.ts';

@@ -2,7 +2,7 @@
 // process): the orchestrator starts `coord run --plugin webdriver --role node`
 // with node.sessionId and node.orchestratorId set. The process ends with its session.
 import process from 'node:process';
-import type { Role } from '../../../core/plugin.ts';
+import type { Role } from '../../../entries/plugin.ts';
 import type { Ctx } from '../context.ts';
 import { SessionNode } from '../node/session-node.ts';
 import { readTimeouts } from '../session/timeouts.ts';

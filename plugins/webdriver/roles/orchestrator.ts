@@ -4,8 +4,7 @@
 // failed, so a crash loses nothing), starts one node per session (SCHED or
 // STARTFAIL), recycles reclaimed slots into slots.available, and every
 // slotReclaimInterval reclaims the slots of dead sessions and orphaned slots.
-import type { BlockingConnection } from '../../../core/backend.ts';
-import type { Role } from '../../../core/plugin.ts';
+import type { BlockingConnection, Role } from '../../../entries/plugin.ts';
 import { browserEntry, machineOrchestratorId } from '../node/browsers.ts';
 import { DriverPool } from '../node/driver-pool.ts';
 import type { Ctx } from '../context.ts';

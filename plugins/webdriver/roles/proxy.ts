@@ -8,7 +8,7 @@
 // the rest reach the node:http server here.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Role } from '../../../core/plugin.ts';
+import { announceListener, type Role, withDeadline } from '../../../entries/plugin.ts';
 import { MANAGER_HOST_TTL, type Ctx } from '../context.ts';
 import { frontDoor, type Straight } from '../relay/command-relay.ts';
 import { realClient, trustedProxies } from '../http/client-address.ts';
@@ -20,14 +20,12 @@ import { endsSession } from '../node/session-node.ts';
 import type { OrchestratorRole } from './orchestrator.ts';
 import { refuseUpgrade, relayUpgrade } from '../relay/websocket.ts';
 import { answerGraphql, gridUrl } from '../views/graphql.ts';
-import { withDeadline } from '../../../core/deadline.ts';
 import { gridStatus, STATUS_REDIS_TIMEOUT_MS } from '../views/status.ts';
 import { isPagePath, servePage } from '../views/ui-page.ts';
 import { forwardStorage, STORAGE_PATH } from '../storage/proxy.ts';
 import { errorBody, W3CError } from '../errors.ts';
 import { CDP_VERSION, withCdpUrl } from '../relay/cdp.ts';
 import { terminateSession } from '../scripts.ts';
-import { announceListener } from '../../../core/run-files.ts';
 
 /** How long the list of live managers is reused. */
 const MANAGER_CACHE_MS = 2000;

@@ -2,7 +2,7 @@
 // storage role's writes, through the same functions they call (no browser,
 // no folder needed): a provider registers, two recordings are announced, one
 // is indexed and later deleted by the limits, disk metrics are written.
-import type { ConformanceScenario } from '../../../core/plugin.ts';
+import type { ConformanceScenario } from '../../../entries/plugin.ts';
 import type { WebDriverConfig } from '../config.ts';
 import type { Ctx } from '../context.ts';
 import type { WebDriverKeys } from '../contract.ts';

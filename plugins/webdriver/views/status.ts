@@ -2,7 +2,7 @@
 // managers, slots in total and free, sessions active; and for /status also
 // Selenium Grid 4's shape (value.nodes[] with their slots and sessions), so
 // tools written for Selenium Grid read it.
-import { withDeadline } from '../../../core/deadline.ts';
+import { withDeadline } from '../../../entries/plugin.ts';
 import { MANAGER_HOST_TTL, type Ctx } from '../context.ts';
 import { readGrid, type GridModel, type Stereotype } from './grid-model.ts';
 import type { SessionView } from './sessions.ts';
