@@ -1,5 +1,5 @@
 // `coord grid status`: the grid as a table, read straight from Redis.
-import type { CommandTools, PluginCommand } from '../../core/plugin.ts';
+import type { CommandTools, PluginCommand } from '../../entries/plugin.ts';
 import type { Ctx } from './context.ts';
 import { gridStatus, type GridStatus } from './status.ts';
 

@@ -1,7 +1,7 @@
 // The browser grid's options. Names follow playwright-distributed's
 // environment variables (accepted as they are), times are in seconds.
 import type Semver from 'semver';
-import { lazyModule } from '../../core/lazy-module.ts';
+import { lazyModule } from '../../entries/plugin.ts';
 import { isWildcard } from './worker/advertise.ts';
 
 // Only a versionsOnDemand range needs it: not every command that reads this config.

@@ -1,7 +1,7 @@
 // The browser grid's keyspace: playwright-distributed's four keys exactly as documented
 // (so a real playwright-distributed worker or proxy can share the Redis),
 // plus coord's indexes, leases and admission queue, marked as extensions.
-import { defineContract } from '../../core/contract.ts';
+import { defineContract } from '../../entries/plugin.ts';
 
 const browserType = { type: 'string', enum: ['chromium', 'firefox', 'webkit'] };
 /** Seconds (playwright-distributed's documented layout) or milliseconds (the real playwright-distributed worker). */

@@ -1,7 +1,6 @@
 // browser-grid: a Playwright browser grid coordinated through Redis.
 // Clients: chromium.connect('ws://HOST:8080/?browser=chromium').
-import { findUp } from '../../core/paths.ts';
-import type { Plugin } from '../../core/plugin.ts';
+import { findUp, type Plugin } from '../../entries/plugin.ts';
 import { checkTiming, configEnv, configSchema, type BrowserGridConfig } from './config.ts';
 import { contract, type BrowserGridKeys } from './contract.ts';
 import { commands } from './commands.ts';

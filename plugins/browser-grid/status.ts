@@ -1,8 +1,7 @@
 // The grid as operators see it: every worker with its state and counters,
 // and totals per browser type. Served as /status, summed into /metrics, and
 // printed by `coord grid status`.
-import type { Backend } from '../../core/backend.ts';
-import type { KeyBuilders } from '../../core/contract.ts';
+import type { Backend, KeyBuilders } from '../../entries/plugin.ts';
 import type { BrowserGridKeys } from './contract.ts';
 import { withoutSecret } from './worker/endpoint-secret.ts';
 import { browserTypes, heartbeatMs, parseRef } from './refs.ts';

@@ -5,9 +5,11 @@
 // timeout or when it hangs up. Every Redis call has a deadline: a Redis that
 // is away gets the client a 503 in bounded time, never a hang.
 import { randomUUID } from 'node:crypto';
-import { REDIS_CALL_MS, RedisTimeout, withDeadline } from '../deadline.ts';
 import type { Ctx } from '../context.ts';
+import { GridError } from '../errors.ts';
+import { redisDeadline } from '../redis-deadline.ts';
 import type { BrowserType } from '../refs.ts';
+import { enqueue, type SelectKeys, type Selected, selectKeys, selectWorker } from '../scripts.ts';
 
 export type Admitted =
   | { kind: 'ok'; ref: string; endpoint: string; lifetime: number; queuedMs: number }
@@ -17,16 +19,11 @@ export type Admitted =
   | { kind: 'noversion'; versions: string[] }
   | { kind: 'gone' };
 
-type Selected = [string, string?, string?, number?, number?];
-
 /** What the client speaks: Playwright's protocol, or the DevTools protocol (Puppeteer, connectOverCDP). */
 export type Protocol = 'playwright' | 'cdp';
 
 /** A safety net for a lost capacity message; not how waiting clients are normally served. */
 const RECHECK_MS = 1000;
-/** selectWorker's keys, built. */
-type SelectKeys = Record<'active' | 'lifetime' | 'workerIndex' | 'freeIndex' | 'queue' | 'leases' | 'versions', string>;
-
 /** Key sets of selectWorker kept built (a browser type × queue each); cleared past this many, as clients name versions. */
 const KEY_SETS_KEPT = 64;
 
@@ -38,7 +35,6 @@ export class Admission {
   constructor(
     private readonly ctx: Ctx,
     private readonly proxyId: string,
-    private readonly publishCapacity: (browserType: string) => Promise<void>,
     /** Gives back a session selected by a call that came back after its deadline. */
     private readonly rollback: (ref: string, connectionId: string) => Promise<void>,
     /** False while the proxy knows Redis is unreachable. */
@@ -66,17 +62,7 @@ export class Admission {
     const id = `${browserType} ${queue}`;
     let keys = this.keySets.get(id);
     if (!keys) {
-      const k = this.ctx.keys;
-      const type = { browserType: browserType as BrowserType };
-      keys = {
-        active: k.activeConnections(),
-        lifetime: k.lifetimeConnections(),
-        workerIndex: k.workerIndex(type),
-        freeIndex: k.freeIndex(type),
-        queue: k.queue({ ...type, version: queue }),
-        leases: k.leases({ proxyId: this.proxyId }),
-        versions: k.versions(type),
-      };
+      keys = selectKeys(this.ctx, browserType as BrowserType, queue, this.proxyId);
       if (this.keySets.size >= KEY_SETS_KEPT) this.keySets.clear();
       this.keySets.set(id, keys);
     }
@@ -84,23 +70,9 @@ export class Admission {
   }
 
   private select(browserType: string, version: string, connectionId: string, ticket: string, exclude: readonly string[], protocol: Protocol): Promise<Selected> {
-    const { config, clock } = this.ctx;
-    if (!this.redisUp()) return Promise.reject(new RedisTimeout('Redis is unreachable'));
-    const call = this.ctx.scripts.run('selectWorker', {
-      keys: this.selectKeys(browserType, protocol === 'cdp' ? 'cdp' : version || 'any'),
-      args: {
-        nowMs: clock.now(),
-        staleMs: config.staleThreshold * 1000,
-        maxConcurrent: config.maxConcurrentSessions,
-        maxLifetime: config.maxLifetimeSessions,
-        connectionId,
-        ticket,
-        exclude: exclude.join(','),
-        version,
-        protocol,
-      },
-    }) as Promise<Selected>;
-    return withDeadline(call, REDIS_CALL_MS, (late) => {
+    if (!this.redisUp()) return Promise.reject(new GridError('Redis is unreachable', { code: 'COORD_ERR_BROWSER_GRID_REDIS_UNREACHABLE' }));
+    const keys = this.selectKeys(browserType, protocol === 'cdp' ? 'cdp' : version || 'any');
+    return redisDeadline(selectWorker(this.ctx, keys, { connectionId, ticket, exclude, version, protocol }), (late) => {
       if (late[0] === 'ok') void this.rollback(late[1]!, connectionId);
     });
   }
@@ -119,16 +91,9 @@ export class Admission {
     const enqueuedAt = clock.now();
     const deadline = enqueuedAt + config.queueTimeout * 1000;
     const ticket = `${deadline}:${this.proxyId}:${randomUUID().replaceAll('-', '')}`;
-    const queue = { browserType, version: protocol === 'cdp' ? 'cdp' : version || 'any' };
+    const queue = { browserType: browserType as BrowserType, version: protocol === 'cdp' ? 'cdp' : version || 'any' };
     const leave = () => void this.ctx.backend.send(['ZREM', this.ctx.keys.queue(queue), ticket]).catch(() => {});
-    const position = await withDeadline(
-      this.ctx.scripts.run('enqueue', {
-        keys: { queue },
-        args: { ticket, nowMs: enqueuedAt, maxQueue: config.queueSize },
-      }),
-      REDIS_CALL_MS,
-      leave,
-    );
+    const position = await redisDeadline(enqueue(this.ctx, queue, ticket, enqueuedAt), leave);
     if (position === 0) return { kind: 'full' };
 
     const list = this.waiters.get(browserType) ?? [];
@@ -155,9 +120,14 @@ export class Admission {
       // not awaited: with Redis away these wait for its return, the client must not
       leave();
       // leaving the queue (served, timed out or gone) may let the next one in
-      void this.publishCapacity(browserType).catch(() => {});
+      void publishCapacity(this.ctx, browserType).catch(() => {});
     }
   }
+}
+
+/** Tells every proxy a worker of `browserType` may have room: their waiting clients try again at once. */
+export async function publishCapacity(ctx: Ctx, browserType: string): Promise<void> {
+  await ctx.backend.send(['PUBLISH', ctx.channels.capacity({ browserType: browserType as BrowserType }), '*']);
 }
 
 function onAbort(signal: AbortSignal): Promise<void> {

@@ -4,9 +4,8 @@
 // the version claims it and starts servers of it; the client waits until they
 // register (or the start fails, or nobody claims it, or the queue timeout).
 import type { Ctx } from '../context.ts';
-import { REDIS_CALL_MS, withDeadline } from '../deadline.ts';
+import { redisDeadline } from '../redis-deadline.ts';
 import type { BrowserType } from '../refs.ts';
-
 
 export type OnDemand = { kind: 'started' } | { kind: 'failed'; why: string } | { kind: 'unclaimed' } | { kind: 'timeout' } | { kind: 'gone' };
 
@@ -27,12 +26,9 @@ export async function awaitVersion(ctx: Ctx, browserType: BrowserType, version: 
   while (!signal.aborted && clock.now() < deadline) {
     if (clock.now() - asked >= ASK_EVERY_MS) {
       asked = clock.now();
-      await withDeadline(backend.send(['PUBLISH', wanted, version]), REDIS_CALL_MS);
+      await redisDeadline(backend.send(['PUBLISH', wanted, version]));
     }
-    const [seen, claim] = await withDeadline(
-      Promise.all([backend.send(['HGET', keys.versions({ browserType }), version]), backend.send(['GET', claimKey])]),
-      REDIS_CALL_MS,
-    );
+    const [seen, claim] = await redisDeadline(Promise.all([backend.send(['HGET', keys.versions({ browserType }), version]), backend.send(['GET', claimKey])]));
     if (seen !== null && clock.now() - Number(seen) <= config.staleThreshold * 1000) return { kind: 'started' };
     if (typeof claim === 'string' && claim.startsWith('failed: ')) return { kind: 'failed', why: claim.slice('failed: '.length) };
     claimed ||= claim !== null;

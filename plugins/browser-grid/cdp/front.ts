@@ -15,6 +15,7 @@ import { rm } from 'node:fs/promises';
 import { createServer, connect as tcpConnect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GridError } from '../errors.ts';
 import { chromiumFlags, systemChromium } from '../worker/browser.ts';
 import { LEASE_ANSWER, asksForLease } from './lease.ts';
 import { asksForPath } from '../worker/endpoint-secret.ts';
@@ -73,7 +74,7 @@ function launch(executablePath: string, extraArgs: readonly string[], profiles: 
     const fail = (why: string) => {
       if (child.pid) killTree(child.pid);
       void removeProfile(profile, profiles);
-      reject(new Error(`cannot launch Chromium for a CDP session (${executablePath}): ${why}`));
+      reject(new GridError(`cannot launch Chromium for a CDP session (${executablePath}): ${why}`, { code: 'COORD_ERR_BROWSER_GRID_CDP_LAUNCH' }));
     };
     const timer = setTimeout(() => fail(`no DevTools address within ${LAUNCH_TIMEOUT_MS} ms`), LAUNCH_TIMEOUT_MS);
     const onError = (error: Error) => (clearTimeout(timer), fail(error.message));
@@ -153,7 +154,7 @@ export class CdpFront {
   /** Listens on host:port (0: any); returns the port bound. */
   async start(host: string, port: number): Promise<number> {
     const executable = this.executablePath ?? systemChromium();
-    if (!executable) throw new Error('CDP sessions need a Chromium binary: install Debian\'s chromium package or set browser-grid.executablePath');
+    if (!executable) throw new GridError('CDP sessions need a Chromium binary: install Debian\'s chromium package or set browser-grid.executablePath', { code: 'COORD_ERR_BROWSER_GRID_NO_CHROMIUM' });
     this.server = createServer((socket) => void this.serve(socket, executable));
     await new Promise<void>((resolve, reject) => {
       this.server!.once('error', reject);
@@ -207,7 +208,7 @@ export class CdpFront {
     if (!this.refillTimer) this.refillTimer = setTimeout(() => this.refill(executable), this.refillDelayMs);
     if (!browser) {
       const why = `no browser for this client: ${failure?.message ?? 'it could not be started'}`;
-      this.onLaunchError(failure ?? new Error(why));
+      this.onLaunchError(failure ?? new GridError(why, { code: 'COORD_ERR_BROWSER_GRID_CDP_LAUNCH' }));
       client.end(`HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(why)}\r\n\r\n${why}`);
       return;
     }

@@ -5,11 +5,12 @@
 // server's own), writes it as the hash's `version` field and files the worker
 // in the indexes, after which it is selected like coord's own.
 import { randomBytes } from 'node:crypto';
-import { patternGlob, patternRegex } from '../../../core/contract.ts';
+import { patternGlob, patternRegex } from '../../../entries/plugin.ts';
 import { contract } from '../contract.ts';
 import { majorMinor, parseRef, workerRef } from '../refs.ts';
 import { dialUpgrade } from '../relay/relay.ts';
 import type { Ctx } from '../context.ts';
+import { touchWorker } from '../scripts.ts';
 
 const PROBE_TIMEOUT_MS = 3000;
 
@@ -43,27 +44,15 @@ export async function adoptRefs(ctx: Ctx, refs: string[]): Promise<string[]> {
     const { browserType, workerId } = parseRef(ref);
     const [wsEndpoint, endpoint, version] = (await ctx.backend.send(['HMGET', ctx.keys.worker({ browserType, workerId }), 'wsEndpoint', 'endpoint', 'version'])) as (string | null)[];
     const spoken = majorMinor(version ?? undefined) || (await probeVersion(wsEndpoint ?? endpoint ?? ''));
-    const [exists] = await fileVersion(ctx, ref, spoken);
+    const { exists } = await fileVersion(ctx, ref, spoken);
     if (exists) adopted.push(ref);
   }
   return adopted;
 }
 
 /** Files a worker in the indexes, with the Playwright version it speaks when known ('' leaves it as it is). */
-export async function fileVersion(ctx: Ctx, ref: string, version: string): Promise<[number, number]> {
-  const { browserType, workerId } = parseRef(ref);
-  return (await ctx.scripts.run('touchWorker', {
-    keys: { worker: { browserType, workerId }, active: {}, lifetime: {}, workerIndex: { browserType }, freeIndex: { browserType }, versions: { browserType } },
-    args: {
-      ref,
-      nowMs: ctx.clock.now(),
-      staleMs: ctx.config.staleThreshold * 1000,
-      maxConcurrent: ctx.config.maxConcurrentSessions,
-      maxLifetime: ctx.config.maxLifetimeSessions,
-      ttl: 0,
-      fields: version ? ['version', version] : [],
-    },
-  })) as [number, number];
+export function fileVersion(ctx: Ctx, ref: string, version: string): Promise<{ exists: boolean; free: boolean }> {
+  return touchWorker(ctx, ref, 0, version ? ['version', version] : []);
 }
 
 /** Asks a Playwright browser server its major.minor: a client version no server has gets a 428 naming it. '' when it does not say. */

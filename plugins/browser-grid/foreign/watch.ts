@@ -9,7 +9,7 @@
 // Where CONFIG is not allowed (some managed Redis services) it falls back to a
 // SCAN every few heartbeats and leaves the leftovers to the reaper. With
 // keyspaceEvents: preset the server's own setting is trusted and no CONFIG is sent.
-import type { Subscriber } from '../../../core/backend.ts';
+import type { Subscriber } from '../../../entries/plugin.ts';
 import { workerKeyRef } from './adopt.ts';
 import type { Ctx } from '../context.ts';
 

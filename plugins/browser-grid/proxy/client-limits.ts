@@ -1,15 +1,12 @@
 // The proxy's limits on what a client may hold before it is a session: a
-// request head must be whole within HEAD_TIMEOUT_MS (as webdriver's front
-// door: slowloris clients are answered 408), a head too large is answered 431
+// request head must be whole within HEAD_TIMEOUT_MS (as the webdriver proxy
+// does: slowloris clients are answered 408), a head too large is answered 431
 // (read to its end first, so the client sees the answer and not a reset),
 // and an upgrade that is not a version-13 WebSocket handshake is answered as
 // RFC 6455 §4.2.2 says. A relayed client has as long again to say its first
-// message (Playwright and Puppeteer speak at once). After a burst of
-// connections, the garbage it left is collected at once.
+// message (Playwright and Puppeteer speak at once).
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 
 /** A request head must be whole this long after its connection opened (or its last request ended). */
 export const HEAD_TIMEOUT_MS = 10_000;
@@ -52,49 +49,4 @@ export function handshakeProblem(req: IncomingMessage): { code: 400 | 426; messa
   const key = req.headers['sec-websocket-key'] ?? '';
   if (!/^[A-Za-z0-9+/]{22}==$/.test(key)) return { code: 400, message: 'missing or malformed Sec-WebSocket-Key' };
   return undefined;
-}
-
-/** Connections accepted between two heartbeats from which they count as a burst. */
-const BURST = 256;
-let fullGc: (() => void) | undefined;
-
-/** After a burst, collections run on every quiet heartbeat for this long: its stragglers and the traffic after it settle meanwhile. */
-const SETTLE_MS = 10_000;
-
-/**
- * Memory back after a burst of connections: thousands of short connections leave tens of MB
- * of garbage in V8's old space (and a grown young generation), which a proxy that goes
- * quiet afterwards would not collect until its next busy spell. Once a burst (BURST or more
- * connections accepted between two heartbeats) is over, a full collection runs on every
- * heartbeat for SETTLE_MS, through V8's own gc() (as Jest's leak detector reaches it).
- * `settle` is called on each heartbeat; it returns the burst's size when it collected.
- */
-export function collectAfterBursts(server: Server): { settle(): number | undefined } {
-  let accepted = 0;
-  let burst = 0;
-  let burstAt = Number.NEGATIVE_INFINITY;
-  server.on('connection', () => accepted++);
-  return {
-    settle() {
-      const now = Date.now();
-      const since = accepted;
-      accepted = 0;
-      if (since >= BURST) {
-        [burst, burstAt] = [since, now]; // still coming: collected once it is over
-        return undefined;
-      }
-      if (now - burstAt > SETTLE_MS) return undefined;
-      if (!fullGc) {
-        try {
-          setFlagsFromString('--expose-gc');
-          fullGc = runInNewContext('gc') as () => void;
-          setFlagsFromString('--no-expose-gc');
-        } catch {
-          fullGc = () => {}; // a runtime without V8's flags (Deno): memory comes back at V8's own pace
-        }
-      }
-      fullGc();
-      return burst;
-    },
-  };
 }

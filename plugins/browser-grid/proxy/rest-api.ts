@@ -4,8 +4,7 @@
 // Fields keep playwright-distributed's names (snake_case) where they mean
 // the same; coord's additions are named in docs/browser-grid.md. Everything
 // is read from Redis, so any proxy answers for the whole grid.
-import type { Backend } from '../../../core/backend.ts';
-import type { KeyBuilders } from '../../../core/contract.ts';
+import type { Backend, KeyBuilders } from '../../../entries/plugin.ts';
 import type { BrowserGridKeys } from '../contract.ts';
 import { browserTypes, heartbeatMs, parseRef } from '../refs.ts';
 import { gridStatus, type GridStatus, type WorkerStatus } from '../status.ts';

@@ -6,6 +6,7 @@
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { IncomingMessage } from 'node:http';
+import { DialError } from '../errors.ts';
 import { FrameBoundaries, keepalive } from './keepalive.ts';
 
 export interface Dialed {
@@ -21,17 +22,6 @@ export interface Dialed {
  * CDP lease (cdp-lease.ts) is the proxy's to ask for, never a client's.
  */
 const DROPPED = new Set(['host', 'authorization', 'x-coord-cdp-lease']);
-
-export class DialError extends Error {
-  override readonly name = 'DialError';
-  constructor(
-    message: string,
-    /** The socket error's code ('ECONNREFUSED': nothing listens there any more), when there was one. */
-    readonly code?: string,
-  ) {
-    super(message);
-  }
-}
 
 /** Opens a connection to a worker endpoint and replays the client's upgrade request on it. */
 export function dialUpgrade(endpoint: string, req: Pick<IncomingMessage, 'rawHeaders'>, timeoutMs: number, extraHeaders: readonly string[] = []): Promise<Dialed> {

@@ -2,9 +2,10 @@
 // threshold (with their counter fields), and gives back the capacity leased by
 // proxies that died without closing their sessions. Runs inside each proxy by
 // default, or alone with `--role reaper`.
-import type { Role } from '../../../core/plugin.ts';
+import type { Role } from '../../../entries/plugin.ts';
 import { browserTypes } from '../refs.ts';
 import type { Ctx } from '../context.ts';
+import { reapProxy, reapWorkers } from '../scripts.ts';
 
 const BATCH = 500;
 
@@ -16,20 +17,15 @@ export interface ReapResult {
 
 /** One pass of the reaper over every browser type and every silent proxy. */
 export async function reapOnce(ctx: Ctx): Promise<ReapResult> {
-  const { config, clock, scripts } = ctx;
   const result: ReapResult = { workers: [], proxies: [], leasesReturned: 0 };
-  const staleMs = config.staleThreshold * 1000;
   for (const browserType of browserTypes) {
     for (;;) {
-      const reaped = (await scripts.run('reapWorkers', {
-        keys: { active: {}, lifetime: {}, workerIndex: { browserType }, freeIndex: { browserType } },
-        args: { nowMs: clock.now(), staleMs, limit: BATCH },
-      })) as string[];
+      const reaped = await reapWorkers(ctx, browserType, BATCH);
       result.workers.push(...reaped);
       if (reaped.length < BATCH) break;
     }
   }
-  const proxies = await reapSilentProxies(ctx, staleMs);
+  const proxies = await reapSilentProxies(ctx, ctx.config.staleThreshold * 1000);
   return { ...result, ...proxies };
 }
 
@@ -40,14 +36,11 @@ export async function reapOnce(ctx: Ctx): Promise<ReapResult> {
  * its next heartbeat (restoreLeases).
  */
 export async function reapSilentProxies(ctx: Ctx, silentMs: number): Promise<Pick<ReapResult, 'proxies' | 'leasesReturned'>> {
-  const { clock, scripts, keys, backend } = ctx;
+  const { clock, keys, backend } = ctx;
   const result = { proxies: [] as string[], leasesReturned: 0 };
   const silent = (await backend.send(['ZRANGEBYSCORE', keys.proxyIndex(), '-inf', `(${clock.now() - silentMs}`])) as string[];
   for (const proxyId of silent) {
-    const returned = (await scripts.run('reapProxy', {
-      keys: { active: {}, proxyIndex: {}, leases: { proxyId } },
-      args: { proxyId, nowMs: clock.now(), staleMs: silentMs },
-    })) as number;
+    const returned = await reapProxy(ctx, proxyId, silentMs);
     if (returned >= 0) {
       result.proxies.push(proxyId);
       result.leasesReturned += returned;

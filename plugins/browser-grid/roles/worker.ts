@@ -7,14 +7,15 @@
 // with versionsOnDemand, it starts servers of a version a waiting client needs.
 import { randomUUID } from 'node:crypto';
 import type { BrowserServer } from 'playwright-core';
-import type { Role } from '../../../core/plugin.ts';
-import type { Subscriber } from '../../../core/backend.ts';
+import { type Role, type Subscriber, withDeadline } from '../../../entries/plugin.ts';
 import { launchBrowserServer } from '../worker/browser.ts';
 import { advertisedHost, isWildcard } from '../worker/advertise.ts';
 import { CdpFront } from '../cdp/front.ts';
 import { secretPath, withoutSecret } from '../worker/endpoint-secret.ts';
 import { onDemandAllows, portRange } from '../config.ts';
-import { REDIS_CALL_MS, withDeadline } from '../deadline.ts';
+import { GridError } from '../errors.ts';
+import { REDIS_CALL_MS } from '../redis-deadline.ts';
+import { removeWorker, touchWorker } from '../scripts.ts';
 import { majorMinor, workerRef, type BrowserType } from '../refs.ts';
 import { bundledPlaywright, playwrightCacheDir, playwrightOf, type Playwright } from '../worker/playwright.ts';
 import { PortPool } from '../worker/ports.ts';
@@ -97,7 +98,7 @@ export function workerRole(ctx: Ctx): Role {
       if (stopping) {
         // the role stopped while they started: its drain did not see them
         await Promise.all(ok.map((instance) => instance.drain('worker stopping')));
-        throw new Error('the worker is stopping');
+        throw new GridError('the worker is stopping', { code: 'COORD_ERR_BROWSER_GRID_STOPPING' });
       }
       for (const instance of ok) loops.push(supervise(instance));
       logger.info('browser servers started on demand', { browserType, version: playwright.version, source: playwright.source, count: ok.length });
@@ -221,7 +222,9 @@ class WorkerInstance {
     this.port = Number(url.port);
     if (this.advertiseHost) url.hostname = this.advertiseHost;
     // a proxy on another host would dial itself
-    if (isWildcard(url.hostname)) throw new Error(`refusing to register ${url.protocol}//${url.host}: a wildcard address; set browser-grid.advertiseHost to this host's name or address`);
+    if (isWildcard(url.hostname)) {
+      throw new GridError(`refusing to register ${url.protocol}//${url.host}: a wildcard address; set browser-grid.advertiseHost to this host's name or address`, { code: 'COORD_ERR_BROWSER_GRID_WILDCARD_ADDRESS' });
+    }
     this.endpoint = url.toString();
     if (config.cdp && this.servesCdp && this.browserType === 'chromium') {
       // only those who read this record (the grid's proxies) know the path the CDP port serves
@@ -243,40 +246,23 @@ class WorkerInstance {
     this.log.info('browser server registered', { endpoint: withoutSecret(this.endpoint), version: this.version, ...cdpEndpoint });
   }
 
-  /** The keys touchWorker and removeWorker take: the worker's record, counters and indexes. */
-  private keySlots() {
-    const { browserType, id: workerId } = this;
-    return { worker: { browserType, workerId }, active: {}, lifetime: {}, workerIndex: { browserType }, freeIndex: { browserType }, versions: { browserType } };
-  }
-
   /** Writes every field again, so a Redis that lost its data has the worker back within one heartbeat. */
   private async touch(): Promise<boolean> {
-    const { config, scripts, clock } = this.ctx;
-    const reply = (await scripts.run('touchWorker', {
-      keys: this.keySlots(),
-      args: {
-        ref: this.ref,
-        nowMs: clock.now(),
-        staleMs: config.staleThreshold * 1000,
-        maxConcurrent: config.maxConcurrentSessions,
-        maxLifetime: config.maxLifetimeSessions,
-        ttl: Math.ceil(config.redisKeyTtl),
-        fields: [
-          'id', this.id,
-          'browserType', this.browserType,
-          'wsEndpoint', this.endpoint,
-          // playwright-distributed's proxy and monitor read `endpoint`
-          'endpoint', this.endpoint,
-          ...(this.cdpEndpoint ? ['cdpEndpoint', this.cdpEndpoint] : []),
-          'status', this.status,
-          'lastHeartbeat', Math.floor(clock.now() / 1000),
-          'startedAt', this.startedAt,
-          'version', this.version,
-        ],
-      },
-    })) as [number, number];
-    if (reply[1] === 1) await this.ctx.backend.send(['PUBLISH', this.ctx.channels.capacity({ browserType: this.browserType }), this.ref]);
-    return reply[1] === 1;
+    const { config, clock } = this.ctx;
+    const { free } = await touchWorker(this.ctx, this.ref, Math.ceil(config.redisKeyTtl), [
+      'id', this.id,
+      'browserType', this.browserType,
+      'wsEndpoint', this.endpoint,
+      // playwright-distributed's proxy and monitor read `endpoint`
+      'endpoint', this.endpoint,
+      ...(this.cdpEndpoint ? ['cdpEndpoint', this.cdpEndpoint] : []),
+      'status', this.status,
+      'lastHeartbeat', Math.floor(clock.now() / 1000),
+      'startedAt', this.startedAt,
+      'version', this.version,
+    ]);
+    if (free) await this.ctx.backend.send(['PUBLISH', this.ctx.channels.capacity({ browserType: this.browserType }), this.ref]);
+    return free;
   }
 
   async beat(): Promise<void> {
@@ -319,12 +305,7 @@ class WorkerInstance {
   }
 
   private async remove(): Promise<void> {
-    await this.ctx.scripts
-      .run('removeWorker', {
-        keys: this.keySlots(),
-        args: { ref: this.ref },
-      })
-      .catch((error) => this.log.warn('could not deregister', { error: (error as Error).message }));
+    await removeWorker(this.ctx, this.ref).catch((error) => this.log.warn('could not deregister', { error: (error as Error).message }));
   }
 
   async close(why: string): Promise<void> {

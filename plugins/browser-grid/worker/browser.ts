@@ -2,6 +2,7 @@
 // one (this is what Debian machines have), else Playwright's own install.
 import { existsSync } from 'node:fs';
 import type { BrowserServer } from 'playwright-core';
+import { GridError } from '../errors.ts';
 import type { PlaywrightCore } from './playwright.ts';
 import type { BrowserType } from '../refs.ts';
 
@@ -53,9 +54,10 @@ export async function launchBrowserServer(options: LaunchOptions): Promise<Brows
     });
   } catch (error) {
     const first = String((error as Error).message).split('\n')[0];
-    throw new Error(
+    throw new GridError(
       `cannot launch ${options.browserType}${executablePath ? ` (${executablePath})` : ''}: ${first}` +
         (executablePath ? '' : ' — install Debian\'s chromium package or set browser-grid.executablePath'),
+      { code: 'COORD_ERR_BROWSER_GRID_LAUNCH', cause: error },
     );
   }
 }

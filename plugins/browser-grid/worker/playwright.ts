@@ -12,6 +12,7 @@ import { mkdir, rename, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { GridError } from '../errors.ts';
 import { majorMinor } from '../refs.ts';
 
 export type PlaywrightCore = typeof import('playwright-core');
@@ -79,7 +80,7 @@ async function find(version: string, cacheDir: string, registryTimeoutMs: number
   await install(version, cacheDir, dir, registryTimeoutMs);
   const installed = tryLoad(createRequire(join(dir, 'index.js')), 'playwright-core', 'installed');
   if (!installed || majorMinor(installed.version) !== version) {
-    throw new Error(`playwright-core@${version} installed into ${dir} reports version ${installed?.version ?? 'none'}`);
+    throw new GridError(`playwright-core@${version} installed into ${dir} reports version ${installed?.version ?? 'none'}`, { code: 'COORD_ERR_BROWSER_GRID_PLAYWRIGHT_VERSION' });
   }
   return installed;
 }
@@ -107,14 +108,17 @@ async function install(version: string, cacheDir: string, dir: string, registryT
   // after npm's minute of retries.
   const lookup = ['view', `playwright-core@${version}`, 'version', '--fetch-retries=0', `--fetch-timeout=${registryTimeoutMs}`];
   const missing = await run('npm', lookup, registryTimeoutMs + NPM_START_MS);
-  if (missing !== undefined) throw new Error(`cannot install playwright-core@${version} from the npm registry: ${missing}`);
+  if (missing !== undefined) throw new GridError(`cannot install playwright-core@${version} from the npm registry: ${missing}`, { code: 'COORD_ERR_BROWSER_GRID_PLAYWRIGHT_INSTALL' });
   const staging = join(cacheDir, `.pw-${version}-${randomUUID()}`);
   await mkdir(staging, { recursive: true });
   try {
     const args = ['install', '--prefix', staging, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', '--omit=dev', `playwright-core@${version}`];
     const why = await run('npm', args, INSTALL_TIMEOUT_MS);
     if (why !== undefined || !existsSync(join(staging, 'node_modules/playwright-core/package.json'))) {
-      throw new Error(`cannot install playwright-core@${version} from the npm registry into ${dir}: ${why || 'npm installed nothing'} (install it there by hand, or set browser-grid.playwrightCache to a folder that has pw-${version}/node_modules/playwright-core)`);
+      throw new GridError(
+        `cannot install playwright-core@${version} from the npm registry into ${dir}: ${why || 'npm installed nothing'} (install it there by hand, or set browser-grid.playwrightCache to a folder that has pw-${version}/node_modules/playwright-core)`,
+        { code: 'COORD_ERR_BROWSER_GRID_PLAYWRIGHT_INSTALL' },
+      );
     }
     await rename(staging, dir).catch((error: NodeJS.ErrnoException) => {
       // another process put it there first: theirs is as good

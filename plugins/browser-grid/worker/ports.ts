@@ -1,6 +1,7 @@
 // The ports browser servers bind: any free one, or one of the range
 // `workerPorts` names, so firewalls and containers can be set up for them.
 import { createServer } from 'node:net';
+import { GridError } from '../errors.ts';
 
 export class PortPool {
   private readonly taken = new Set<number>();
@@ -18,7 +19,7 @@ export class PortPool {
       this.taken.add(port);
       return port;
     }
-    throw new Error(`no free port left in workerPorts ${this.range.first}-${this.range.last} on ${this.host}`);
+    throw new GridError(`no free port left in workerPorts ${this.range.first}-${this.range.last} on ${this.host}`, { code: 'COORD_ERR_BROWSER_GRID_PORTS_EXHAUSTED' });
   }
 
   release(port: number): void {

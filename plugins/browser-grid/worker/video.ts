@@ -16,8 +16,7 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
-import { findExecutable } from '../../../core/executable.ts';
-import type { Logger } from '../../../core/logger.ts';
+import { findExecutable, type Logger } from '../../../entries/plugin.ts';
 import type { Playwright } from './playwright.ts';
 
 /** The name Playwright's registry gives its ffmpeg build, per platform. */

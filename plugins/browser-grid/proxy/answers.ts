@@ -1,0 +1,33 @@
+// How the proxy turns a client away: an HTTP error with a JSON body
+// ({ error: { code, message } }), on an upgrade's raw socket or as a response.
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+
+export function errorBody(code: number, message: string, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({ error: { code, message, ...extra } });
+}
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 426: 'Upgrade Required', 428: 'Precondition Required', 429: 'Too Many Requests', 502: 'Bad Gateway', 503: 'Service Unavailable',
+};
+
+/** Answers an upgrade request with an HTTP error and closes the socket. */
+export function rejectUpgrade(socket: Socket, code: number, message: string, retryAfter?: number, extra?: Record<string, unknown>, headers: string[] = []): void {
+  const body = errorBody(code, message, extra);
+  const head = [
+    `HTTP/1.1 ${code} ${REASONS[code] ?? 'Error'}`,
+    'Content-Type: application/json',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+    ...(retryAfter ? [`Retry-After: ${retryAfter}`] : []),
+    ...headers,
+  ];
+  if (!socket.destroyed) socket.end(head.join('\r\n') + '\r\n\r\n' + body);
+}
+
+/** Does the request carry the grid's token (Authorization: Bearer …, or ?token=…)? Always, when no token is set. */
+export function tokenAccepted(token: string | undefined, req: IncomingMessage, url: URL): boolean {
+  if (!token) return true;
+  const bearer = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+  return bearer === token || url.searchParams.get('token') === token;
+}

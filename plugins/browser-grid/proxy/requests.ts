@@ -1,0 +1,46 @@
+// The proxy's plain HTTP requests: /status (the grid as JSON), /metrics
+// (Prometheus), playwright-distributed's REST API (/v1/…, rest-api.ts), and a
+// 426 on / for a client that did not ask for a WebSocket.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { redisDeadline } from '../redis-deadline.ts';
+import { gridStatus } from '../status.ts';
+import { errorBody, tokenAccepted } from './answers.ts';
+import type { ProxyParts } from './parts.ts';
+import { isRestPath, restResource } from './rest-api.ts';
+
+export async function onRequest(parts: ProxyParts, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { ctx, proxyId, admission, leases, metrics, redis } = parts;
+  const { config, backend, keys, clock } = ctx;
+  const url = new URL(req.url ?? '/', 'http://proxy');
+  const send = (status: number, body: string, type = 'application/json', extra: Record<string, string> = {}) => {
+    res.writeHead(status, { 'content-type': type, ...extra }).end(body);
+  };
+  try {
+    if (isRestPath(url.pathname)) {
+      if (!tokenAccepted(config.token, req, url)) return send(401, errorBody(401, 'missing or wrong token'));
+      if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, errorBody(405, `${req.method} ${url.pathname}: only GET is served`), 'application/json', { allow: 'GET, HEAD' });
+      if (!redis.up) return send(503, errorBody(503, 'grid unavailable: cannot reach Redis'), 'application/json', { 'retry-after': '5' });
+      const rest = {
+        backend, keys, nowMs: clock.now(), staleMs: config.staleThreshold * 1000, maxConcurrent: config.maxConcurrentSessions, maxQueueSize: config.queueSize,
+        proxyId, waitingHere: admission.waiting, startedHere: leases.startedHere,
+      };
+      return send(200, JSON.stringify(await redisDeadline(restResource(url.pathname, rest)), null, 2));
+    }
+    if (url.pathname === '/status' || url.pathname === '/metrics') {
+      if (!tokenAccepted(config.token, req, url)) return send(401, errorBody(401, 'missing or wrong token'));
+      if (url.pathname === '/metrics') return send(200, await metrics.registry.metrics(), metrics.registry.contentType);
+      if (!redis.up) {
+        const body = { error: { code: 503, message: 'grid unavailable: cannot reach Redis' }, proxyId, redis: 'unreachable', redisDownForMs: clock.now() - redis.downSince, relaying: leases.size };
+        return send(503, JSON.stringify(body, null, 2), 'application/json', { 'retry-after': '5' });
+      }
+      const status = await redisDeadline(gridStatus(backend, keys, { nowMs: clock.now(), staleMs: config.staleThreshold * 1000, maxConcurrent: config.maxConcurrentSessions }));
+      return send(200, JSON.stringify({ proxyId, waitingHere: admission.waiting, ...status }, null, 2));
+    }
+    if (url.pathname === '/') {
+      return send(426, errorBody(426, `Upgrade Required: connect with Playwright, e.g. chromium.connect('ws://${req.headers.host}/?browser=chromium')`), 'application/json', { upgrade: 'websocket' });
+    }
+    send(404, errorBody(404, `no such path ${url.pathname}`));
+  } catch (error) {
+    send(503, errorBody(503, `grid unavailable: ${(error as Error).message}`));
+  }
+}
