@@ -15,6 +15,20 @@ import { loadLua, luaLoaded } from './embedded/lua-wasm.ts';
 import { toReplyError } from './embedded/reply-error.ts';
 import { embeddedSubscriber } from './embedded/subscriber.ts';
 
+/**
+ * A backend in this process, without Redis: Redis's commands, Lua scripts,
+ * pub/sub, blocking commands and expiry on an in-memory dataset. Backends made
+ * with the same name (`embedded://<name>`; none: 'default') share one dataset,
+ * as processes share a Redis. Throws UrlError for any other URL. What coord
+ * runs on when no Redis is given; tests use it to run roles in one process.
+ *
+ * @example
+ * import { createEmbeddedBackend } from 'coordkit/adapters/embedded';
+ * const a = createEmbeddedBackend({ url: 'embedded://test-1' });
+ * const b = createEmbeddedBackend({ url: 'embedded://test-1' });
+ * await a.send(['SET', 'greeting', 'hi']);
+ * await b.send(['GET', 'greeting']); // 'hi'
+ */
 export const createEmbeddedBackend: BackendFactory = (options: BackendOptions) => {
   const parsed = parseRedisUrl(options.url);
   if (parsed.kind !== 'embedded') {

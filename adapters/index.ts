@@ -8,7 +8,16 @@ import type { Logger } from '../core/logger.ts';
 import { silentLogger } from '../core/logger.ts';
 import { parseRedisUrl, UrlError } from '../core/url.ts';
 
+/**
+ * The built-in adapters, by the name `redis.adapter`, `--adapter` and
+ * createBackend take.
+ *
+ * @example
+ * const name = optionText(options.adapter) ?? 'ioredis';
+ * if (!(adapterNames as readonly string[]).includes(name)) throw new UsageError(`unknown adapter "${name}": expected one of ${adapterNames.join(', ')}`);
+ */
 export const adapterNames = ['ioredis', 'node-redis', 'embedded'] as const;
+/** The name of a built-in adapter: 'ioredis', 'node-redis' or 'embedded'. */
 export type AdapterName = (typeof adapterNames)[number];
 
 /**

@@ -29,6 +29,21 @@ interface Connection {
   pending: PendingCalls;
 }
 
+/**
+ * A backend on ioredis: one shared connection (a single server, or a Cluster
+ * that routes each command by its key, or the master Sentinel names), and a
+ * connection of its own for each subscriber and blocking connection.
+ * Reconnection is ioredis's own. Takes redis://, rediss://, cluster and
+ * Sentinel URLs (no embedded://). createBackend picks it by default for a URL;
+ * import it directly to skip that choice.
+ *
+ * @example
+ * import { createIoredisBackend } from 'coordkit/adapters/ioredis';
+ * const backend = createIoredisBackend({ url: 'redis://127.0.0.1:6379', clientName: 'my-app' });
+ * await backend.ready();
+ * await backend.send(['PING']); // 'PONG'
+ * await backend.close();
+ */
 export const createIoredisBackend: BackendFactory = (options) => new IoredisBackend(options);
 
 const ioredisErrors: ErrorKinds = {

@@ -26,6 +26,18 @@ import { toReply } from './support/reply.ts';
 /** A connection's client: one server, a cluster, or the master a set of sentinels names. */
 type AnyClient = SingleClient | ClusterClient | SentinelClient;
 
+/**
+ * A backend on node-redis (@redis/client): a client, a cluster client or a
+ * Sentinel client underneath, with the same URLs and behaviour as the ioredis
+ * adapter (the adapter suite holds both to it). For an application that
+ * already depends on node-redis.
+ *
+ * @example
+ * import { createNodeRedisBackend } from 'coordkit/adapters/node-redis';
+ * const backend = createNodeRedisBackend({ url: 'rediss://cache.example:6380', tls: { caFile: '/etc/ssl/redis-ca.pem' } });
+ * await backend.ready();
+ * await backend.close();
+ */
 export const createNodeRedisBackend: BackendFactory = (options) => new NodeRedisBackend(options);
 
 const connectionErrors = [

@@ -22,6 +22,7 @@ import { streamTests } from './adapter-suite/streams.ts';
 import { suiteContext } from './adapter-suite/support.ts';
 import { transactionTests } from './adapter-suite/transactions.ts';
 
+/** What adapterSuite runs against: a name for the subtest titles and a factory of fresh backends. */
 export interface AdapterSuiteOptions {
   /** Shown in the subtest names. */
   name: string;

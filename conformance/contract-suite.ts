@@ -10,6 +10,11 @@ import { type Plugin, pluginScenarios } from '../core/plugin.ts';
 import { escapeGlob, snapshotKeyspace } from '../core/snapshot.ts';
 import { scenarioContext } from './scenario-context.ts';
 
+/**
+ * What contractSuite runs: the plugin whose scenarios are checked, a name for
+ * the backend, a factory of fresh backends, and optionally a key prefix and
+ * config values.
+ */
 export interface ContractSuiteOptions {
   plugin: Plugin;
   /** Names the backend in test titles, e.g. 'ioredis' or 'embedded'. */

@@ -10,6 +10,7 @@ import { PluginError, type GlobalConfig, type Plugin, type RoleContext } from '.
 import { roleContext } from '../core/role-context.ts';
 import { loadScriptDir } from '../core/scripts.ts';
 
+/** What scenarioContext makes a context from: the plugin, a backend, a key prefix and a stop signal; config values, clock, logger and roles optionally. */
 export interface ScenarioContextOptions {
   plugin: Plugin;
   backend: Backend;
@@ -25,6 +26,19 @@ export interface ScenarioContextOptions {
   roles?: readonly string[];
 }
 
+/**
+ * The RoleContext a plugin's roles and scenarios run with outside a process:
+ * config from the plugin's schema defaults (with `config` over them), key
+ * builders and scripts under `keyPrefix`, a silent logger and the system clock
+ * unless others are given. For a plugin's own tests of a role or a script on a
+ * backend of their choice.
+ *
+ * @example
+ * const backend = await createBackend({});
+ * const ctx = scenarioContext({ plugin, backend, keyPrefix: '{t1}:', signal: AbortSignal.timeout(10_000), config: { every: 5 } });
+ * await ctx.scripts.run('sweepLeases', { keys: { running: {}, runs: {} }, args: { nowS: 0, limit: 10, historyLength: 100 } });
+ * t.same(await ctx.backend.send(['ZCARD', ctx.keys.running()]), 0);
+ */
 export function scenarioContext(opts: ScenarioContextOptions): RoleContext {
   const { plugin, backend, keyPrefix } = opts;
   // Parsed here rather than by registerPlugin: a scenario may run on a plugin
@@ -47,7 +61,17 @@ export function scenarioContext(opts: ScenarioContextOptions): RoleContext {
   });
 }
 
-/** The plugin's config section: the values given over its schema's defaults, validated and frozen. */
+/**
+ * The plugin's config section: the values given over its schema's defaults,
+ * validated (the schema, then the plugin's own `check`) and frozen. Throws
+ * PluginError naming what is wrong. For a test of code that takes the section
+ * without starting a process.
+ *
+ * @example
+ * const config = pluginConfig(plugin, { every: 5 }) as CronConfig;
+ * t.equal(config.every, 5);
+ * t.throws(() => pluginConfig(plugin, { every: 'often' }), PluginError);
+ */
 export function pluginConfig(plugin: Plugin, values: Record<string, unknown> = {}): Readonly<Record<string, unknown>> {
   const ajv = createAjv({ useDefaults: true });
   let validate;

@@ -44,6 +44,7 @@ export interface VirtualUser<P = Record<string, unknown>> {
   sleep(ms: number): Promise<void>;
 }
 
+/** One thing a virtual user does, picked at random by `weight` among the steps its pacing (`every`) and `requires` allow; `run` gets the user. */
 export interface Step<P = Record<string, unknown>> {
   name: string;
   /** Relative chance of being picked (default 1). */
@@ -57,6 +58,7 @@ export interface Step<P = Record<string, unknown>> {
   run(user: VirtualUser<P>): unknown;
 }
 
+/** How a named pool of resources is built: `count` payloads, made once per test on the orchestrator; each is held by at most one user at a time across all workers. */
 export interface ResourceFactory<P = Record<string, unknown>> {
   /** How many to build. */
   count: number;
@@ -82,7 +84,12 @@ export interface Probe<P = Record<string, unknown>> {
   run(ctx: ProbeContext<P>): number | Record<string, number> | Promise<number | Record<string, number>>;
 }
 
-/** Beside its steps: a load shape (stages, rateStages, shape) and allowNoRequests — see shape.ts and traffic.ts. */
+/**
+ * A load test's scenario: what a scenario module exports (default export, or
+ * a named `scenario`). Its steps, with optional params, resources, user hooks
+ * and probes, and beside them a load shape (stages, rateStages, shape) and
+ * allowNoRequests — see shape.ts and traffic.ts.
+ */
 export interface Scenario<P = Record<string, unknown>> extends ShapeOptions, TrafficOptions {
   name?: string;
   /** Init parameters with their defaults; a test may override them. */
@@ -107,7 +114,23 @@ export interface CheckedScenario {
   probes: { name: string; everyMs: number; run: Probe['run'] }[];
 }
 
-/** Identity: gives a scenario module its types (`export default defineScenario({...})`). */
+/**
+ * Identity: gives a scenario module its types (`export default
+ * defineScenario({...})`). The plugin checks the scenario when a test starts
+ * and names the file, the field and what was expected when something is wrong.
+ *
+ * @example
+ * import { defineScenario } from 'coordkit/load-test';
+ *
+ * export default defineScenario({
+ *   params: { baseUrl: 'http://127.0.0.1:8080' },
+ *   stages: '30s:10,1m:50,30s:0',
+ *   steps: [
+ *     { name: 'home', weight: 3, run: (user) => user.http.get('/') },
+ *     { name: 'item', every: '1..3s', run: (user) => user.http.get(`/items/${user.id}`, { metric: 'GET /items/:id' }) },
+ *   ],
+ * });
+ */
 export function defineScenario<P = Record<string, unknown>>(scenario: Scenario<P>): Scenario<P> {
   return scenario;
 }
