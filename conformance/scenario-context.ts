@@ -35,7 +35,7 @@ export interface ScenarioContextOptions {
  *
  * @example
  * const backend = await createBackend({});
- * const ctx = scenarioContext({ plugin, backend, keyPrefix: '{t1}:', signal: AbortSignal.timeout(10_000), config: { every: 5 } });
+ * const ctx = scenarioContext({ plugin, backend, keyPrefix: '{t1}:', signal: AbortSignal.timeout(10_000), config: { concurrency: 1 } });
  * await ctx.scripts.run('sweepLeases', { keys: { running: {}, runs: {} }, args: { nowS: 0, limit: 10, historyLength: 100 } });
  * t.same(await ctx.backend.send(['ZCARD', ctx.keys.running()]), 0);
  */
@@ -68,9 +68,10 @@ export function scenarioContext(opts: ScenarioContextOptions): RoleContext {
  * without starting a process.
  *
  * @example
- * const config = pluginConfig(plugin, { every: 5 }) as CronConfig;
- * t.equal(config.every, 5);
- * t.throws(() => pluginConfig(plugin, { every: 'often' }), PluginError);
+ * const config = pluginConfig(plugin, { concurrency: 4 }) as CronConfig;
+ * t.equal(config.concurrency, 4);
+ * t.equal(config.pollInterval, 1); // the schema's default
+ * t.throws(() => pluginConfig(plugin, { concurrency: 0 }), PluginError);
  */
 export function pluginConfig(plugin: Plugin, values: Record<string, unknown> = {}): Readonly<Record<string, unknown>> {
   const ajv = createAjv({ useDefaults: true });

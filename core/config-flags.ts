@@ -19,7 +19,7 @@ export interface ConfigFlag {
  * Throws ConfigError when there is no `=`.
  *
  * @example
- * const flags = ['log.level=debug', 'cron.every=30'].map(parseSetFlag);
+ * const flags = ['log.level=debug', 'cron.concurrency=4'].map(parseSetFlag);
  * // [{ path: 'log.level', value: 'debug', flag: '--set log.level' }, …]
  * const config = loadConfig({ plugins: [plugin], flags });
  */
