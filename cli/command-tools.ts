@@ -67,6 +67,10 @@ export function commandTools(plugin: Plugin, options: Readonly<Record<string, un
     get configInput() {
       return commandConfigInput(options);
     },
+    loadConfig({ plugins = [plugin], before = [], after = [] } = {}) {
+      const input = commandConfigInput(options);
+      return loadConfig({ ...input, plugins, flags: [...before, ...(input.flags ?? []), ...after] });
+    },
     async connect(): Promise<RoleContext & { close(): Promise<void> }> {
       const config = loadConfig({ ...commandConfigInput(options), plugins: [plugin] });
       if (!config.redis.url) throw new UsageError(noDeployment(name, plugin.name, config.plugins[plugin.name]));

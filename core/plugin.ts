@@ -2,7 +2,7 @@
 // schema and roles. The runtime (runtime.ts) checks it when it is registered
 // and starts its roles; the conformance suite runs its scenarios.
 import type { Backend } from './backend.ts';
-import type { ConfigInput, CoordConfig } from './config.ts';
+import type { ConfigFlag, ConfigInput, CoordConfig } from './config.ts';
 import type { ContractSpec, JsonSchema, KeyBuilders, KeySpec } from './contract.ts';
 import type { Logger } from './logger.ts';
 import type { Clock } from './clock.ts';
@@ -182,11 +182,20 @@ export interface CommandTools {
   /**
    * The same deployment as loadConfig (core/config.ts) takes it, all but the
    * plugins: the --config file, the environment, and the flags --redis,
-   * --prefix, --set… in the order they apply. For a command that starts roles
-   * of its own: loadConfig({ ...configInput, plugins }), then start(config);
-   * connect() is enough for the rest.
+   * --prefix, --set… in the order they apply. A command that starts roles of
+   * its own calls loadConfig() below, then start(config); connect() is enough
+   * for the rest.
    */
   readonly configInput: Readonly<Omit<ConfigInput, 'plugins'>>;
+  /**
+   * The config the command line names (configInput), validated and filled
+   * with its defaults, for `plugins` (default: this command's plugin), as
+   * `coord run` loads it: throws ConfigError for a value that cannot be used.
+   * A command adds settings of its own as flags: `before` apply before the
+   * command line's (so --set and the other flags override them), `after`
+   * apply after them (they override the command line).
+   */
+  loadConfig(options?: { plugins?: readonly Plugin[]; before?: readonly ConfigFlag[]; after?: readonly ConfigFlag[] }): CoordConfig;
   /**
    * Starts roles in this process, as `coord run` does: startRoles with this
    * plugin (or `plugins`) on the backend config.redis names, or on `backend`

@@ -2,18 +2,24 @@
 // already has (the runtime from its container, a test from its fakes).
 import type { Backend } from './backend.ts';
 import type { Clock } from './clock.ts';
-import { channelBuilders, keyBuilders } from './contract.ts';
+import { channelBuilders, keyBuilders, type KeySpec } from './contract.ts';
 import { pluginKeyPrefix } from './key-prefix.ts';
 import type { Logger } from './logger.ts';
 import type { GlobalConfig, Plugin, Role, RoleContext } from './plugin.ts';
 import { scriptRunner, type ScriptDefinition } from './scripts.ts';
 
-export interface RoleContextParts {
-  plugin: Plugin;
-  /** The plugin's parsed scripts (registerPlugin parses them once). */
+/**
+ * `C` and `K` type the context made (its config and keys), as a role of a
+ * `Plugin<C, K>` gets it: a plugin that makes a context of its own (a worker
+ * thread of its users, say) gets its typed context without a cast.
+ */
+export interface RoleContextParts<C = Record<string, unknown>, K extends Record<string, KeySpec> = Record<string, KeySpec>> {
+  /** The plugin, or only what a context is made from: its name and contract (a thread need not load the rest). */
+  plugin: Pick<Plugin<C, K>, 'name' | 'contract'>;
+  /** The plugin's parsed scripts (registerPlugin parses them once; loadScriptDir parses a folder). */
   scripts: readonly ScriptDefinition[];
   /** The plugin's config section, validated and frozen. */
-  config: Readonly<Record<string, unknown>>;
+  config: Readonly<C>;
   global: Readonly<GlobalConfig>;
   backend: Backend;
   logger: Logger;
@@ -44,9 +50,10 @@ export interface RoleContextParts {
  * });
  * const lost = await ctx.scripts.run('sweepLeases', { keys: { running: {}, runs: {} }, args: { nowS: Math.floor(ctx.clock.now() / 1000), limit: 100, historyLength: 1000 } });
  */
-export function roleContext(parts: RoleContextParts): RoleContext {
+export function roleContext<C = Record<string, unknown>, K extends Record<string, KeySpec> = Record<string, KeySpec>>(parts: RoleContextParts<C, K>): RoleContext<C, K> {
   const { plugin, backend } = parts;
-  const { prefix: keyPrefix } = pluginKeyPrefix({ redis: parts.global.redis, plugins: { [plugin.name]: parts.config } }, plugin.name);
+  const section = parts.config as Readonly<Record<string, unknown>>;
+  const { prefix: keyPrefix } = pluginKeyPrefix({ redis: parts.global.redis, plugins: { [plugin.name]: section } }, plugin.name);
   // The plugin's own prefix is the one its code reads as ctx.global.redis.keyPrefix.
   const global = keyPrefix === parts.global.redis.keyPrefix ? parts.global : Object.freeze({ ...parts.global, redis: Object.freeze({ ...parts.global.redis, keyPrefix }) });
   return Object.freeze({

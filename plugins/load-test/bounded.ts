@@ -2,7 +2,7 @@
 // Redis fails over, pauses or is gone, the clients hold commands until it is
 // back; a heartbeat, a stop or a test's end must still happen in time, so
 // these calls are given a bound and what they could not do is said.
-import { withDeadline } from '../../core/deadline.ts';
+import { withDeadline } from '../../entries/plugin.ts';
 
 /** The longest one bookkeeping write (users marked stopped, a probe value) is waited for in a stop. */
 export const REDIS_STEP_MS = 2000;

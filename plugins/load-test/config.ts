@@ -1,6 +1,9 @@
 // The load test's options. Times are in seconds.
 import type { StagesInput } from './scenario/shape.ts';
 
+/** The plugin's name, which is also its config section's ('load-test.users'…) and its roles' in a process. */
+export const PLUGIN_NAME = 'load-test';
+
 export interface LoadTestConfig {
   host: string;
   port: number;

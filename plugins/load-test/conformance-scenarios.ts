@@ -1,7 +1,7 @@
 // Conformance scenarios: drive the plugin's scripts and writers the way its
 // roles do (no HTTP target needed) so the keyspace shows every key, then the
 // suite holds it to the contract.
-import type { ConformanceScenario } from '../../core/plugin.ts';
+import type { ConformanceScenario } from '../../entries/plugin.ts';
 import type { LoadTestConfig } from './config.ts';
 import type { LoadTestKeys } from './contract.ts';
 import { MetricsRecorder } from './metrics/recorder.ts';

@@ -3,7 +3,7 @@
 // a late worker still reads (vikhry's Pub/Sub channel of the same name loses
 // what nobody hears), the worker's acknowledgement, an index of metric streams,
 // the probe streams with their index, and the round-robin cursor.
-import { defineContract } from '../../core/contract.ts';
+import { defineContract } from '../../entries/plugin.ts';
 
 /** Unix time in seconds with a fraction (vikhry's Python tools write time.time()). */
 const unixSeconds = { type: 'number', minimum: 0 };

@@ -2,14 +2,13 @@
 // Redis (vikhry's execution model). A scenario module defines the users'
 // steps; `coord load run` runs a test in one command, or an orchestrator and
 // any number of workers run as `coord run --plugin load-test [--role …]`.
-import { findUp } from '../../core/paths.ts';
-import type { Plugin } from '../../core/plugin.ts';
+import { findUp, type Plugin } from '../../entries/plugin.ts';
 import { commands } from './commands/commands.ts';
-import { checkConfig, configEnv, configFlags, configSchema, type LoadTestConfig } from './config.ts';
+import { checkConfig, configEnv, configFlags, configSchema, type LoadTestConfig, PLUGIN_NAME } from './config.ts';
 import { contract, type LoadTestKeys } from './contract.ts';
 
 const plugin: Plugin<LoadTestConfig, LoadTestKeys> = {
-  name: 'load-test',
+  name: PLUGIN_NAME,
   version: '0.1.0',
   coord: '^0.1.0',
   description: 'Distributed load tests: an orchestrator, workers running virtual users, live results merged from HDR histograms',

@@ -11,7 +11,7 @@
 // itself, as the workers sync a pool only once per test. One orchestrator adds at a time
 // (it holds the test's lease), and its adds are queued here.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Command } from '../../../core/backend.ts';
+import type { Command } from '../../../entries/plugin.ts';
 import { InputError, parseCount } from '../parse.ts';
 import { ConflictError, type TestController } from '../run-lifecycle/controller.ts';
 import type { Ctx } from '../context.ts';

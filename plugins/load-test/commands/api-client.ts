@@ -1,17 +1,16 @@
 // How `coord load start|stop|users|status` reach the orchestrator's API.
-import { text } from '../../../core/option-values.ts';
-import { environment } from '../../../core/platform.ts';
+import { environment, optionText } from '../../../entries/plugin.ts';
 import { InputError } from '../parse.ts';
 
 export async function apiCall(options: Readonly<Record<string, unknown>>, method: string, path: string, body?: unknown): Promise<unknown> {
-  const base = text(options.api) ?? 'http://127.0.0.1:8089';
+  const base = optionText(options.api) ?? 'http://127.0.0.1:8089';
   let url: URL;
   try {
     url = new URL(path, base);
   } catch {
     throw new InputError(`--api "${base}" is not a URL: expected e.g. http://127.0.0.1:8089`);
   }
-  const token = text(options.token) ?? environment().LOAD_TEST_TOKEN;
+  const token = optionText(options.token) ?? environment().LOAD_TEST_TOKEN;
   let res: Response;
   try {
     res = await fetch(url, {

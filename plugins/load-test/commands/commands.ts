@@ -1,8 +1,7 @@
 // The load test's CLI: `coord load run` runs a whole test in this process
 // (load-run.ts); start, stop, users and status drive a running orchestrator
 // through its HTTP API.
-import { text } from '../../../core/option-values.ts';
-import { UsageError, type CommandTools, type PluginCommand } from '../../../core/plugin.ts';
+import { type CommandTools, optionText, type PluginCommand, UsageError } from '../../../entries/plugin.ts';
 import { apiCall } from './api-client.ts';
 import { InputError, parseCount } from '../parse.ts';
 import type { TestStatus } from '../run-lifecycle/controller.ts';
@@ -52,7 +51,8 @@ export const commands: PluginCommand[] = [
     run: (options, args, tools) =>
       userFacing(async () => {
         noArguments('load run', args);
-        return (await import('./load-run.ts')).loadRun(...(await (await import('./shape-flags.ts')).withShape(options, tools)));
+        const shaped = await (await import('./shape-flags.ts')).withShape(options, tools);
+        return (await import('./load-run.ts')).loadRun(shaped.options, tools, shaped.shapeFlags);
       }),
   },
   {
@@ -63,10 +63,10 @@ export const commands: PluginCommand[] = [
       userFacing(async () => {
         noArguments('load start', args);
         const body: Record<string, unknown> = { users: options.users ?? 10 };
-        if (options.scenario !== undefined) body.scenario = text(options.scenario);
-        if (options.spawnRate !== undefined) body.spawnRate = text(options.spawnRate);
-        if (options.duration !== undefined) body.duration = text(options.duration);
-        if (options.rate !== undefined) body.rate = text(options.rate);
+        if (options.scenario !== undefined) body.scenario = optionText(options.scenario);
+        if (options.spawnRate !== undefined) body.spawnRate = optionText(options.spawnRate);
+        if (options.duration !== undefined) body.duration = optionText(options.duration);
+        if (options.rate !== undefined) body.rate = optionText(options.rate);
         Object.assign(body, (await import('./shape-flags.ts')).shapeBody(options));
         const params = (await import('./load-run.ts')).parseParams(options.param);
         if (Object.keys(params).length) body.params = params;

@@ -15,12 +15,8 @@
 // stops the test (results are still printed) within a second whatever Redis
 // does (a Redis that does not answer a PING within 0.5 s is not waited for); a thread held by users' code is terminated; a second signal exits at once.
 import { writeFileSync } from 'node:fs';
-import { loadConfig, type CoordConfig } from '../../../core/config.ts';
-import { keyBuilders } from '../../../core/contract.ts';
-import { list, text } from '../../../core/option-values.ts';
-import type { StopSignal } from '../../../core/platform.ts';
-import type { CommandTools } from '../../../core/plugin.ts';
-import plugin from '../index.ts';
+import { type CommandTools, keyBuilders, optionList, optionText, type StopSignal } from '../../../entries/plugin.ts';
+import { PLUGIN_NAME } from '../config.ts';
 import { contract } from '../contract.ts';
 import { InputError, parseCount, parseDuration, parseRate } from '../parse.ts';
 import { within } from '../bounded.ts';
@@ -30,6 +26,7 @@ import { incompleteHeadline, progressLine, resultCsv, resultHtml, resultJson, su
 import type { OrchestratorRole } from '../roles/orchestrator.ts';
 import type { WorkerRole } from '../roles/worker.ts';
 import { checkUrls } from '../scenario/scenario.ts';
+import type { ShapeFlag } from './shape-flags.ts';
 import { loadScenario } from '../scenario/loader.ts';
 import { evaluateThresholds, parseThreshold } from '../metrics/thresholds.ts';
 
@@ -60,22 +57,22 @@ export interface RunInput {
 
 /** Every flag checked before anything starts: each problem is one InputError line. */
 export async function parseRunInput(options: Readonly<Record<string, unknown>>): Promise<RunInput> {
-  const scenario = text(options.scenario);
+  const scenario = optionText(options.scenario);
   if (!scenario) throw new InputError('load run needs --scenario FILE (a .ts, .js or .mjs scenario module)');
-  const users = parseCount(text(options.users) ?? '10', '--users', 1);
-  const out = text(options.out) ?? 'table';
+  const users = parseCount(optionText(options.users) ?? '10', '--users', 1);
+  const out = optionText(options.out) ?? 'table';
   if (!['table', 'json', 'csv'].includes(out)) throw new InputError(`--out "${out}" is not a format: expected table, json or csv`);
   const input: RunInput = {
     scenario,
     users,
-    spawnRate: options.spawnRate === undefined ? users : parseRate(text(options.spawnRate), '--spawn-rate'),
-    durationMs: parseDuration(text(options.duration) ?? '30s', '--duration'),
-    rate: options.rate === undefined ? undefined : parseRate(text(options.rate), '--rate'),
+    spawnRate: options.spawnRate === undefined ? users : parseRate(optionText(options.spawnRate), '--spawn-rate'),
+    durationMs: parseDuration(optionText(options.duration) ?? '30s', '--duration'),
+    rate: options.rate === undefined ? undefined : parseRate(optionText(options.rate), '--rate'),
     params: parseParams(options.param),
-    thresholds: list(options.threshold).map(parseThreshold),
+    thresholds: optionList(options.threshold).map(parseThreshold),
     out: out as RunInput['out'],
-    report: text(options.report),
-    workers: text(options.workers) === 'auto' || options.workers === undefined ? 'auto' : parseCount(text(options.workers), '--workers', 1),
+    report: optionText(options.report),
+    workers: optionText(options.workers) === 'auto' || options.workers === undefined ? 'auto' : parseCount(optionText(options.workers), '--workers', 1),
   };
   // A scenario that does not load, or a base URL no client can use, is reported before anything starts.
   checkUrls(await loadScenario(scenario), input.params, scenario);
@@ -83,15 +80,15 @@ export async function parseRunInput(options: Readonly<Record<string, unknown>>):
 }
 
 /** The prefix of load-test's keys: its own keyPrefix when set, else redis.keyPrefix (as the roles' ctx has it). */
-function ownPrefix(config: Readonly<CoordConfig>): string {
-  const own = config.plugins[plugin.name]?.keyPrefix;
+function ownPrefix(config: { redis: { keyPrefix: string }; plugins: Record<string, Record<string, unknown>> }): string {
+  const own = config.plugins[PLUGIN_NAME]?.keyPrefix;
   return typeof own === 'string' ? own : config.redis.keyPrefix;
 }
 
 /** --param key=value (repeatable): the value is JSON when it parses as JSON, else text. */
 export function parseParams(value: unknown): Record<string, unknown> {
   const params: Record<string, unknown> = {};
-  for (const item of list(value)) {
+  for (const item of optionList(value)) {
     const at = item.indexOf('=');
     if (at <= 0) throw new InputError(`--param "${item}" is not key=value, e.g. --param baseUrl=http://127.0.0.1:8080`);
     const raw = item.slice(at + 1);
@@ -106,13 +103,15 @@ export function parseParams(value: unknown): Record<string, unknown> {
   return params;
 }
 
-export async function loadRun(options: Readonly<Record<string, unknown>>, tools: CommandTools): Promise<number> {
+/**
+ * Runs the test; `shapeFlags` are the config values --stages and --rate-stages
+ * make (shape-flags.ts), over the command line's.
+ */
+export async function loadRun(options: Readonly<Record<string, unknown>>, tools: CommandTools, shapeFlags: readonly ShapeFlag[] = []): Promise<number> {
   const input = await parseRunInput(options);
-  const { configInput } = tools;
-  const loaded = loadConfig({
-    ...configInput,
-    plugins: [plugin],
-    flags: [
+  const loaded = tools.loadConfig({
+    // The command line's flags override these.
+    before: [
       { path: 'log.level', value: 'warn' },
       { path: 'load-test.workers', value: input.workers },
       { path: 'load-test.threads', value: true },
@@ -120,19 +119,18 @@ export async function loadRun(options: Readonly<Record<string, unknown>>, tools:
       ...(options.runProbes ? [{ path: 'load-test.runProbes', value: true, flag: '--run-probes' }] : []),
       // With --redis the workers are the ones registered there: none, and the run fails at once (--set load-test.waitForWorkers=S to wait).
       { path: 'load-test.waitForWorkers', value: 0 },
-      ...(configInput.flags ?? []),
-      { path: 'load-test.api', value: false },
     ],
+    after: [...shapeFlags, { path: 'load-test.api', value: false }],
   });
   // A Redis named anywhere (--redis, the environment, the config file): the workers are the ones registered there.
   const distributed = loaded.redis.url !== undefined;
-  const withRoles = (roles: string[]): Readonly<CoordConfig> => Object.freeze({ ...loaded, roles });
+  const withRoles = (roles: string[]) => Object.freeze({ ...loaded, roles });
   const config = withRoles(distributed ? ['orchestrator'] : ['orchestrator', 'worker']);
   const main = await tools.start(config);
   let offSignals = () => {};
   let interrupted: StopSignal | undefined;
   try {
-    const { controller } = main.role<OrchestratorRole>(plugin.name, 'orchestrator')!;
+    const { controller } = main.role<OrchestratorRole>(PLUGIN_NAME, 'orchestrator')!;
     const offTick = controller.onTick((status) => {
       const r = status.result;
       if (!r || status.state === 'IDLE') return;
@@ -168,7 +166,7 @@ export async function loadRun(options: Readonly<Record<string, unknown>>, tools:
     };
     /** This process's users aborted at once, and the test stopped (once it has started). */
     const stopNow = () => {
-      main.role<WorkerRole>(plugin.name, 'worker')?.interrupt();
+      main.role<WorkerRole>(PLUGIN_NAME, 'worker')?.interrupt();
       void controller.stop('interrupted').catch(() => {});
     };
     let result;

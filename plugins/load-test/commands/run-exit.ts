@@ -1,7 +1,7 @@
 // `coord load run`'s last word on a test that ran nothing (traffic.ts): the
 // run's exit code as load-run.ts computed it from the thresholds, with that
 // rule added. Kept apart from traffic.ts, which the orchestrator imports.
-import { writeStderr } from '../../../core/platform.ts';
+import { writeStderr } from '../../../entries/plugin.ts';
 import type { TestController } from '../run-lifecycle/controller.ts';
 import { NO_REQUESTS } from '../metrics/traffic.ts';
 

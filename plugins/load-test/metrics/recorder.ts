@@ -15,8 +15,7 @@
 // thread that users' code holds cannot take replies, yet what it flushed
 // before it is terminated must reach Redis.
 import { randomBytes } from 'node:crypto';
-import type { Command } from '../../../core/backend.ts';
-import type { RoleContext } from '../../../core/plugin.ts';
+import type { Command, RoleContext } from '../../../entries/plugin.ts';
 import type { LoadTestConfig } from '../config.ts';
 import type { LoadTestKeys } from '../contract.ts';
 import { encodeHistogram, newHistogram, recordMs, type Histogram } from './histogram.ts';

@@ -2,7 +2,7 @@
 // told otherwise, serves the HTTP API and the live page (api/server.ts) on
 // 127.0.0.1 — an orchestrator anyone can reach is a traffic cannon.
 import type { Server } from 'node:http';
-import type { Role } from '../../../core/plugin.ts';
+import type { Role } from '../../../entries/plugin.ts';
 import { serveApi } from '../api/server.ts';
 import { TestController } from '../run-lifecycle/controller.ts';
 import type { Ctx } from '../context.ts';

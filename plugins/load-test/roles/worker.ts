@@ -10,8 +10,7 @@
 // must not go on firing once nobody can stop it.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { BlockingConnection, Reply } from '../../../core/backend.ts';
-import type { Role } from '../../../core/plugin.ts';
+import type { BlockingConnection, Reply, Role } from '../../../entries/plugin.ts';
 import { REDIS_STEP_MS, within } from '../bounded.ts';
 import { decodeEnvelope, type Envelope, type SetRatePayload, type StartPayload } from '../envelope.ts';
 import { loadScenario } from '../scenario/loader.ts';

@@ -11,7 +11,7 @@
 // incomplete (the workers stop their users by themselves within the same bound).
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
-import type { Command, Reply } from '../../../core/backend.ts';
+import type { Command, Reply } from '../../../entries/plugin.ts';
 import { RequestAccounting } from '../metrics/accounting.ts';
 import type { TestState } from '../contract.ts';
 import { streamIdAtLeast, type StartPayload } from '../envelope.ts';

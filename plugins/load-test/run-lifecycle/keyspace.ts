@@ -1,7 +1,7 @@
 // Orchestrator-side reads and writes of the keyspace that are more than one
 // command: the alive-worker snapshot, resource preparation, clearing runtime
 // state, and reading metric batches back from their streams.
-import type { Command, Reply } from '../../../core/backend.ts';
+import type { Command, Reply } from '../../../entries/plugin.ts';
 import type { Batch } from '../metrics/results.ts';
 import type { CheckedScenario } from '../scenario/scenario.ts';
 import type { Ctx } from '../context.ts';

@@ -2,7 +2,7 @@
 // (core/typescript-modules.ts). A scenario that does not load is one line:
 // which file, and why.
 import { resolve } from 'node:path';
-import { importModule, ModuleLoadError } from '../../../core/typescript-modules.ts';
+import { importModule, ModuleLoadError } from '../../../entries/plugin.ts';
 import { InputError } from '../parse.ts';
 import { checkScenario, type CheckedScenario } from './scenario.ts';
 

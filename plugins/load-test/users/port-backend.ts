@@ -7,14 +7,14 @@
 // probes) — goes over; blocking calls, SCAN and pub/sub stay with the worker
 // role in the main thread and are refused here.
 import type { MessagePort } from 'node:worker_threads';
-import { ReplyError, type Arg, type Backend, type Command, type Reply, type ScriptSource } from '../../../core/backend.ts';
+import { type Arg, type Backend, type Command, type Reply, ReplyError } from '../../../entries/plugin.ts';
 
 /** A backend call, as the thread sends it. */
 export type BackendCall =
   | { op: 'send'; command: Command }
   | { op: 'multi'; commands: readonly Command[] }
   | { op: 'pipeline'; commands: readonly Command[] }
-  | { op: 'eval'; script: ScriptSource; keys: readonly string[]; args: readonly Arg[] };
+  | { op: 'eval'; script: Parameters<Backend['evalScript']>[0]; keys: readonly string[]; args: readonly Arg[] };
 
 /** A pipeline's ReplyError as it crosses the port (an Error's class does not survive structured cloning). */
 interface ErrorReply {

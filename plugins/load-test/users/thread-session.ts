@@ -13,11 +13,12 @@
 // written when the stop is asked, so that is at most the step they were in.
 import { Worker } from 'node:worker_threads';
 import type { StartPayload } from '../envelope.ts';
-import type { GlobalConfig } from '../../../core/plugin.ts';
+import type { GlobalConfig } from '../../../entries/plugin.ts';
 import { LAST_METRICS_MS, REDIS_STEP_MS, within } from '../bounded.ts';
 import { answerCall, type CallMessage, type ReplyMessage } from './port-backend.ts';
 import { ABANDON_AFTER_MS } from './virtual-user.ts';
 import type { Ctx } from '../context.ts';
+import type { LoadTestConfig } from '../config.ts';
 
 /** What the worker role asks of its part of a test, here or in a thread. */
 export interface UsersSession {
@@ -41,7 +42,7 @@ export interface UsersSession {
 
 /** What the main thread gives a user thread to start with. */
 export interface UserThreadData {
-  config: Readonly<Record<string, unknown>>;
+  config: Readonly<LoadTestConfig>;
   global: Readonly<GlobalConfig>;
   displayUrl: string;
   workerId: string;
@@ -95,7 +96,7 @@ export class UserThread {
     readonly workerId: string,
   ) {
     const data: UserThreadData = {
-      config: ctx.config as unknown as Record<string, unknown>,
+      config: ctx.config,
       global: ctx.global,
       displayUrl: ctx.backend.displayUrl,
       workerId,

@@ -7,12 +7,8 @@
 // every TICK_MS, so the main thread knows when users' code holds it, and can
 // terminate it to stop them.
 import { parentPort, workerData } from 'node:worker_threads';
-import { systemClock } from '../../../core/clock.ts';
-import type { Logger, LogLevel } from '../../../core/logger.ts';
-import { findUp } from '../../../core/paths.ts';
-import type { Plugin } from '../../../core/plugin.ts';
-import { roleContext } from '../../../core/role-context.ts';
-import { loadScriptDir } from '../../../core/scripts.ts';
+import { findUp, loadScriptDir, type Logger, type LogLevel, roleContext, systemClock } from '../../../entries/plugin.ts';
+import { PLUGIN_NAME } from '../config.ts';
 import type { Ctx } from '../context.ts';
 import { contract } from '../contract.ts';
 import { portBackend } from './port-backend.ts';
@@ -33,8 +29,8 @@ function portLogger(bindings: Record<string, unknown>): Logger {
 }
 
 // The plugin's keys and scripts without the rest of the plugin (its commands, orchestrator and page), so the thread starts light.
-const ctx = roleContext({
-  plugin: { name: 'load-test', contract } as unknown as Plugin,
+const ctx: Ctx = roleContext({
+  plugin: { name: PLUGIN_NAME, contract },
   scripts: loadScriptDir(findUp(import.meta.url, 'plugins/load-test/lua'), contract),
   config: data.config,
   global: data.global,
@@ -43,7 +39,7 @@ const ctx = roleContext({
   clock: systemClock,
   signal: new AbortController().signal,
   roles: ['worker'],
-}) as unknown as Ctx;
+});
 
 let session: TestSession | undefined;
 

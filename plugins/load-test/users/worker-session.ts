@@ -1,7 +1,7 @@
 // A worker's part of one test (one epoch): the scenario it loaded, its users,
 // the HTTP agent they share, the metrics recorder and, in arrival-rate mode,
 // the scheduler that starts iterations at the target rate.
-import type { Clock } from '../../../core/clock.ts';
+import type { Clock } from '../../../entries/plugin.ts';
 import { ArrivalScheduler } from './arrival.ts';
 import { LAST_METRICS_MS, REDIS_STEP_MS, retryWithin, within } from '../bounded.ts';
 import { HttpDispatchers } from '../clients/http-connections.ts';
