@@ -2,6 +2,18 @@
 // instances whose host:port/db match, so every instance made with a dataset's
 // options sees the same expiries and pub/sub channels; each one's keys are put
 // in the dataset's one non-copying store (store.ts).
+//
+// ioredis-mock is used past its published API, so package.json pins it to one
+// exact version (test/embedded-dependencies.test.ts fails when the installed one
+// differs or an internal below is gone: an upgrade is a deliberate act). What
+// the adapter reaches for: RedisMock.Pipeline's _createCommand (the synchronous
+// emulators, mock-commands.ts); an instance's `context` (modifiedKeyEvents,
+// channels, patternChannels) and its `data` / `expires`, replaced by store.ts;
+// and how its commands store values (a hash as a plain object, a set as a Set,
+// a list as an array, a sorted set as a Map of member → {score, value}).
+// ioredis-mock loads fengari (Lua in JS) for its own EVAL when imported; the
+// embedded backend's scripts never reach it (they run on lua-vm.ts), and
+// coordkit does not depend on fengari itself.
 import type { EventEmitter } from 'node:events';
 import RedisMock from 'ioredis-mock';
 import { createStore, type Store } from './store.ts';

@@ -19,6 +19,8 @@
 // - Absent here: cmsgpack, struct, setfenv / getfenv, loadstring, module.
 //   unpack, table.getn, math.pow and bit are provided.
 export const LUA_PRELUDE = String.raw`
+-- Redis has no os.exit, and the host cannot honour one (lua-module.ts): gone, as on Redis.
+os.exit = nil
 unpack = table.unpack
 table.getn = function(t) return #t end
 math.pow = function(x, y) return x ^ y end

@@ -5,6 +5,7 @@
 // Lua 5.1 is written down in lua-prelude.ts.
 import { createHash } from 'node:crypto';
 import { ReplyError, type Reply } from '../../core/backend.ts';
+import { ModuleLoadError } from '../../core/errors.ts';
 import { LUA_PRELUDE } from './lua-prelude.ts';
 import { LUA_OK, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS, LuaStrings, LuaType, luaApi, type LuaApi } from './lua-wasm.ts';
 import { toReplyError } from './reply-error.ts';
@@ -39,7 +40,10 @@ export class LuaVm {
     const size = strings.encode(LUA_PRELUDE);
     const status = lua._luaL_loadbufferx(L, strings.scratchPointer, size, strings.name('@prelude'), 0);
     if (status !== LUA_OK || lua._lua_pcallk(L, 0, 0, 0, 0, 0) !== LUA_OK) {
-      throw new Error(`embedded Lua prelude failed: ${strings.read(L, -1)}`);
+      // Only a Lua build other than the pinned one's gets here.
+      throw new ModuleLoadError(`the embedded backend's Lua engine does not start: its prelude failed: ${strings.read(L, -1)}`, {
+        code: 'COORD_ERR_EMBEDDED_LUA_LOAD',
+      });
     }
     lua._lua_settop(L, 0);
   }
@@ -84,7 +88,7 @@ export class LuaVm {
   }
 
   private setFunction(name: string, fn: (L: number) => number): void {
-    this.lua._lua_pushcclosure(this.L, this.lua.addFunction(fn, 'ii'), 0);
+    this.lua._lua_pushcclosure(this.L, this.lua.addFunction(fn), 0);
     this.lua._lua_setfield(this.L, -2, this.strings.name(name));
   }
 

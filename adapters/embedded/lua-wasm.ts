@@ -1,12 +1,12 @@
-// Lua 5.4 compiled to WebAssembly (the npm package wasmoon), reached through its C
-// API directly: wasmoon's own JS interop wraps every value in proxies, which
-// costs more than the scripts, and its module wraps each C function in a checking
-// closure that costs 5-8x the call itself, so the instance's exports are called
-// as they are. Loading compiles the .wasm once per process and is asynchronous,
-// so the embedded backend awaits loadLua() before its first command; after that
-// everything here is synchronous.
+// Lua 5.4 compiled to WebAssembly (glue.wasm of the npm package wasmoon, loaded by
+// lua-module.ts), reached through its C API directly: wasmoon's own JS interop
+// wraps every value in proxies, which costs more than the scripts, so the
+// instance's exports are called as they are. Loading compiles the .wasm once per
+// process and is asynchronous, so the embedded backend awaits loadLua() before
+// its first command; after that everything here is synchronous.
 import { Buffer } from 'node:buffer';
-import wasmoon from 'wasmoon'; // a UMD bundle: Node's ESM loader sees only its default export
+import { UsageError } from '../../core/errors.ts';
+import { loadLuaModule } from './lua-module.ts';
 
 /** The raw exports of the Lua build (pointers and sizes are numbers, lua_Integer is a bigint). */
 export interface LuaApi {
@@ -14,7 +14,8 @@ export interface LuaApi {
   HEAPU32: Uint32Array;
   _malloc(size: number): number;
   _free(pointer: number): void;
-  addFunction(fn: (L: number) => number, signature: string): number;
+  /** Makes a JS function a lua_CFunction (its table index). */
+  addFunction(fn: (L: number) => number): number;
   _luaL_newstate(): number;
   _luaL_openlibs(L: number): void;
   _luaL_loadbufferx(L: number, buffer: number, size: number, name: number, mode: number): number;
@@ -60,40 +61,29 @@ export function loadLua(): Promise<LuaApi> {
   return loading;
 }
 
-type Exports = Record<string, unknown>;
-
 async function instantiate(): Promise<LuaApi> {
-  // wasmoon hands out no instance, so its exports are caught as WebAssembly.instantiate returns them.
-  let exports: Exports | undefined;
-  type Instantiate = (...args: unknown[]) => Promise<{ instance?: { exports: Exports }; exports?: Exports }>;
-  const wasm = (globalThis as unknown as { WebAssembly: { instantiate: Instantiate } }).WebAssembly;
-  const original = wasm.instantiate;
-  const catching: Instantiate = async function (this: unknown, ...args) {
-    const result = await original.apply(this, args);
-    const found = result.instance?.exports ?? result.exports;
-    if (typeof found?.lua_gettop === 'function') exports = found;
-    return result;
-  };
-  wasm.instantiate = catching;
-  let module: Exports;
-  try {
-    module = (await wasmoon.LuaWasm.initialize()).module as unknown as Exports;
-  } finally {
-    if (wasm.instantiate === catching) wasm.instantiate = original;
-  }
-  // Each C function straight from the instance when it was caught, else through wasmoon's module.
+  const module = await loadLuaModule();
+  const { exports, heap } = module;
+  // The C functions under the names emscripten's module gives them (_lua_gettop for lua_gettop).
   const functions = Object.fromEntries(
-    Object.keys(module)
-      .filter((name) => name.startsWith('_lua') && typeof module[name] === 'function')
-      .map((name) => [name, exports?.[name.slice(1)] ?? module[name]]),
+    Object.keys(exports)
+      .filter((name) => name.startsWith('lua') && typeof exports[name] === 'function')
+      .map((name) => [`_${name}`, exports[name]]),
   );
-  api = Object.create(module, Object.getOwnPropertyDescriptors(functions)) as LuaApi;
+  api = Object.defineProperties(
+    { ...functions, _malloc: exports.malloc, _free: exports.free, addFunction: module.addFunction },
+    {
+      // The views are replaced when the memory grows: read them at each use.
+      HEAPU8: { get: () => heap.u8 },
+      HEAPU32: { get: () => heap.u32 },
+    },
+  ) as LuaApi;
   return api;
 }
 
 /** The loaded module; the embedded backend awaits loadLua() before it runs any command. */
 export function luaApi(): LuaApi {
-  if (!api) throw new Error('the embedded Lua engine is not loaded yet (await loadLua() first)');
+  if (!api) throw new UsageError('the embedded Lua engine is not loaded yet (await loadLua() first)', { code: 'COORD_ERR_EMBEDDED_LUA_NOT_LOADED' });
   return api;
 }
 

@@ -3,6 +3,7 @@
 // Pipeline constructor passes each one to its _createCommand, so a subclass that
 // records them there collects the whole command table once.
 import RedisMock from 'ioredis-mock';
+import { ModuleLoadError } from '../../core/errors.ts';
 import type { MockInstance } from './dataset.ts';
 
 /** A command emulator: called with the mock instance as `this` and string arguments. */
@@ -25,7 +26,12 @@ export function mockCommands(instance: MockInstance): ReadonlyMap<string, Emulat
     }
   }
   new Recorder(instance);
-  if (!found.has('get') || !found.has('hset')) throw new Error('ioredis-mock changed: its command emulators could not be found');
+  if (!found.has('get') || !found.has('hset')) {
+    throw new ModuleLoadError(
+      'the installed ioredis-mock is not the version coordkit pins (its package.json): its command emulators could not be found',
+      { code: 'COORD_ERR_EMBEDDED_IOREDIS_MOCK' },
+    );
+  }
   table = found;
   return table;
 }

@@ -33,16 +33,11 @@ export class Expiries {
   delete(key: string): void {
     this.at.delete(key);
   }
-  withKeyPrefix(prefix: string): Expiries {
-    if (prefix === '') return this;
-    throw new Error('the embedded backend does not use key prefixes inside its dataset');
-  }
 }
 
 export interface Store extends MockData {
   readonly expires: Expiries;
   clear(): void;
-  withKeyPrefix(prefix: string): Store;
 }
 
 export function createStore(modified: EventEmitter): Store {
@@ -78,10 +73,6 @@ export function createStore(modified: EventEmitter): Store {
       else if (Buffer.isBuffer(value)) stored = Buffer.from(value);
       values.set(key, stored);
       modified.emit('modified', key);
-    },
-    withKeyPrefix(prefix) {
-      if (prefix === '') return store;
-      throw new Error('the embedded backend does not use key prefixes inside its dataset');
     },
   };
   return store;
