@@ -2,9 +2,14 @@
 // (the sources, `deno task coord`) lives here, so no other file asks which
 // runtime it is on. Both run the node: built-ins; what differs is where the
 // arguments come from, how a module path is turned into something import()
-// takes, and what runs where (tap).
+// takes, and whether module hooks exist (Node's module.register; Deno has an
+// import map and runs .ts itself).
+//
+// `process` is the global both runtimes define, not `import 'node:process'`:
+// importing that built-in as an ES module reads every property of process to
+// build its namespace (allowedNodeEnvironmentFlags among them), ~10 ms of CPU
+// that every importer of the plugin kit would pay.
 import { isAbsolute, resolve } from 'node:path';
-import process from 'node:process';
 import { pathToFileURL } from 'node:url';
 
 // Read through globalThis so neither runtime's type declarations are needed.
@@ -98,4 +103,17 @@ export function moduleUrl(pathOrUrl: string, cwd = process.cwd()): string {
 /** The working directory. */
 export function cwd(): string {
   return process.cwd();
+}
+
+/**
+ * Registers a Node module hook (module.register) from `hookUrl`, passing it
+ * what `data()` returns. False where the runtime has none: Deno runs .ts
+ * itself and maps coord's package name through deno.json's import map, so it
+ * needs no hook (and `data` is not called).
+ */
+export async function registerModuleHook(hookUrl: string, data?: () => unknown): Promise<boolean> {
+  if (isDeno) return false;
+  const { register } = await import('node:module');
+  register(hookUrl, data === undefined ? undefined : { data: data() });
+  return true;
 }

@@ -19,15 +19,19 @@
 // functions take what they need as parameters), never registered. The SHA is
 // that of the final text; a Lua error from a run names the script and the file
 // line each `user_script:N` it mentions came from.
-import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ReplyError, type Arg, type Backend, type Reply, type ScriptSource } from './backend.ts';
 import { fillPattern, patternHead, type ContractSpec, type KeyParams, type KeySpec } from './contract.ts';
 import { ScriptError } from './errors.ts';
+import { lazyModule } from './lazy-module.ts';
 
 export { ScriptError } from './errors.ts';
+
+// node:crypto loads when the first script is read, not with the plugin kit:
+// its ES module facade is the kit's largest single import cost (~8 ms).
+const crypto = lazyModule<typeof import('node:crypto')>('node:crypto');
 
 interface KeySlot {
   index: number;
@@ -208,7 +212,7 @@ export function parseScript(name: string, lua: string, contract: ContractSpec, l
   }
   lines.slice(end).forEach((line, i) => add(line, `${name}.lua:${end + i + 1}`));
   const text = out.join('\n'); // without includes: the file as it is
-  const sha = createHash('sha1').update(text).digest('hex');
+  const sha = crypto().createHash('sha1').update(text).digest('hex');
   return { name, lua: text, sha, keys, args, includes: order, origins };
 }
 

@@ -1,21 +1,23 @@
 // Imports a module the user names (a plugin, a worker, a scenario): .js/.mjs
 // as they are; .ts natively on Deno and under a Node TypeScript loader (tap),
 // and on plain Node 20 through typescript-hooks.ts (sucrase, a dependency: no
-// TypeScript install needed), registered the first time a .ts import fails. On Node, the module's imports of coord's package get the
-// running coord (package-hooks.ts, registered before the first such import).
+// TypeScript install needed), registered the first time a .ts import fails.
+// On Node, the module's imports of coord's package get the running coord
+// (package-hooks.ts, registered before the first such import). Which runtime
+// needs which hook is platform.ts's business (registerModuleHook).
 // Whatever goes wrong is one ModuleLoadError line: which module, and why.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { findUp } from './paths.ts';
-import { isDeno, moduleUrl } from './platform.ts';
+import { moduleUrl, registerModuleHook } from './platform.ts';
 import { ModuleLoadError } from './errors.ts';
 
 export { ModuleLoadError } from './errors.ts';
 
 const TS = /\.m?ts$/;
-let hooksRegistered: Promise<void> | undefined;
+let hooksRegistered: Promise<boolean> | undefined;
 let packageHooksRegistered: Promise<void> | undefined;
 
 /**
@@ -37,17 +39,22 @@ export async function importModule(module: string, label = module): Promise<Reco
   if (file !== undefined && !existsSync(file)) throw fail('no such file');
   if (file !== undefined && statSync(file).isDirectory()) throw fail('it is a folder, expected a .ts, .js or .mjs file');
   await (packageHooksRegistered ??= registerPackageHooks());
+  let failure: unknown;
   try {
     return (await import(url)) as Record<string, unknown>;
   } catch (err) {
-    if (isDeno || !file || !TS.test(file) || (err as { code?: string }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw fail(await why(err, file));
+    failure = err;
   }
-  hooksRegistered ??= registerHooks();
+  // Only a .ts file the runtime cannot run (plain Node 20) is worth a second try.
+  if (!file || !TS.test(file) || (failure as { code?: string }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw fail(await why(failure, file));
+  hooksRegistered ??= registerModuleHook(sibling('typescript-hooks'));
+  let registered: boolean;
   try {
-    await hooksRegistered;
+    registered = await hooksRegistered;
   } catch (err) {
     throw fail((err as Error).message);
   }
+  if (!registered) throw fail(await why(failure, file));
   try {
     // A new URL: the failed import above stays failed under its own.
     return (await import(`${url}?coord-ts`)) as Record<string, unknown>;
@@ -56,20 +63,19 @@ export async function importModule(module: string, label = module): Promise<Reco
   }
 }
 
-/** Node: the user's imports of coord's package name resolve to this coord (package-hooks.ts). Deno: deno.json's import map does it. */
+/** The user's imports of coord's package name resolve to this coord (package-hooks.ts; on Deno, deno.json's import map does it). */
 async function registerPackageHooks(): Promise<void> {
-  if (isDeno) return;
-  const manifest = findUp(import.meta.url, 'package.json');
-  const { name } = JSON.parse(readFileSync(manifest, 'utf8')) as { name: string };
-  const { register } = await import('node:module');
-  const self = import.meta.url;
-  register(new URL(`./package-hooks${self.slice(self.lastIndexOf('.'))}`, self).href, { data: { name, parentURL: pathToFileURL(manifest).href } });
+  await registerModuleHook(sibling('package-hooks'), () => {
+    const manifest = findUp(import.meta.url, 'package.json');
+    const { name } = JSON.parse(readFileSync(manifest, 'utf8')) as { name: string };
+    return { name, parentURL: pathToFileURL(manifest).href };
+  });
 }
 
-async function registerHooks(): Promise<void> {
-  const { register } = await import('node:module');
+/** A module beside this one: .js once built, .ts from the sources. */
+function sibling(name: string): string {
   const self = import.meta.url;
-  register(new URL(`./typescript-hooks${self.slice(self.lastIndexOf('.'))}`, self).href); // .js once built, .ts from the sources
+  return new URL(`./${name}${self.slice(self.lastIndexOf('.'))}`, self).href;
 }
 
 /** One line on why an import failed: the error's kind (unless plain Error) and first line, and where a syntax error is. */
