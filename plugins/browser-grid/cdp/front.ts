@@ -9,19 +9,14 @@
 // message by message. After the first CDP client, one warm spare process is
 // kept ready, so the next client does not wait for a launch (a worker that
 // never sees a CDP client runs no extra browser).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { createServer, connect as tcpConnect, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { GridError } from '../errors.ts';
-import { chromiumFlags, systemChromium } from '../worker/browser.ts';
-import { LEASE_ANSWER, asksForLease } from './lease.ts';
+import { systemChromium } from '../worker/browser.ts';
 import { asksForPath } from '../worker/endpoint-secret.ts';
+import { type CdpBrowser, disposeCdpBrowser, launchCdpBrowser, removeProfile, runningCdpBrowsers } from './chromium.ts';
+import { LEASE_ANSWER, asksForLease } from './lease.ts';
 import { killTree } from './process-tree.ts';
 
-const LAUNCH_TIMEOUT_MS = 30_000;
 /**
  * The spare taken by a client is replaced this long after (or when that client leaves, if
  * sooner): a browser launching at once would compete for the CPU with the client's first
@@ -30,96 +25,6 @@ const LAUNCH_TIMEOUT_MS = 30_000;
 export const REFILL_DELAY_MS = 2000;
 /** A client whose upgrade request head is not whole this long after it connected is closed. */
 export const HEAD_TIMEOUT_MS = 10_000;
-/** How long after removing a profile it is looked for again (a dying helper may have written into it). */
-const RECHECK_MS = 300;
-
-interface Spare {
-  process: ChildProcess;
-  /** 'host:port' of its DevTools server. */
-  address: string;
-  /** '/devtools/browser/<id>'. */
-  path: string;
-  profile: string;
-}
-
-/**
- * Every CDP browser this process started and has not yet seen exit. A worker that must
- * exit at once (a second Ctrl-C) cannot wait for them, so the exit hook kills them and
- * removes their profiles synchronously; otherwise they would outlive it.
- */
-const running = new Map<ChildProcess, string>();
-process.once('exit', () => {
-  for (const [child, profile] of running) {
-    if (child.pid) killTree(child.pid);
-    try {
-      rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
-    } catch {} // a helper process still writing: the temp folder keeps it
-  }
-});
-
-/** Launches one headless Chromium with a DevTools port, in a fresh profile (added to `profiles`, its owner's list). */
-function launch(executablePath: string, extraArgs: readonly string[], profiles: Set<string>): Promise<Spare> {
-  const profile = mkdtempSync(join(tmpdir(), 'coord-cdp-'));
-  profiles.add(profile);
-  const runningAsRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  const child = spawn(executablePath, [
-    '--headless=new', '--remote-debugging-address=127.0.0.1', '--remote-debugging-port=0', '--remote-allow-origins=*',
-    `--user-data-dir=${profile}`, ...chromiumFlags, ...(runningAsRoot ? ['--no-sandbox'] : []), ...extraArgs, 'about:blank',
-  ], { stdio: ['ignore', 'ignore', 'pipe'] });
-  running.set(child, profile);
-  child.once('exit', () => running.delete(child));
-  child.once('error', () => running.delete(child)); // a spawn that failed (no such file) has no exit to wait for
-  return new Promise((resolve, reject) => {
-    let text = '';
-    const fail = (why: string) => {
-      if (child.pid) killTree(child.pid);
-      void removeProfile(profile, profiles);
-      reject(new GridError(`cannot launch Chromium for a CDP session (${executablePath}): ${why}`, { code: 'COORD_ERR_BROWSER_GRID_CDP_LAUNCH' }));
-    };
-    const timer = setTimeout(() => fail(`no DevTools address within ${LAUNCH_TIMEOUT_MS} ms`), LAUNCH_TIMEOUT_MS);
-    const onError = (error: Error) => (clearTimeout(timer), fail(error.message));
-    const onExit = (code: number | null) => (clearTimeout(timer), fail(`exited with ${code}: ${text.trim().split('\n').at(-1)}`));
-    child.once('error', onError);
-    child.once('exit', onExit);
-    child.stderr!.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-      const m = /DevTools listening on ws:\/\/([^/\s]+)(\/devtools\/browser\/[\w-]+)/.exec(text);
-      if (!m) return;
-      clearTimeout(timer);
-      child.off('exit', onExit); // only the launch's own: the `running` entry still goes when it exits
-      child.off('error', onError);
-      child.stderr!.removeAllListeners('data');
-      child.stderr!.resume();
-      resolve({ process: child, address: m[1]!, path: m[2]!, profile });
-    });
-  });
-}
-
-/**
- * Chromium's helper processes may still write into the profile for a moment after the
- * browser process exits (rmdir then fails with ENOTEMPTY), so removal retries, and a
- * profile that cannot be removed is left in the temp folder rather than failing the worker.
- */
-async function removeProfile(profile: string, profiles: Set<string>): Promise<void> {
-  // A browser that exited on its own (the client closed it) leaves helpers that may still
-  // write for a moment, recreating the folder: it is looked at again after a pause.
-  for (let pass = 0; pass < 3; pass++) {
-    await rm(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }).catch(() => {});
-    await new Promise((resolve) => setTimeout(resolve, RECHECK_MS));
-    if (!existsSync(profile)) return void profiles.delete(profile);
-  }
-}
-
-/** Kills the browser and removes its profile; resolves when both are done. */
-async function dispose(spare: Spare, profiles: Set<string>): Promise<void> {
-  if (spare.process.exitCode === null && spare.process.signalCode === null) {
-    const exited = new Promise((resolve) => spare.process.once('exit', resolve));
-    // the helpers with it, or one (the network service) may write into the profile after its removal
-    killTree(spare.process.pid!);
-    await exited;
-  }
-  await removeProfile(spare.profile, profiles);
-}
 
 /**
  * A worker's CDP front: a TCP port where each WebSocket upgrade on its secret path gets a
@@ -127,7 +32,7 @@ async function dispose(spare: Spare, profiles: Set<string>): Promise<void> {
  */
 export class CdpFront {
   private server?: Server;
-  private spare?: Promise<Spare>;
+  private spare?: Promise<CdpBrowser>;
   private refillTimer?: ReturnType<typeof setTimeout>;
   private readonly live = new Set<Socket>();
   /** Browsers being killed and their profiles removed; close() waits for them. */
@@ -139,7 +44,7 @@ export class CdpFront {
   constructor(
     private readonly executablePath: string | undefined,
     private readonly extraArgs: readonly string[],
-    /** The path clients must ask for (endpoint-secret.ts): only those who read the worker's record know it. */
+    /** The path clients must ask for (worker/endpoint-secret.ts): only those who read the worker's record know it. */
     private readonly path: string,
     private readonly refillDelayMs = REFILL_DELAY_MS,
     /** Told why a client got no browser (its launch failed): the client's 503 says it too. */
@@ -165,17 +70,17 @@ export class CdpFront {
   }
 
   /** The warm spare, taken at once so no two clients share it; a fresh launch when there is none or it died. */
-  private async take(executable: string): Promise<Spare> {
+  private async take(executable: string): Promise<CdpBrowser> {
     const ready = this.spare;
     this.spare = undefined;
     const spare = await ready?.catch(() => undefined);
     if (spare && spare.process.exitCode === null && spare.process.signalCode === null) return spare;
     if (spare) this.retire(spare);
-    return launch(executable, this.extraArgs, this.profiles);
+    return launchCdpBrowser(executable, this.extraArgs, this.profiles);
   }
 
-  private retire(browser: Spare): void {
-    const done = dispose(browser, this.profiles).finally(() => this.retiring.delete(done));
+  private retire(browser: CdpBrowser): void {
+    const done = disposeCdpBrowser(browser, this.profiles).finally(() => this.retiring.delete(done));
     this.retiring.add(done);
   }
 
@@ -183,7 +88,7 @@ export class CdpFront {
     clearTimeout(this.refillTimer);
     this.refillTimer = undefined;
     if (this.closed || this.spare) return;
-    this.spare = launch(executable, this.extraArgs, this.profiles);
+    this.spare = launchCdpBrowser(executable, this.extraArgs, this.profiles);
     this.spare.catch(() => {});
   }
 
@@ -191,7 +96,7 @@ export class CdpFront {
   private async serve(client: Socket, executable: string): Promise<void> {
     this.live.add(client);
     client.on('error', () => client.destroy());
-    let browser: Spare | undefined;
+    let browser: CdpBrowser | undefined;
     client.once('close', () => {
       this.live.delete(client);
       if (browser) this.retire(browser);
@@ -233,7 +138,7 @@ export class CdpFront {
    * (one relay instead of two). The connection stays open as the lease: its close retires the
    * browser, as a relayed client's does, and the browser's exit closes it.
    */
-  private lease(client: Socket, browser: Spare): void {
+  private lease(client: Socket, browser: CdpBrowser): void {
     const address = `ws://${browser.address}${browser.path}`;
     client.write(`HTTP/1.1 200 OK\r\n${LEASE_ANSWER}: ${address}\r\nContent-Length: 0\r\n\r\n`);
     browser.process.once('exit', () => client.destroy());
@@ -250,7 +155,7 @@ export class CdpFront {
     await Promise.all(this.retiring);
     // What is still here: a browser launched for a client that left during the stop, or a
     // folder a dying helper process wrote into after it was removed. Its browser dies first.
-    const stragglers = [...running].filter(([child, profile]) => child.pid !== undefined && this.profiles.has(profile)).map(([child]) => child);
+    const stragglers = [...runningCdpBrowsers].filter(([child, profile]) => child.pid !== undefined && this.profiles.has(profile)).map(([child]) => child);
     await Promise.all(stragglers.map((child) => new Promise((resolve) => (child.once('exit', resolve), killTree(child.pid!)))));
     await Promise.all([...this.profiles].map((profile) => removeProfile(profile, this.profiles)));
   }

@@ -1,0 +1,182 @@
+// One browser server of a worker process and its registration: launched (with
+// a CDP front when it serves CDP), registered and heartbeated as
+// playwright-distributed's layout documents, drained when told to (or at its
+// lifetime limit), deregistered and closed. roles/worker.ts runs and replaces them.
+import { randomUUID } from 'node:crypto';
+import type { BrowserServer } from 'playwright-core';
+import { type Subscriber, withDeadline } from '../../../entries/plugin.ts';
+import { CdpFront } from '../cdp/front.ts';
+import type { Ctx } from '../context.ts';
+import { GridError } from '../errors.ts';
+import { REDIS_CALL_MS } from '../redis-deadline.ts';
+import { workerRef, type BrowserType } from '../refs.ts';
+import { removeWorker, touchWorker } from '../scripts.ts';
+import { isWildcard } from './advertise.ts';
+import { launchBrowserServer } from './browser.ts';
+import { secretPath, withoutSecret } from './endpoint-secret.ts';
+import type { Playwright } from './playwright.ts';
+import type { PortPool } from './ports.ts';
+import { establishedTo } from './sockets.ts';
+
+/** One browser server and its registration. */
+export class WorkerInstance {
+  readonly id = randomUUID();
+  readonly ref: string;
+  readonly commandChannel: string;
+  /** Resolves with the reason the server went away. */
+  readonly finished: Promise<string>;
+  private finish!: (why: string) => void;
+  /** Resolves when the server stops taking sessions (its drain begins) or goes away. */
+  readonly leaving: Promise<string>;
+  private leave!: (why: string) => void;
+  private port = 0;
+  private beating = false;
+  private cdp?: CdpFront;
+  private cdpPort = 0;
+  private cdpEndpoint = '';
+  private server?: BrowserServer;
+  private endpoint = '';
+  private version = '';
+  private status: 'available' | 'draining' = 'available';
+  private readonly startedAt = Math.floor(Date.now() / 1000);
+  private heartbeat?: ReturnType<typeof setInterval>;
+  private draining?: Promise<void>;
+  private closed = false;
+  private redisDown = false;
+
+  constructor(
+    private readonly ctx: Ctx,
+    readonly browserType: BrowserType,
+    readonly playwright: Playwright,
+    /** Runs a CDP front (Chromium only, and only when browser-grid.cdp is on). */
+    readonly servesCdp: boolean,
+    private readonly subscriber: Subscriber,
+    private readonly ports: PortPool,
+    /** The host proxies dial (worker/advertise.ts); undefined: workerHost as it is. */
+    private readonly advertiseHost: string | undefined,
+  ) {
+    this.ref = workerRef(browserType, this.id);
+    this.commandChannel = ctx.channels.shutdown({ browserType, workerId: this.id });
+    this.finished = new Promise((resolve) => (this.finish = resolve));
+    this.leaving = new Promise((resolve) => (this.leave = resolve));
+  }
+
+  private get log() {
+    return this.ctx.logger.child({ workerId: this.id, browserType: this.browserType });
+  }
+
+  async start(): Promise<void> {
+    const { config } = this.ctx;
+    this.port = await this.ports.take();
+    this.server = await launchBrowserServer({
+      browserType: this.browserType,
+      host: config.workerHost,
+      port: this.port,
+      executablePath: config.executablePath,
+      args: config.launchArgs,
+      playwright: this.playwright.core,
+    });
+    this.version = this.playwright.version;
+    const url = new URL(this.server.wsEndpoint());
+    this.port = Number(url.port);
+    if (this.advertiseHost) url.hostname = this.advertiseHost;
+    // a proxy on another host would dial itself
+    if (isWildcard(url.hostname)) {
+      throw new GridError(`refusing to register ${url.protocol}//${url.host}: a wildcard address; set browser-grid.advertiseHost to this host's name or address`, { code: 'COORD_ERR_BROWSER_GRID_WILDCARD_ADDRESS' });
+    }
+    this.endpoint = url.toString();
+    if (config.cdp && this.servesCdp && this.browserType === 'chromium') {
+      // only those who read this record (the grid's proxies) know the path the CDP port serves
+      const path = secretPath();
+      this.cdp = new CdpFront(config.executablePath, config.launchArgs, path, undefined, (err) => this.log.warn('a CDP client got no browser: its launch failed', { error: err.message }));
+      this.cdpPort = await this.cdp.start(config.workerHost, await this.ports.take());
+      const cdpUrl = new URL(`ws://${config.workerHost}:${this.cdpPort}${path}`);
+      if (this.advertiseHost) cdpUrl.hostname = this.advertiseHost;
+      this.cdpEndpoint = cdpUrl.toString();
+    }
+    this.server.process().once('exit', () => {
+      if (!this.closed) void this.remove().then(() => this.close('browser process exited'));
+    });
+    await this.subscriber.subscribe(this.commandChannel);
+    await this.touch();
+    this.heartbeat = setInterval(() => void this.beat(), config.heartbeatInterval * 1000);
+    // the paths are the secrets (Playwright's random one, the CDP port's): they stay in Redis
+    const cdpEndpoint = this.cdpEndpoint ? { cdpEndpoint: withoutSecret(this.cdpEndpoint) } : {};
+    this.log.info('browser server registered', { endpoint: withoutSecret(this.endpoint), version: this.version, ...cdpEndpoint });
+  }
+
+  /** Writes every field again, so a Redis that lost its data has the worker back within one heartbeat. */
+  private async touch(): Promise<boolean> {
+    const { config, clock } = this.ctx;
+    const { free } = await touchWorker(this.ctx, this.ref, Math.ceil(config.redisKeyTtl), [
+      'id', this.id,
+      'browserType', this.browserType,
+      'wsEndpoint', this.endpoint,
+      // playwright-distributed's proxy and monitor read `endpoint`
+      'endpoint', this.endpoint,
+      ...(this.cdpEndpoint ? ['cdpEndpoint', this.cdpEndpoint] : []),
+      'status', this.status,
+      'lastHeartbeat', Math.floor(clock.now() / 1000),
+      'startedAt', this.startedAt,
+      'version', this.version,
+    ]);
+    if (free) await this.ctx.backend.send(['PUBLISH', this.ctx.channels.capacity({ browserType: this.browserType }), this.ref]);
+    return free;
+  }
+
+  async beat(): Promise<void> {
+    if (this.beating || this.closed) return; // the last one still waits for Redis
+    this.beating = true;
+    try {
+      await this.touch();
+      const command = await this.ctx.backend.send(['GET', this.ctx.keys.shutdownCommand({ browserType: this.browserType, workerId: this.id })]);
+      if (this.redisDown) this.log.info('heartbeat restored');
+      this.redisDown = false;
+      if (command === 'shutdown') void this.drain('shutdown command');
+    } catch (error) {
+      if (!this.redisDown) this.log.warn('heartbeat failed; retrying', { error: (error as Error).message });
+      this.redisDown = true;
+    } finally {
+      this.beating = false;
+    }
+  }
+
+  /** Sessions open on this server: the grid's count and the kernel's, whichever is higher (either may lag). */
+  private async openSessions(): Promise<number> {
+    const counted = await withDeadline(this.ctx.backend.send(['HGET', this.ctx.keys.activeConnections(), this.ref]), REDIS_CALL_MS).catch(() => null);
+    return Math.max(Number(counted ?? 0), (establishedTo(this.port) ?? 0) + (this.cdp?.sessions ?? 0));
+  }
+
+  /** Stops taking sessions, waits for the open ones (up to drainTimeout), deregisters, closes the browser. */
+  drain(reason: string): Promise<void> {
+    this.draining ??= (async () => {
+      const { config, clock } = this.ctx;
+      this.log.info('draining', { reason });
+      this.status = 'draining';
+      this.leave(reason);
+      await withDeadline(this.touch(), REDIS_CALL_MS).catch(() => {});
+      const deadline = clock.now() + config.drainTimeout * 1000;
+      while (clock.now() < deadline && (await this.openSessions()) > 0) await clock.sleep(250);
+      await this.remove();
+      await this.close(reason);
+    })();
+    return this.draining;
+  }
+
+  private async remove(): Promise<void> {
+    await removeWorker(this.ctx, this.ref).catch((error) => this.log.warn('could not deregister', { error: (error as Error).message }));
+  }
+
+  async close(why: string): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.heartbeat);
+    await this.subscriber.unsubscribe(this.commandChannel).catch(() => {});
+    await this.server?.close().catch(() => {});
+    await this.cdp?.close();
+    this.ports.release(this.port);
+    this.ports.release(this.cdpPort);
+    this.leave(why);
+    this.finish(why);
+  }
+}
