@@ -254,7 +254,20 @@ export function patternHead(pattern: string): string {
  * }
  */
 export function patternGlob(pattern: string): string {
-  return pattern.replace(/[*?[\]\\]/g, (c) => `\\${c}`).replace(PARAM, '*');
+  return escapeGlob(pattern).replace(PARAM, '*');
+}
+
+/**
+ * The text with the glob characters of SCAN MATCH (`* ? [ ] \`) escaped, so
+ * it matches only itself: for a key prefix such as '{grid}:' put in front of a
+ * pattern's glob.
+ *
+ * @example
+ * escapeGlob('[app]:'); // '\\[app\\]:'
+ * for await (const key of ctx.backend.scan(`${escapeGlob(ctx.global.redis.keyPrefix)}job:*`)) console.log(key);
+ */
+export function escapeGlob(text: string): string {
+  return text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
 }
 
 /**

@@ -3,6 +3,10 @@
 // and `coord inspect` read it. Keys are read in pipelined batches: one round
 // trip for the types, one for values and TTLs, per batch — not one per key.
 import { ReplyError, type Backend, type Command, type Reply } from './backend.ts';
+import { escapeGlob } from './contract.ts';
+
+// escapeGlob lives with the patterns (contract.ts), in the plugin kit; this module is not.
+export { escapeGlob } from './contract.ts';
 
 interface SnapshotBase {
   /** The full key name, prefix included. */
@@ -162,17 +166,4 @@ function parseScore(text: string): number {
   if (/^\+?inf$/i.test(text)) return Infinity;
   if (/^-inf$/i.test(text)) return -Infinity;
   return Number(text);
-}
-
-/**
- * The text with the glob characters of SCAN MATCH (`* ? [ ] \`) escaped, so
- * it matches only itself: for a key prefix such as '{grid}:' put in front of a
- * pattern's glob.
- *
- * @example
- * escapeGlob('[app]:'); // '\\[app\\]:'
- * for await (const key of ctx.backend.scan(`${escapeGlob(ctx.global.redis.keyPrefix)}job:*`)) console.log(key);
- */
-export function escapeGlob(text: string): string {
-  return text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
 }

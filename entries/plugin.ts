@@ -49,8 +49,7 @@ export type {
   ValueSchema,
   ZsetKeySpec,
 } from '../core/contract.ts';
-export { channelBuilders, defineContract, keyBuilders, patternGlob, patternRegex } from '../core/contract.ts';
-export { escapeGlob } from '../core/snapshot.ts';
+export { channelBuilders, defineContract, escapeGlob, keyBuilders, patternGlob, patternRegex } from '../core/contract.ts';
 
 // What a role talks to
 export type { Arg, Backend, BlockingConnection, Command, PubSubMessage, Reply, Subscriber } from '../core/backend.ts';
