@@ -3,6 +3,7 @@
 // The registry passes the head (`@head entry`); the tail comes from the same
 // contract pattern, here, so no script spells a key.
 import { contract } from './contract.ts';
+import { ContractError } from '../../entries/plugin.ts';
 
 type Entry = keyof typeof contract.keys;
 
@@ -10,6 +11,6 @@ type Entry = keyof typeof contract.keys;
 export function keyTail(entry: Entry): string {
   const pattern = contract.keys[entry].pattern;
   const close = pattern.indexOf('}');
-  if (close === -1 || pattern.indexOf('{', close) !== -1) throw new Error(`key ${entry} (${pattern}) is not one parameter between a head and a tail`);
+  if (close === -1 || pattern.indexOf('{', close) !== -1) throw new ContractError(`key ${entry} (${pattern}) is not one parameter between a head and a tail`);
   return pattern.slice(close + 1);
 }

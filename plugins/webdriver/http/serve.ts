@@ -4,7 +4,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import type { Server } from 'node:net';
 import { Agent } from 'undici';
-import { errorBody, W3CError, type ErrorCode } from '../errors.ts';
+import { errorBody, type ErrorCode, W3CError, WebDriverError } from '../errors.ts';
 
 /** Largest request body accepted (a New Session request or a command). */
 export const BODY_LIMIT = 16 * 1024 * 1024;
@@ -103,7 +103,11 @@ export function sendError(res: ServerResponse, error: ErrorCode | W3CError, mess
 export function listen(server: Server, host: string, port: number, what: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) =>
-      reject(new Error(error.code === 'EADDRINUSE' ? `${what}: port ${port} on ${host} is already in use` : `${what}: cannot listen on ${host}:${port}: ${error.message}`));
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new WebDriverError(`${what}: port ${port} on ${host} is already in use`, { code: 'COORD_ERR_WEBDRIVER_PORT_IN_USE' })
+          : new WebDriverError(`${what}: cannot listen on ${host}:${port}: ${error.message}`, { code: 'COORD_ERR_WEBDRIVER_LISTEN' }),
+      );
     server.once('error', onError);
     server.listen(port, host, () => {
       server.off('error', onError);
@@ -197,7 +201,7 @@ export function hop(
         onResponseError(_controller, error) {
           settled();
           const code = (error as { code?: string }).code;
-          reject(code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' ? new Error(`no answer from ${target.host}:${target.port} within ${timeoutMs} ms`) : error);
+          reject(code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' ? new WebDriverError(`no answer from ${target.host}:${target.port} within ${timeoutMs} ms`, { code: 'COORD_ERR_WEBDRIVER_HOP_TIMEOUT' }) : error);
         },
       },
     );

@@ -3,6 +3,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
+import { WebDriverError } from '../errors.ts';
 
 /** 'chrome::156.0.8078.108' for the Chromium or Chrome binary given. */
 export function browserEntry(binary: string): Promise<string> {
@@ -10,7 +11,7 @@ export function browserEntry(binary: string): Promise<string> {
     execFile(binary, ['--version'], { timeout: 15_000 }, (error, stdout) => {
       const version = /(\d+\.\d+\.\d+\.\d+)/.exec(String(stdout))?.[1];
       if (version) return resolve(`chrome::${version}`);
-      reject(new Error(`cannot read the browser version from "${binary} --version"${error ? `: ${error.message.split('\n')[0]}` : `: it printed ${JSON.stringify(String(stdout).trim())}`}; set webdriver.orchestrator.browserBinary`));
+      reject(new WebDriverError(`cannot read the browser version from "${binary} --version"${error ? `: ${error.message.split('\n')[0]}` : `: it printed ${JSON.stringify(String(stdout).trim())}`}; set webdriver.orchestrator.browserBinary`, { code: 'COORD_ERR_WEBDRIVER_BROWSER_VERSION' }));
     });
   });
 }

@@ -15,7 +15,7 @@ import type { Timeouts } from '../config.ts';
 import type { Ctx } from '../context.ts';
 import { driverCapabilities } from './driver-capabilities.ts';
 import { refusalText } from './driver-refusal.ts';
-import { DriverError, errorBody, type ErrorCode, errorStatus } from '../errors.ts';
+import { DriverError, errorBody, type ErrorCode, errorStatus, WebDriverError } from '../errors.ts';
 import { startDriver, type Driver } from './driver.ts';
 import type { WarmDriver } from './driver-pool.ts';
 import { frontDoor, type Straight } from '../relay/command-relay.ts';
@@ -32,7 +32,7 @@ import { refuseUpgrade } from '../relay/websocket.ts';
 import { recordSession, restoreSession, sessionLost, type SessionRecord } from '../session/restore.ts';
 import { appendLog, terminateSession } from '../scripts.ts';
 import { rfc3339 } from '../session/time.ts';
-import { wantsRecording } from '../recording/recorder.ts';
+import { wantsRecording } from '../recording/settings.ts';
 import { capabilitySets, firstMatch, type Capabilities, type Offer } from '../session/capabilities.ts';
 
 export interface NodeOptions {
@@ -180,7 +180,7 @@ export class SessionNode {
       const created = await hop({ host: '127.0.0.1', port: this.driver.port }, 'POST', '/session', driverHeaders(this.driver.port), Buffer.from(JSON.stringify({ capabilities: { alwaysMatch: caps, firstMatch: [{}] } })), ctx.signal, this.options.timeouts.nodeStartup * 1000);
       const answer = JSON.parse(created.body.toString() || '{}') as { value?: { sessionId?: string; capabilities?: Capabilities; error?: string; message?: string } };
       if (created.status !== 200 || !answer.value?.sessionId) {
-        throw new Error(refusalText(created.status, answer.value?.error ?? 'session not created', answer.value?.message ?? created.body.toString().slice(0, 2000)));
+        throw new WebDriverError(refusalText(created.status, answer.value?.error ?? 'session not created', answer.value?.message ?? created.body.toString().slice(0, 2000)), { code: 'COORD_ERR_WEBDRIVER_DRIVER_REFUSED' });
       }
       this.driverSessionId = answer.value.sessionId;
       this.driverTarget = { host: '127.0.0.1', port: this.driver.port, origin: `http://127.0.0.1:${this.driver.port}`, headers: driverHeaders(this.driver.port) };
@@ -225,7 +225,7 @@ export class SessionNode {
     }
     this.driverSessionId = '';
     await this.driver?.stop();
-    throw new Error('the session ended while its node was starting');
+    throw new WebDriverError('the session ended while its node was starting', { code: 'COORD_ERR_WEBDRIVER_NODE_ABANDONED' });
   }
 
   /** The capability set the manager matched, recomputed from the stored request against this orchestrator's offer. */
@@ -239,7 +239,7 @@ export class SessionNode {
     ])) as [string | null, string | null, string[]];
     const offer: Offer = { platformName: platformName ?? 'any', browsers };
     const match = firstMatch(capabilitySets({ capabilities: JSON.parse(requested ?? '{}') }), new Map([[orchestratorId, offer]]));
-    if (!match) throw new Error(`the requested capabilities do not match orchestrator ${orchestratorId}`);
+    if (!match) throw new WebDriverError(`the requested capabilities do not match orchestrator ${orchestratorId}`, { code: 'COORD_ERR_WEBDRIVER_NO_MATCH' });
     this.recordWanted = wantsRecording(match.caps, ctx.config.recording.enabled);
     const caps = driverCapabilities(match.caps, { binary: ctx.config.orchestrator.browserBinary, args: ctx.config.orchestrator.browserArgs });
     if (match.caps[DOWNLOADS_ENABLED] !== true) return caps;

@@ -4,39 +4,16 @@
 // debuggerAddress chromedriver reports) and pipes them into ffmpeg, which
 // encodes an MP4 (H.264, moov atom first so browsers can seek at once). Chromium
 // only sends a frame when the page changes: the last one is repeated at the
-// configured rate, so the video runs as long as the session did.
+// configured rate, so the video runs as long as the session did. (Whether a
+// session is recorded, and with which ffmpeg: settings.ts.)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { ConfigError, findExecutable } from '../../../entries/plugin.ts';
 import type { WebDriverConfig } from '../config.ts';
 import { partFile, recordingFile } from '../storage/files.ts';
-import type { Capabilities } from '../session/capabilities.ts';
-
-/** Does the session want a recording? se:recordVideo (Selenium's docker images) or coord:options.recordVideo; else the grid's default. */
-export function wantsRecording(caps: Capabilities, gridDefault: boolean): boolean {
-  const options = caps['coord:options'];
-  const asked = [caps['se:recordVideo'], typeof options === 'object' && options !== null ? (options as Record<string, unknown>).recordVideo : undefined];
-  for (const value of asked) {
-    if (value === true || value === 'true') return true;
-    if (value === false || value === 'false') return false;
-  }
-  return gridDefault;
-}
-
-/** The ffmpeg to run: the configured path, or the name found on PATH; undefined when there is none. */
-export const findEncoder = findExecutable;
-
-/** The encoder, or one clear start-up error when recording is on by default and there is none. */
-export function checkEncoder(config: Pick<WebDriverConfig, 'recording'>): string | undefined {
-  const found = findEncoder(config.recording.ffmpeg);
-  if (!found && config.recording.enabled) {
-    const where = config.recording.ffmpeg.includes('/') ? `at ${config.recording.ffmpeg}` : `named "${config.recording.ffmpeg}" on PATH`;
-    throw new ConfigError([`webdriver.recording.enabled is true but there is no ffmpeg ${where}: install it (apt-get install ffmpeg) or set webdriver.recording.ffmpeg to its path`]);
-  }
-  return found;
-}
+import { WebDriverError } from '../errors.ts';
+import { jpegSize } from './jpeg-size.ts';
 
 export interface RecorderOptions {
   /** host:port of the browser's DevTools (goog:chromeOptions.debuggerAddress). */
@@ -54,6 +31,9 @@ export interface Recorded {
   startedAt: number;
   endedAt: number;
 }
+
+/** A DevTools failure: the recording cannot start or goes on without frames. */
+const devtools = (message: string) => new WebDriverError(message, { code: 'COORD_ERR_WEBDRIVER_DEVTOOLS' });
 
 const CONNECT_TIMEOUT_MS = 10_000;
 /** Longest ffmpeg may take to finish the file after its input ends. */
@@ -94,7 +74,7 @@ export class Recorder {
     socket.on('message', (data) => this.onMessage(JSON.parse(String(data)) as CdpMessage));
     socket.on('error', () => {});
     socket.on('close', () => {
-      for (const call of this.calls.values()) call.reject(new Error('DevTools connection closed'));
+      for (const call of this.calls.values()) call.reject(devtools('DevTools connection closed'));
       this.calls.clear();
     });
   }
@@ -108,10 +88,10 @@ export class Recorder {
   static async start(options: RecorderOptions): Promise<Recorder> {
     const address = options.debuggerAddress.replace(/^localhost:/, '127.0.0.1:');
     const version = (await (await fetch(`http://${address}/json/version`, { signal: AbortSignal.timeout(CONNECT_TIMEOUT_MS) })).json()) as { webSocketDebuggerUrl?: string };
-    if (!version.webSocketDebuggerUrl) throw new Error(`the browser at ${address} gave no DevTools WebSocket`);
+    if (!version.webSocketDebuggerUrl) throw devtools(`the browser at ${address} gave no DevTools WebSocket`);
     const socket = new WebSocket(version.webSocketDebuggerUrl.replace('ws://localhost:', 'ws://127.0.0.1:'), { perMessageDeflate: false, maxPayload: 256 * 1024 * 1024 });
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no DevTools connection to ${address} within ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
+      const timer = setTimeout(() => reject(devtools(`no DevTools connection to ${address} within ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
       socket.once('open', () => (clearTimeout(timer), resolve()));
       socket.once('error', (error) => (clearTimeout(timer), reject(error)));
     });
@@ -132,7 +112,7 @@ export class Recorder {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.calls.delete(id);
-        reject(new Error(`${method}: no answer within ${CALL_TIMEOUT_MS} ms`));
+        reject(devtools(`${method}: no answer within ${CALL_TIMEOUT_MS} ms`));
       }, CALL_TIMEOUT_MS);
       const settle = <T>(f: (v: T) => void) => (v: T) => (clearTimeout(timer), f(v));
       this.calls.set(id, { resolve: settle(resolve), reject: settle(reject) });
@@ -152,7 +132,7 @@ export class Recorder {
   private async attach(): Promise<void> {
     const { targetInfos } = (await this.call('Target.getTargets')) as { targetInfos: { targetId: string; type: string }[] };
     const page = targetInfos.find((t) => t.type === 'page');
-    if (!page) throw new Error('the browser has no page to record');
+    if (!page) throw devtools('the browser has no page to record');
     const { sessionId } = (await this.call('Target.attachToTarget', { targetId: page.targetId, flatten: true })) as { sessionId: string };
     this.page = sessionId;
     // a navigation to another site swaps the page's renderer, which may end its screencast: frameNavigated restarts it
@@ -186,7 +166,7 @@ export class Recorder {
     if (message.id !== undefined) {
       const call = this.calls.get(message.id);
       this.calls.delete(message.id);
-      if (message.error) call?.reject(new Error(`${message.error.message}`));
+      if (message.error) call?.reject(devtools(`${message.error.message}`));
       else call?.resolve(message.result);
       return;
     }
@@ -277,7 +257,7 @@ export class Recorder {
       const part = join(this.options.folder, partFile(this.options.sessionId));
       if (code !== 0) {
         await unlink(part).catch(() => {});
-        throw new Error(`ffmpeg failed (exit ${code}): ${stderr.trim().split('\n').at(-1) ?? ''}`);
+        throw new WebDriverError(`ffmpeg failed (exit ${code}): ${stderr.trim().split('\n').at(-1) ?? ''}`, { code: 'COORD_ERR_WEBDRIVER_FFMPEG' });
       }
       const file = recordingFile(this.options.sessionId);
       await rename(part, join(this.options.folder, file));
@@ -295,20 +275,4 @@ interface CdpMessage {
   result?: unknown;
   error?: { message: string };
   sessionId?: string;
-}
-
-/** Width and height from a JPEG's start-of-frame segment. */
-export function jpegSize(jpeg: Buffer): { width: number; height: number } | undefined {
-  let at = 2;
-  while (at + 9 < jpeg.length) {
-    if (jpeg[at] !== 0xff) return undefined;
-    const marker = jpeg[at + 1]!;
-    const length = jpeg.readUInt16BE(at + 2);
-    // SOF0..SOF15 except DHT (C4), JPG (C8) and DAC (CC)
-    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
-      return { height: jpeg.readUInt16BE(at + 5), width: jpeg.readUInt16BE(at + 7) };
-    }
-    at += 2 + length;
-  }
-  return undefined;
 }

@@ -4,9 +4,11 @@
 // A recording that cannot start or finish is logged, never fails the session.
 import { mkdir } from 'node:fs/promises';
 import type { Ctx } from '../context.ts';
-import { findEncoder, Recorder } from './recorder.ts';
+import { Recorder } from './recorder.ts';
+import { findEncoder } from './settings.ts';
 import { announceRecording, storageFolder, storageId } from '../storage/files.ts';
 import type { Capabilities } from '../session/capabilities.ts';
+import { WebDriverError } from '../errors.ts';
 
 export interface Recording {
   recorder: Recorder;
@@ -19,8 +21,8 @@ export async function startRecording(ctx: Ctx, sessionId: string, actual: Capabi
   const started = Date.now();
   const debuggerAddress = (actual['goog:chromeOptions'] as { debuggerAddress?: unknown } | undefined)?.debuggerAddress;
   try {
-    if (!ffmpeg) throw new Error(`no ffmpeg (webdriver.recording.ffmpeg = "${config.recording.ffmpeg}")`);
-    if (typeof debuggerAddress !== 'string') throw new Error('the driver reported no goog:chromeOptions.debuggerAddress');
+    if (!ffmpeg) throw new WebDriverError(`no ffmpeg (webdriver.recording.ffmpeg = "${config.recording.ffmpeg}")`, { code: 'COORD_ERR_WEBDRIVER_NO_FFMPEG' });
+    if (typeof debuggerAddress !== 'string') throw new WebDriverError('the driver reported no goog:chromeOptions.debuggerAddress', { code: 'COORD_ERR_WEBDRIVER_DEVTOOLS' });
     const folder = storageFolder(config);
     await mkdir(folder, { recursive: true });
     const recorder = await Recorder.start({ debuggerAddress, ffmpeg, folder, sessionId, recording: config.recording, warn: (m, f) => logger.warn(m, { sessionId, ...f }) });

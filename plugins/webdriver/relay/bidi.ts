@@ -33,7 +33,7 @@ export class FrameCursor {
   /** The parts of `chunk` to pass on (all of it, less dropped frames). */
   feed(chunk: Buffer): Buffer[] {
     const out: Buffer[] = [];
-    let bytes = this.partial.length ? Buffer.concat([this.partial, chunk]) : chunk;
+    const bytes = this.partial.length ? Buffer.concat([this.partial, chunk]) : chunk;
     this.partial = EMPTY;
     let from = 0; // start of the bytes passed on as one piece
     let at = 0;

@@ -12,6 +12,7 @@ import type { Socket } from 'node:net';
 import { relayBidi } from './bidi.ts';
 import { hop } from '../http/serve.ts';
 import type { Capabilities } from '../session/capabilities.ts';
+import { WebDriverError } from '../errors.ts';
 
 export const CDP_URL = 'se:cdp';
 export const CDP_VERSION = 'se:cdpVersion';
@@ -30,7 +31,7 @@ export function debuggerPort(actual: Capabilities): number | undefined {
 async function browserPath(port: number): Promise<string> {
   const answer = await hop({ host: '127.0.0.1', port }, 'GET', '/json/version', { host: `127.0.0.1:${port}` }, undefined, undefined, 5000);
   const url = (JSON.parse(answer.body.toString()) as { webSocketDebuggerUrl?: string }).webSocketDebuggerUrl;
-  if (answer.status !== 200 || !url) throw new Error(`Chromium's DevTools endpoint on port ${port} named no browser WebSocket`);
+  if (answer.status !== 200 || !url) throw new WebDriverError(`Chromium's DevTools endpoint on port ${port} named no browser WebSocket`, { code: 'COORD_ERR_WEBDRIVER_DEVTOOLS' });
   return new URL(url).pathname;
 }
 

@@ -1,6 +1,7 @@
 // The little of HTTP/1.1 framing the proxy's front door reads itself: a
 // request's or an answer's head, and where its body ends. Anything these do
 // not recognise is left to node:http (the door hands the connection over).
+import { WebDriverError } from '../errors.ts';
 
 export const HEAD_END = Buffer.from('\r\n\r\n');
 
@@ -65,7 +66,7 @@ export function readChunked(bytes: Buffer): Buffer | undefined {
     const lineEnd = bytes.indexOf('\r\n', at);
     if (lineEnd === -1) return undefined;
     const size = parseInt(bytes.toString('latin1', at, lineEnd).split(';')[0]!, 16);
-    if (Number.isNaN(size)) throw new Error('malformed chunk size');
+    if (Number.isNaN(size)) throw new WebDriverError('malformed chunk size', { code: 'COORD_ERR_WEBDRIVER_MALFORMED_ANSWER' });
     at = lineEnd + 2;
     if (size === 0) {
       // trailers, then an empty line

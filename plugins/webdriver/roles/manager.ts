@@ -28,7 +28,7 @@ import { rfc3339 } from '../session/time.ts';
 import { readTimeouts } from '../session/timeouts.ts';
 import type { Timeouts } from '../config.ts';
 import { capabilitySets, firstMatch, metadataOf, type Capabilities, type Offer } from '../session/capabilities.ts';
-import { W3CError } from '../errors.ts';
+import { SessionRefusal, W3CError } from '../errors.ts';
 
 /** A queued request matches the live orchestrators again this often, so new ones join its match. */
 const QUEUE_BLOCK_SECONDS = 5;
@@ -42,15 +42,8 @@ const REDIS_GRACE_MS = 3000;
 /** How long the orchestrators' offers read for one queued request serve the others (a queue of hundreds re-matches once, not hundreds of times). */
 const OFFERS_FRESH_MS = 1000;
 
-/** A session creation that failed: its log code and the W3C error the client gets. */
-class Refusal extends Error {
-  constructor(
-    readonly code: Code,
-    readonly w3c: W3CError,
-  ) {
-    super(w3c.message);
-  }
-}
+/** The refusal of a client that left while its request waited (its session ends CLEFT). */
+const leftRefusal = () => new SessionRefusal('CLEFT', new W3CError('session not created', 'client left'));
 
 export function managerRole(ctx: Ctx): Role {
   const { config, logger, keys, backend, clock } = ctx;
@@ -103,7 +96,7 @@ export function managerRole(ctx: Ctx): Role {
       if (!left.signal.aborted) sendJson(res, 200, answer);
     } catch (error) {
       if (left.signal.aborted) return;
-      if (error instanceof Refusal) return sendError(res, error.w3c);
+      if (error instanceof SessionRefusal) return sendError(res, error.w3c);
       throw error;
     }
   }
@@ -123,7 +116,7 @@ export function managerRole(ctx: Ctx): Role {
     const late = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => {
         expired.abort();
-        reject(new Refusal('QTIMEOUT', new W3CError('session not created', `no session within the queue timeout (${seconds} s): the grid cannot reach Redis (a call to it was not answered)`)));
+        reject(new SessionRefusal('QTIMEOUT', new W3CError('session not created', `no session within the queue timeout (${seconds} s): the grid cannot reach Redis (a call to it was not answered)`), { code: 'COORD_ERR_WEBDRIVER_REDIS_UNREACHABLE' }));
       }, seconds * 1000 + REDIS_GRACE_MS);
     });
     const work = boundedSession(req, body, left, expired.signal);
@@ -132,7 +125,7 @@ export function managerRole(ctx: Ctx): Role {
       return await Promise.race([work, late]);
     } catch (error) {
       // an adapter that fails a command while Redis is away (node-redis: not sent within 5 s) says it at once
-      if (error instanceof ConnectionError) throw new Refusal('QUNAVAILABLE', new W3CError('session not created', `the grid cannot reach Redis: ${error.message}`));
+      if (error instanceof ConnectionError) throw new SessionRefusal('QUNAVAILABLE', new W3CError('session not created', `the grid cannot reach Redis: ${error.message}`), { code: 'COORD_ERR_WEBDRIVER_REDIS_UNREACHABLE' });
       throw error;
     } finally {
       clearTimeout(timer);
@@ -159,7 +152,7 @@ export function managerRole(ctx: Ctx): Role {
     if (expired.aborted) {
       // Redis answered after the client was refused: the queued session ends
       await terminateSession(ctx, sessionId, { component: 'manager', code: 'QTIMEOUT', meta: 'Redis did not answer within the queue timeout' }).catch(() => {});
-      throw new Error('refused: Redis did not answer in time');
+      throw new SessionRefusal('QTIMEOUT', new W3CError('session not created', 'refused: Redis did not answer in time'), { code: 'COORD_ERR_WEBDRIVER_REDIS_UNREACHABLE' });
     }
     const beat = setInterval(
       () => void backend.send(['SET', keys.sessionManagerHeartbeat(s), rfc3339(clock.now()), 'EX', Math.ceil(config.heartbeat.managerTtl)]).catch(() => {}),
@@ -176,9 +169,9 @@ export function managerRole(ctx: Ctx): Role {
       if (left.aborted) {
         await terminateSession(ctx, sessionId, { component: 'manager', code: 'CLEFT', meta: 'the client closed the connection while waiting' }).catch(() => {});
         logger.info('client left while waiting', { sessionId });
-        throw new Refusal('CLEFT', new W3CError('session not created', 'client left'));
+        throw leftRefusal();
       }
-      if (!(error instanceof Refusal)) await terminateSession(ctx, sessionId, { component: 'manager', meta: (error as Error).message }).catch(() => {});
+      if (!(error instanceof SessionRefusal)) await terminateSession(ctx, sessionId, { component: 'manager', meta: (error as Error).message }).catch(() => {});
       throw error;
     } finally {
       clearInterval(beat);
@@ -189,7 +182,7 @@ export function managerRole(ctx: Ctx): Role {
     const s = { sessionId };
     const refuse = async (code: Code, error: W3CError): Promise<never> => {
       await terminateSession(ctx, sessionId, { component: 'manager', code, meta: error.message });
-      throw new Refusal(code, error);
+      throw new SessionRefusal(code, error);
     };
 
     // W3C capability processing, then matching against live orchestrators
@@ -235,7 +228,7 @@ export function managerRole(ctx: Ctx): Role {
     if (left.aborted) {
       // a slot that came as the client left goes back first in line
       if (popped) await backend.send(['LPUSH', popped.key, popped.value]).catch(() => {});
-      throw new Error('client left');
+      throw leftRefusal();
     }
     if (!popped) {
       if (wholeRequest) return requestTimedOut();
@@ -245,13 +238,13 @@ export function managerRole(ctx: Ctx): Role {
     const orchestratorId = slotOwner(slot)!;
     const o = { orchestratorId };
     const allocated = await allocateSlot(ctx, sessionId, orchestratorId, slot);
-    if (!allocated) throw new Refusal('CLEFT', new W3CError('session not created', 'the session ended while it waited for a slot'));
-    if (left.aborted) throw new Error('client left');
+    if (!allocated) throw new SessionRefusal('CLEFT', new W3CError('session not created', 'the session ended while it waited for a slot'));
+    if (left.aborted) throw leftRefusal();
 
     // scheduling: the orchestrator puts its ID on session:ID:orchestrator (read without removing it)
     const schedulingSeconds = Math.min(timeouts.scheduling, (requestDeadline - clock.now()) / 1000);
     const scheduled = await waits.pop([keys.sessionOrchestrator(s)], schedulingSeconds, { peek: true, signal: left });
-    if (left.aborted) throw new Error('client left');
+    if (left.aborted) throw leftRefusal();
     if (!scheduled) {
       if (schedulingSeconds < timeouts.scheduling) return requestTimedOut();
       return refuse('OTIMEOUT', new W3CError('session not created', `orchestrator ${orchestratorId} did not schedule the node within ${timeouts.scheduling} s`));
@@ -272,7 +265,7 @@ export function managerRole(ctx: Ctx): Role {
         return refuse('NTIMEOUT', new W3CError('session not created', `the node did not become responsive within ${timeouts.nodeStartup} s`));
       }
       await waits.pop([keys.sessionReady(s)], Math.min(remaining, NODE_BLOCK_SECONDS), { signal: left });
-      if (left.aborted) throw new Error('client left');
+      if (left.aborted) throw leftRefusal();
       // everything NALIVE and the answer need, in one round trip
       const [active, fields, actual, status] = (await backend.pipeline([
         ['SISMEMBER', keys.sessionsActive(), sessionId],
@@ -280,7 +273,7 @@ export function managerRole(ctx: Ctx): Role {
         ['HGET', keys.sessionCapabilities(s), 'actual'],
         ['HMGET', keys.sessionStatus(s), 'queuedAt', 'pendingAt'],
       ])) as [number, (string | null)[], string | null, (string | null)[]];
-      if (active === 0) throw new Refusal('NTIMEOUT', await whyEnded(sessionId));
+      if (active === 0) throw new SessionRefusal('NTIMEOUT', await whyEnded(sessionId));
       if (!fields[0] || !fields[1]) continue;
       const target = { host: fields[0], port: Number(fields[1]) };
       const answer = await hop(target, 'GET', '/status', { [NODE_KEY_HEADER]: fields[2] ?? '' }, undefined, undefined, 2000).catch(() => undefined);
@@ -292,7 +285,7 @@ export function managerRole(ctx: Ctx): Role {
     }
 
     const alive = await markAlive(ctx, sessionId, `node ${upstream.host}:${upstream.port}`, { queuedAt: stamps[0] ?? null, pendingAt: stamps[1] ?? null });
-    if (!alive) throw new Refusal('NTIMEOUT', await whyEnded(sessionId));
+    if (!alive) throw new SessionRefusal('NTIMEOUT', await whyEnded(sessionId));
     const actual = JSON.parse(actualJson ?? '{}') as Capabilities;
     if (typeof actual.webSocketUrl === 'string') actual.webSocketUrl = `ws://${req.headers['x-forwarded-host'] ?? req.headers.host}/session/${sessionId}/se/bidi`;
     logger.info('session created', { sessionId, orchestratorId, slot, ms: clock.now() - started });

@@ -6,7 +6,8 @@ import type { Role } from '../../../entries/plugin.ts';
 import type { Ctx } from '../context.ts';
 import { SessionNode } from '../node/session-node.ts';
 import { readTimeouts } from '../session/timeouts.ts';
-import { checkEncoder } from '../recording/recorder.ts';
+import { checkEncoder } from '../recording/settings.ts';
+import { WebDriverError } from '../errors.ts';
 
 export function nodeRole(ctx: Ctx): Role {
   const { sessionId, orchestratorId } = ctx.config.node;
@@ -14,7 +15,7 @@ export function nodeRole(ctx: Ctx): Role {
   return {
     async start() {
       if (!sessionId || !orchestratorId) {
-        throw new Error('the node role serves one session: it needs webdriver.node.sessionId and webdriver.node.orchestratorId (the orchestrator sets them when nodeMode is process)');
+        throw new WebDriverError('the node role serves one session: it needs webdriver.node.sessionId and webdriver.node.orchestratorId (the orchestrator sets them when nodeMode is process)', { code: 'COORD_ERR_WEBDRIVER_NODE_SESSION_MISSING' });
       }
       checkEncoder(ctx.config);
       node = new SessionNode(ctx, { sessionId, orchestratorId, timeouts: await readTimeouts(ctx) });

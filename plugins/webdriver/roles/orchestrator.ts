@@ -13,8 +13,9 @@ import { removeLeftoverFolders } from '../node/session-folder.ts';
 import { spawnNodeProcess } from '../node/node-process.ts';
 import { appendLog, reclaimSlots, registerOrchestrator, scheduleSession, terminateSession } from '../scripts.ts';
 import { readTimeouts } from '../session/timeouts.ts';
-import { checkEncoder } from '../recording/recorder.ts';
+import { checkEncoder } from '../recording/settings.ts';
 import { IDLE_BLOCK_SECONDS } from '../manager/blocking-waits.ts';
+import { WebDriverError } from '../errors.ts';
 
 /** Blocking waits last this long when nothing comes (an idle orchestrator's loops cost a command each per this many seconds); stopping closes their connections rather than waiting. */
 const BLOCK_SECONDS = IDLE_BLOCK_SECONDS;
@@ -51,7 +52,7 @@ export function orchestratorRole(ctx: Ctx): OrchestratorRole {
   );
 
   if (config.orchestrator.nodeMode === 'process' && (!ctx.global.redis.url || ctx.global.redis.url.startsWith('embedded') || ctx.global.redis.adapter === 'embedded')) {
-    throw new Error('webdriver.orchestrator.nodeMode=process needs a Redis URL (--redis): node processes cannot share the embedded backend');
+    throw new WebDriverError('webdriver.orchestrator.nodeMode=process needs a Redis URL (--redis): node processes cannot share the embedded backend', { code: 'COORD_ERR_WEBDRIVER_NODE_MODE_NEEDS_REDIS' });
   }
 
   checkEncoder(config); // recording on by default and no ffmpeg: one clear line now, not a silent session without video later
@@ -145,7 +146,7 @@ export function orchestratorRole(ctx: Ctx): OrchestratorRole {
     }
     if (exited) {
       await appendLog(ctx, sessionId, 'orchestrator', 'STARTFAIL', await node.exited).catch(() => {});
-      throw new Error(await node.exited);
+      throw new WebDriverError(await node.exited, { code: 'COORD_ERR_WEBDRIVER_NODE_START' });
     }
   }
 

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { Zip, ZipDeflate } from 'fflate';
 import { parseJson } from '../http/serve.ts';
 import { W3CError } from '../errors.ts';
-import { type Capabilities } from '../session/capabilities.ts';
+import type { Capabilities } from '../session/capabilities.ts';
 
 /** The capability that asks for managed downloads. */
 export const DOWNLOADS_ENABLED = 'se:downloadsEnabled';

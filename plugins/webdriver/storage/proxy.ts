@@ -9,6 +9,7 @@ import { request, type IncomingMessage, type ServerResponse } from 'node:http';
 import { credentials, sameSecret, sentToken } from '../auth.ts';
 import type { Ctx } from '../context.ts';
 import { RECORDING_FILE, STORAGE_HOST_TTL } from './files.ts';
+import { WebDriverError } from '../errors.ts';
 
 export const STORAGE_PATH = /^\/storage\/([A-Za-z0-9_.-]+)\/([^/?]+)$/;
 
@@ -73,7 +74,7 @@ function relay(req: IncomingMessage, res: ServerResponse, hostPort: string, path
       answer.once('end', () => resolve(answer.statusCode ?? 502));
       answer.once('error', () => (res.destroy(), resolve(502)));
     });
-    upstream.once('timeout', () => upstream.destroy(new Error('no answer within 10 s')));
+    upstream.once('timeout', () => upstream.destroy(new WebDriverError('no answer within 10 s', { code: 'COORD_ERR_WEBDRIVER_STORAGE_TIMEOUT' })));
     upstream.once('error', (error) => (res.headersSent ? (res.destroy(), resolve(502)) : reject(error)));
     res.once('close', () => upstream.destroy());
     upstream.end();

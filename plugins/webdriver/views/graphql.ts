@@ -20,6 +20,7 @@ import { readSessions, type SessionView } from './sessions.ts';
 import { withRecordings } from '../storage/proxy.ts';
 import { GRID_VERSION, orchestratorUri, sessionCapabilities, sessionStart, sessionTimeoutMs, sessionUri } from './status.ts';
 import { capabilitySets } from '../session/capabilities.ts';
+import { W3CError } from '../errors.ts';
 
 type Reader = Pick<Ctx, 'backend' | 'keys' | 'clock' | 'config'>;
 
@@ -272,9 +273,9 @@ function rootOf(ctx: Reader, grid: GridModel, gridUri: string, timeoutMs: number
     },
     session: async ({ id }: { id: string }) => {
       // an id goes into key names: only what a session id can be
-      if (!/^[A-Za-z0-9-]{1,64}$/.test(id)) throw new Error(`"${id.slice(0, 80)}" is not a session id (letters, digits and dashes)`);
+      if (!/^[A-Za-z0-9-]{1,64}$/.test(id)) throw new W3CError('invalid argument', `"${id.slice(0, 80)}" is not a session id (letters, digits and dashes)`);
       const [view] = await readSessions(ctx, [id]);
-      if (!view) throw new Error(`no session ${id}`);
+      if (!view) throw new W3CError('invalid session id', `no session ${id}`);
       const node = grid.nodes.find((n) => n.slots.some((slot) => slot.session?.id === id));
       return sessionOf(loaders, view, now, node, node?.slots.find((slot) => slot.session?.id === id));
     },
