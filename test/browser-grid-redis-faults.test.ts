@@ -20,7 +20,7 @@ import { until } from './support/until.ts';
 
 buildIfStale();
 const PAUSE_S = 20;
-/** How long the proxy waits for one Redis call before it answers 503 (plugins/browser-grid/deadline.ts). */
+/** How long the proxy waits for one Redis call before it answers 503 (REDIS_CALL_MS, plugins/browser-grid/redis-deadline.ts). */
 const REDIS_CALL_MS = 3000;
 /** A loaded 2-core machine's slack on every bound below; a hang is the client's own 30 s timeout, not this. */
 const SLACK_MS = 7000;

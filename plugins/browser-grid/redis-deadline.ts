@@ -7,7 +7,7 @@
 import { withDeadline } from '../../entries/plugin.ts';
 import { GridError } from './errors.ts';
 
-/** How long a proxy waits for one Redis call before it answers the client 503. */
+/** How long a proxy waits for one Redis call before it answers the client 503 (and a draining worker for its own). */
 export const REDIS_CALL_MS = 3000;
 
 /** The call's value, or a GridError (COORD_ERR_BROWSER_GRID_REDIS_TIMEOUT) after REDIS_CALL_MS; the call's own failure passes through. */

@@ -51,7 +51,7 @@ export async function gridStatus(
     return flat.filter((_v, j) => j % 2 === 0 && opts.nowMs - Number(flat[j + 1]) <= opts.staleMs).sort();
   });
   const queues = await backend.pipeline(
-    // 'cdp': the DevTools-protocol clients' queue (admission.ts)
+    // 'cdp': the DevTools-protocol clients' queue (admission/admission.ts)
     browserTypes.flatMap((t, i) => [...versions[i]!, 'any', 'cdp'].map((version) => ['ZCARD', keys.queue({ browserType: t, version })] as [string, ...string[]])),
   );
   const queued: number[] = [];
@@ -78,7 +78,7 @@ export async function gridStatus(
       ref,
       ...parseRef(ref),
       status: status ?? 'gone',
-      // the path is the worker's secret (endpoint-secret.ts): it stays in Redis
+      // the path is the worker's secret (worker/endpoint-secret.ts): it stays in Redis
       endpoint: withoutSecret(wsEndpoint ?? endpoint ?? ''),
       version: version ?? '',
       active: Number(replies[i * 3 + 1] ?? 0),

@@ -8,7 +8,7 @@
 // worker that does not know the header relays the client as before (101).
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import { dialUpgrade, type Dialed } from '../relay/relay.ts';
+import { dialUpgrade, type Dialed } from '../relay/dial.ts';
 
 export const LEASE_REQUEST = 'X-Coord-Cdp-Lease';
 export const LEASE_ANSWER = 'X-Coord-Cdp-Browser';

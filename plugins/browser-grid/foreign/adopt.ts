@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { patternGlob, patternRegex } from '../../../entries/plugin.ts';
 import { contract } from '../contract.ts';
 import { majorMinor, parseRef, workerRef } from '../refs.ts';
-import { dialUpgrade } from '../relay/relay.ts';
+import { dialUpgrade } from '../relay/dial.ts';
 import type { Ctx } from '../context.ts';
 import { touchWorker } from '../scripts.ts';
 

@@ -1,5 +1,5 @@
 // A relayed session: the worker's 101 goes to the client, then the two are
-// piped (relay/relay.ts) until either side closes, when its lease is given back.
+// piped (relay/dial.ts) until either side closes, when its lease is given back.
 // A session counts once the client speaks: one that hangs up before its first
 // message (a churned connect) is rolled back whole, so it can neither use up
 // nor recycle a worker.
@@ -7,7 +7,8 @@ import type { Socket } from 'node:net';
 import type { Admitted, Protocol } from '../admission/admission.ts';
 import type { Ctx } from '../context.ts';
 import { parseRef } from '../refs.ts';
-import { type Dialed, pipeBoth } from '../relay/relay.ts';
+import type { Dialed } from '../relay/dial.ts';
+import { pipeBoth } from '../relay/pipe.ts';
 import { FIRST_MESSAGE_MS } from './client-limits.ts';
 import type { ProxyParts } from './parts.ts';
 

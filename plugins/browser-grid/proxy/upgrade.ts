@@ -13,7 +13,7 @@ import { onDemandAllows } from '../config.ts';
 import { DialError } from '../errors.ts';
 import { fileVersion } from '../foreign/adopt.ts';
 import { browserTypes, clientVersion, type BrowserType } from '../refs.ts';
-import { dialUpgrade, type Dialed } from '../relay/relay.ts';
+import { dialUpgrade, type Dialed } from '../relay/dial.ts';
 import { rejectUpgrade, tokenAccepted } from './answers.ts';
 import { handshakeProblem } from './client-limits.ts';
 import type { ProxyParts } from './parts.ts';

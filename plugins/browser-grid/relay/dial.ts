@@ -1,13 +1,12 @@
-// The relay between a client and a browser server, at the TCP level: the
-// client's WebSocket upgrade request is replayed to the worker with the
-// client's own headers (User-Agent, x-playwright-*, Sec-WebSocket-Key), the
-// worker's answer goes back as it is, and then the two sockets are piped.
-// No payload is parsed or buffered, so the proxy adds almost nothing per message.
+// The relay between a client and a browser server works at the TCP level.
+// First the dial: the client's WebSocket upgrade request is replayed to the
+// worker with the client's own headers (User-Agent, x-playwright-*,
+// Sec-WebSocket-Key), and the worker's answer is kept as it is, to go back to
+// the client. Then the two sockets are piped (pipe.ts).
+import type { IncomingMessage } from 'node:http';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import type { IncomingMessage } from 'node:http';
 import { DialError } from '../errors.ts';
-import { FrameBoundaries, keepalive } from './keepalive.ts';
 
 export interface Dialed {
   socket: Socket;
@@ -19,7 +18,7 @@ export interface Dialed {
 
 /**
  * Headers not replayed: Host is the worker's, the grid's own token stays at the grid, and a
- * CDP lease (cdp-lease.ts) is the proxy's to ask for, never a client's.
+ * CDP lease (cdp/lease.ts) is the proxy's to ask for, never a client's.
  */
 const DROPPED = new Set(['host', 'authorization', 'x-coord-cdp-lease']);
 
@@ -65,54 +64,5 @@ export function dialUpgrade(endpoint: string, req: Pick<IncomingMessage, 'rawHea
       resolve({ socket, status, response: all });
     };
     socket.on('data', onData);
-  });
-}
-
-/**
- * Relays two upgraded sockets both ways; resolves once both are closed.
- * Client→worker bytes are piped as they are; worker→client bytes too, with
- * only their frame headers read so a keepalive ping can go in between frames.
- * `onFirstClientBytes` runs once, when the client sends its first bytes after the upgrade.
- */
-export function pipeBoth(client: Socket, worker: Socket, clientHead: Buffer, keepaliveMs: number, onFirstClientBytes?: () => void): Promise<void> {
-  for (const s of [client, worker]) {
-    s.setNoDelay(true);
-    s.setKeepAlive(true, 15_000);
-  }
-  let spoke = false;
-  const heard = () => {
-    if (spoke) return;
-    spoke = true;
-    onFirstClientBytes?.();
-  };
-  if (clientHead.length) {
-    worker.write(clientHead);
-    heard();
-  }
-  client.pipe(worker);
-  const boundaries = new FrameBoundaries();
-  const alive = keepaliveMs > 0 ? keepalive({ write: (b) => client.write(b), end: () => client.destroy() }, boundaries, keepaliveMs) : undefined;
-  client.on('data', () => {
-    heard();
-    alive?.heardFromClient();
-  });
-  worker.on('data', (chunk: Buffer) => {
-    boundaries.feed(chunk);
-    if (!client.write(chunk)) worker.pause();
-  });
-  client.on('drain', () => worker.resume());
-  worker.resume();
-  return new Promise((resolve) => {
-    let open = 2;
-    const closed = () => {
-      alive?.stop();
-      client.destroy();
-      worker.destroy();
-      if (--open === 0) resolve();
-    };
-    client.once('close', closed);
-    worker.once('close', closed);
-    client.on('error', () => client.destroy());
-    worker.on('error', () => worker.destroy());
   });
 }
