@@ -12,6 +12,7 @@ import { errorLine, exitCodeOf, UsageError } from './errors.ts';
 import { processIo, type Io } from './io.ts';
 import { addPluginCommands } from './plugin-commands.ts';
 import { RUN_OPTIONS, withConfigOptions, withPluginFlags } from './options.ts';
+import { pluginOptionSections } from './run-help.ts';
 
 type Options = Readonly<Record<string, unknown>>;
 
@@ -78,13 +79,15 @@ async function dispatch(argv: readonly string[], io: Io): Promise<number> {
 
   const first = argv.find((a) => !a.startsWith('-'));
   const versionOnly = first === undefined && argv.some((a) => a === '-v' || a === '--version');
-  if (first === 'run') withPluginFlags(run, await commandPlugins(argv));
+  const runPlugins = first === 'run' ? await commandPlugins(argv) : [];
+  withPluginFlags(run, runPlugins);
   const pluginHelp = !versionOnly && (first === undefined || !CORE_COMMANDS.includes(first)) ? addPluginCommands(cli, await commandPlugins(argv), CORE_COMMANDS, io) : undefined;
 
   cli.option('-v, --version', 'Show the version');
   cli.globalCommand.versionNumber = coordVersion; // shown atop --help
   // A plugin's command word lists its commands, each with its own flags, instead of cac's one merged list.
   cli.help((sections) => {
+    if (cli.matchedCommand === run) return [...sections, ...pluginOptionSections(runPlugins, namedInRun(argv, runPlugins))];
     const own = pluginHelp?.(cli.matchedCommand?.name);
     return own ? [sections[0]!, { title: 'Usage', body: `  $ coord ${cli.matchedCommand!.name} <command> [options]` }, ...own] : sections;
   });
@@ -103,7 +106,7 @@ async function dispatch(argv: readonly string[], io: Io): Promise<number> {
       return 0;
     }
     const close = didYouMean(word, cli.commands.map((c) => c.name));
-    throw new UsageError(`unknown command "${word}"${close ? `: did you mean "${close}"?` : ''} (see coord --help)`);
+    throw new UsageError(`unknown command "${word}"${close ? `: did you mean "${close}"?` : ''} (see coord --help)`, { code: 'COORD_ERR_CLI_UNKNOWN_COMMAND' });
   }
   const code: unknown = await cli.runMatchedCommand();
   return typeof code === 'number' ? code : 0;
@@ -111,6 +114,17 @@ async function dispatch(argv: readonly string[], io: Io): Promise<number> {
 
 function last(cli: ReturnType<typeof cac>) {
   return cli.commands.at(-1)!;
+}
+
+/** The names of the plugins `coord run --help` describes in full: built-in ones named with --plugin, and those loaded from a path or package. */
+function namedInRun(argv: readonly string[], plugins: readonly Plugin[]): string[] {
+  const builtin = Object.keys(builtinPlugins);
+  const named = flagValues(argv, '--plugin').filter((spec) => builtin.includes(spec));
+  return [...named, ...plugins.map((p) => p.name).filter((name) => !builtin.includes(name))];
+}
+
+function flagValues(argv: readonly string[], name: string): string[] {
+  return argv.flatMap((a, i) => (a === name ? [argv[i + 1] ?? ''] : a.startsWith(`${name}=`) ? [a.slice(name.length + 1)] : []));
 }
 
 /**
@@ -121,7 +135,7 @@ function last(cli: ReturnType<typeof cac>) {
  * and Lua parse, runs when one is used): that keeps `coord --help` fast.
  */
 async function commandPlugins(argv: readonly string[]): Promise<Plugin[]> {
-  const flag = (name: string) => argv.flatMap((a, i) => (a === name ? [argv[i + 1] ?? ''] : a.startsWith(`${name}=`) ? [a.slice(name.length + 1)] : []));
+  const flag = (name: string) => flagValues(argv, name);
   const named = flag('--plugin').filter((spec) => spec && !Object.hasOwn(builtinPlugins, spec));
   const configs = flag('--config');
   const { namedPlugins } = configs.length ? await import('./deployment.ts') : { namedPlugins: () => [] };

@@ -18,6 +18,8 @@ interface Named {
   name: string;
   /** What to load: a built-in name, an absolute module path, or an npm package. */
   spec: string;
+  /** The value under modules: as written (a path relative to the file), when there is one. */
+  written?: string;
 }
 
 /**
@@ -39,7 +41,7 @@ export function namedPlugins(file: string): Named[] {
     const module = modules[name];
     if (typeof module !== 'string' || !module) return { name, spec: name };
     // A path is the file's business (relative to it); a package is the project's (the working directory's).
-    return { name, spec: isPluginPath(module) && !isAbsolute(module) && !module.startsWith('file:') ? resolve(dirname(file), module) : module };
+    return { name, written: module, spec: isPluginPath(module) && !isAbsolute(module) && !module.startsWith('file:') ? resolve(dirname(file), module) : module };
   });
 }
 
@@ -53,19 +55,27 @@ export async function deploymentPlugins(file: string): Promise<Plugin[]> {
   readConfigFile(file); // a missing or unparsable file says so, with its line and column, before "no plugins" could
   const { loadPlugin } = await import('./load-plugin.ts'); // the loader and role runtime: not for commands that only read the file's names
   const plugins: Plugin[] = [];
-  for (const { name, spec } of namedPlugins(file)) {
+  for (const { name, spec, written } of namedPlugins(file)) {
     let plugin: Plugin;
     try {
       plugin = await loadPlugin(spec);
     } catch (err) {
-      if (spec !== name || !(err instanceof UsageError) || !err.message.startsWith('unknown plugin')) throw err;
+      // A modules: entry that does not load: the file and the key it came from, then why.
+      if (written !== undefined && err instanceof UsageError) {
+        const why = err.message.replace(/^cannot load plugin \S+: /, '');
+        throw new UsageError(`config file ${file}: modules.${name} = ${written}${spec === written ? '' : ` (${spec})`}: ${why}`, { code: 'COORD_ERR_CLI_MODULE_ENTRY', cause: err });
+      }
+      if (spec !== name || !(err instanceof UsageError) || err.code !== 'COORD_ERR_CLI_UNKNOWN_PLUGIN') throw err;
       const builtin = Object.keys(builtinPlugins).join(', ') || 'none';
       throw new UsageError(
         `config file ${file}: plugin "${name}" is not built in (${builtin}) nor an npm package installed in ${cwd()}: say where it is under modules:, e.g. modules: { ${name}: ./plugins/${name}/index.js }`,
+        { code: 'COORD_ERR_CLI_UNKNOWN_PLUGIN', cause: err },
       );
     }
     if (plugin.name !== name) {
-      throw new UsageError(`config file ${file}: ${spec === name ? '' : `modules.${name} = ${spec} `}loads plugin "${plugin.name}", not "${name}": use its name under plugins: and modules:`);
+      throw new UsageError(`config file ${file}: ${spec === name ? '' : `modules.${name} = ${spec} `}loads plugin "${plugin.name}", not "${name}": use its name under plugins: and modules:`, {
+        code: 'COORD_ERR_CLI_PLUGIN_NAME_MISMATCH',
+      });
     }
     plugins.push(plugin);
   }

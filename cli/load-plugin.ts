@@ -44,6 +44,7 @@ async function byName(name: string, base: string): Promise<Plugin> {
   const known = names.length ? `built in: ${names.join(', ')}` : 'no plugins are built in';
   throw new UsageError(
     `unknown plugin "${name}"${close ? `: did you mean "${close}"?` : ''} (${known}; no npm package of that name is installed in ${base}; or give a module path such as ./my-plugin.js)`,
+    { code: 'COORD_ERR_CLI_UNKNOWN_PLUGIN' },
   );
 }
 
@@ -55,7 +56,7 @@ function packageUrl(name: string, base: string): string | undefined {
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (code === 'ERR_MODULE_NOT_FOUND') return undefined;
-    throw new UsageError(`cannot load plugin ${name}: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`);
+    throw new UsageError(`cannot load plugin ${name}: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`, { code: 'COORD_ERR_CLI_PLUGIN_LOAD', cause: err });
   }
 }
 
@@ -71,7 +72,7 @@ function folderEntry(spec: string, dir: string): string {
     if (pkg.main) return pathToFileURL(join(dir, pkg.main)).href;
   }
   for (const file of ['index.ts', 'index.mts', 'index.js', 'index.mjs']) if (existsSync(join(dir, file))) return pathToFileURL(join(dir, file)).href;
-  throw new UsageError(`cannot load plugin ${spec}: the folder has no index.ts, index.js or package.json with exports or main`);
+  throw new UsageError(`cannot load plugin ${spec}: the folder has no index.ts, index.js or package.json with exports or main`, { code: 'COORD_ERR_CLI_PLUGIN_FOLDER' });
 }
 
 async function importPlugin(spec: string, url: string): Promise<Plugin> {
@@ -81,8 +82,8 @@ async function importPlugin(spec: string, url: string): Promise<Plugin> {
   try {
     module = await importModule(url, `plugin ${spec}`);
   } catch (err) {
-    throw err instanceof ModuleLoadError ? new UsageError(err.message) : err;
+    throw err instanceof ModuleLoadError ? new UsageError(err.message, { code: 'COORD_ERR_CLI_PLUGIN_LOAD', cause: err }) : err;
   }
-  if (module.default === undefined) throw new UsageError(`cannot load plugin ${spec}: the module has no default export (export default plugin)`);
+  if (module.default === undefined) throw new UsageError(`cannot load plugin ${spec}: the module has no default export (export default plugin)`, { code: 'COORD_ERR_CLI_PLUGIN_EXPORT' });
   return module.default as Plugin;
 }

@@ -34,7 +34,7 @@ export const RUN_FLAGS: readonly string[] = [...RUN_OPTIONS, { flags: '--config'
 /** A plugin whose config.flags names one of coord run's own flags is a PluginError. */
 export function checkRunFlags(plugin: Plugin): void {
   for (const flag of Object.keys(plugin.config.flags ?? {})) {
-    if (RUN_FLAGS.includes(flag)) throw new PluginError(`plugin ${plugin.name}: config.flags has "${flag}", which coord run already takes (${RUN_FLAGS.join(', ')})`);
+    if (RUN_FLAGS.includes(flag)) throw new PluginError(`plugin ${plugin.name}: config.flags has "${flag}", which coord run already takes (${RUN_FLAGS.join(', ')})`, { code: 'COORD_ERR_CLI_RUN_FLAG_TAKEN' });
   }
 }
 

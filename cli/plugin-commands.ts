@@ -54,7 +54,7 @@ export function addPluginCommands(cli: CAC, plugins: readonly Plugin[], reserved
       if (!entry) {
         const names = entries.map((e) => e.words.join(' '));
         const close = didYouMean(words.slice(0, 2).join(' '), names);
-        throw new UsageError(`unknown command "${words.join(' ')}"${close ? `: did you mean "${close}"?` : ''} (have: ${names.join(', ')})`);
+        throw new UsageError(`unknown command "${words.join(' ')}"${close ? `: did you mean "${close}"?` : ''} (have: ${names.join(', ')})`, { code: 'COORD_ERR_CLI_UNKNOWN_COMMAND' });
       }
       // The tools (config, backend, logger) are imported when a command runs: `coord --help` needs none of them.
       const { commandTools } = await import('./command-tools.ts');

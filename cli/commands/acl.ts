@@ -13,19 +13,19 @@ const USER_NAME = /^[A-Za-z0-9_.-]+$/;
 export function aclCommand(options: Readonly<Record<string, unknown>>, io: Io, argv: readonly string[]): number {
   const known = Object.keys(PLUGIN_ACLS);
   const names = [...new Set(list(options.plugin))];
-  if (!names.length) throw new UsageError(`acl needs --plugin NAME (repeatable): one of ${known.join(', ')}`);
+  if (!names.length) throw new UsageError(`acl needs --plugin NAME (repeatable): one of ${known.join(', ')}`, { code: 'COORD_ERR_CLI_NO_PLUGIN' });
   for (const name of names) {
-    if (!known.includes(name)) throw new UsageError(`acl --plugin ${name}: unknown plugin; the ACL is known for ${known.join(', ')}`);
+    if (!known.includes(name)) throw new UsageError(`acl --plugin ${name}: unknown plugin; the ACL is known for ${known.join(', ')}`, { code: 'COORD_ERR_CLI_UNKNOWN_PLUGIN' });
   }
   const prefix = typedValue(argv, '--prefix') ?? '';
   const own = ownPrefixes(list(options.set), names);
   for (const name of names) {
     if (!(own.get(name) ?? prefix)) {
-      throw new UsageError(`acl --prefix is empty: a user limited to the deployment's keys needs the key prefix they share, e.g. --prefix '{grid}:' (or --set ${name}.keyPrefix=…)`);
+      throw new UsageError(`acl --prefix is empty: a user limited to the deployment's keys needs the key prefix they share, e.g. --prefix '{grid}:' (or --set ${name}.keyPrefix=…)`, { code: 'COORD_ERR_CLI_ACL_NO_PREFIX' });
     }
   }
   const user = text(options.user) ?? 'coord';
-  if (!USER_NAME.test(user)) throw new UsageError(`acl --user ${JSON.stringify(user)}: expected letters, digits, _ . and -`);
+  if (!USER_NAME.test(user)) throw new UsageError(`acl --user ${JSON.stringify(user)}: expected letters, digits, _ . and -`, { code: 'COORD_ERR_CLI_OPTION_VALUE' });
   const password = options.passwordPlaceholder ? undefined : newPassword();
   io.out(aclSetuser({ user, password, plugins: names.map((name) => ({ name, keyPrefix: own.get(name) ?? prefix })) }));
   for (const name of names) {
@@ -40,7 +40,7 @@ function ownPrefixes(sets: readonly string[], names: readonly string[]): Map<str
   const prefixes = new Map<string, string>();
   for (const set of sets) {
     const m = /^([^.=]+)\.keyPrefix=(.+)$/.exec(set);
-    if (!m || !names.includes(m[1]!)) throw new UsageError(`acl --set ${set}: expected <plugin>.keyPrefix=PREFIX for a plugin named with --plugin (${names.join(', ')})`);
+    if (!m || !names.includes(m[1]!)) throw new UsageError(`acl --set ${set}: expected <plugin>.keyPrefix=PREFIX for a plugin named with --plugin (${names.join(', ')})`, { code: 'COORD_ERR_CLI_OPTION_VALUE' });
     prefixes.set(m[1]!, m[2]!);
   }
   return prefixes;

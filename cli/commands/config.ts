@@ -18,7 +18,7 @@ import { configFlags, list, text } from '../options.ts';
 
 export async function configCommand(options: Readonly<Record<string, unknown>>, io: Io): Promise<number> {
   const check = text(options.check);
-  if (!options.dump && !options.schema && check === undefined) throw new UsageError('config needs --dump or --check FILE (or --schema: the JSON Schema of a config file)');
+  if (!options.dump && !options.schema && check === undefined) throw new UsageError('config needs --dump or --check FILE (or --schema: the JSON Schema of a config file)', { code: 'COORD_ERR_CLI_CONFIG_MODE' });
   const file = check ?? text(options.config);
   if (options.schema) {
     // Every plugin a file may hold a section of: the built-in ones, those named, those the file names.

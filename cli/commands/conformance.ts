@@ -44,8 +44,8 @@ export async function conformanceCommand(options: Readonly<Record<string, unknow
   const url = config.redis.url;
   const adapters = list(options.adapter).length ? list(options.adapter) : url ? [...adapterNames] : ['embedded'];
   for (const adapter of adapters) {
-    if (!(adapterNames as readonly string[]).includes(adapter)) throw new UsageError(`unknown adapter "${adapter}": expected one of ${adapterNames.join(', ')}`);
-    if (adapter !== 'embedded' && !url) throw new UsageError(`adapter ${adapter} needs --redis URL (a Redis the suites may write to, under their own key prefix)`);
+    if (!(adapterNames as readonly string[]).includes(adapter)) throw new UsageError(`unknown adapter "${adapter}": expected one of ${adapterNames.join(', ')}`, { code: 'COORD_ERR_CLI_OPTION_VALUE' });
+    if (adapter !== 'embedded' && !url) throw new UsageError(`adapter ${adapter} needs --redis URL (a Redis the suites may write to, under their own key prefix)`, { code: 'COORD_ERR_CLI_NO_REDIS' });
   }
 
   const make = (adapter: string) => () =>

@@ -20,9 +20,9 @@ export async function inspectCommand(options: Readonly<Record<string, unknown>>,
   const file = text(options.config);
   // No --plugin: the plugins the config file names (a deployment file).
   const plugins = specs.length ? await loadPlugins(specs) : file ? await deploymentPlugins(file) : [];
-  if (!plugins.length) throw new UsageError(file ? `inspect needs --plugin NAME, or a plugins: section in ${file}` : 'inspect needs --plugin NAME (see coord plugins)');
+  if (!plugins.length) throw new UsageError(file ? `inspect needs --plugin NAME, or a plugins: section in ${file}` : 'inspect needs --plugin NAME (see coord plugins)', { code: 'COORD_ERR_CLI_NO_PLUGIN' });
   const config = loadConfig({ ...commandConfigInput(options), plugins });
-  if (!config.redis.url) throw new UsageError('inspect needs --redis URL: the deployment to check');
+  if (!config.redis.url) throw new UsageError('inspect needs --redis URL: the deployment to check', { code: 'COORD_ERR_CLI_NO_REDIS' });
   const backend = await connectBackend(config.redis);
   try {
     // Each plugin's keys under its own prefix (<plugin>.keyPrefix, default redis.keyPrefix).

@@ -20,12 +20,12 @@ import { text } from '../options.ts';
 const RENAMED: Record<string, string> = { gitignore: '.gitignore' };
 
 export async function newCommand(what: string, name: string, options: Readonly<Record<string, unknown>>, io: Io): Promise<number> {
-  if (what !== 'plugin') throw new UsageError(`coord new makes plugins only: coord new plugin NAME (got "${what}")`);
-  if (!PLUGIN_NAME.test(name)) throw new UsageError(`plugin name "${name}" is not valid: expected lower case letters, digits and dashes, e.g. "job-queue"`);
-  if (CONFIG_SECTIONS.includes(name)) throw new UsageError(`plugin name "${name}" is reserved (${CONFIG_SECTIONS.join(', ')} are config sections)`);
-  if (Object.hasOwn(builtinPlugins, name)) throw new UsageError(`plugin name "${name}" is taken by a built-in plugin: choose another`);
+  if (what !== 'plugin') throw new UsageError(`coord new makes plugins only: coord new plugin NAME (got "${what}")`, { code: 'COORD_ERR_CLI_NEW_WHAT' });
+  if (!PLUGIN_NAME.test(name)) throw new UsageError(`plugin name "${name}" is not valid: expected lower case letters, digits and dashes, e.g. "job-queue"`, { code: 'COORD_ERR_CLI_NEW_NAME' });
+  if (CONFIG_SECTIONS.includes(name)) throw new UsageError(`plugin name "${name}" is reserved (${CONFIG_SECTIONS.join(', ')} are config sections)`, { code: 'COORD_ERR_CLI_NEW_NAME' });
+  if (Object.hasOwn(builtinPlugins, name)) throw new UsageError(`plugin name "${name}" is taken by a built-in plugin: choose another`, { code: 'COORD_ERR_CLI_NEW_NAME' });
   const target = resolve(cwd(), text(options.dir) ?? name);
-  if (existsSync(target) && readdirSync(target).length > 0) throw new UsageError(`cannot make plugin ${name}: ${target} exists and is not empty`);
+  if (existsSync(target) && readdirSync(target).length > 0) throw new UsageError(`cannot make plugin ${name}: ${target} exists and is not empty`, { code: 'COORD_ERR_CLI_NEW_TARGET' });
 
   const values: Record<string, string> = {
     __NAME__: name,

@@ -1,7 +1,8 @@
 // `coord run --plugin P [--role R]…` or `coord run --config deploy.yaml`
 // (the plugins, roles and options the file names): starts roles in this process and runs
 // until SIGINT or SIGTERM, which stop them in reverse order and exit 0. A
-// second signal while stopping exits 1 at once — but not the same signal
+// second signal while stopping exits at once, 130 (SIGINT) or 143 (SIGTERM)
+// as a shell reports a process a signal ended — but not the same signal
 // within a second: one Ctrl-C reaches coord twice when a wrapper (deno task,
 // a shell script, a container runtime) forwards what the terminal already
 // sent the whole process group, and it must still drain.
@@ -18,16 +19,20 @@ import type { Io } from '../io.ts';
 import { deploymentPlugins, moduleNames } from '../deployment.ts';
 import { loadPlugins } from '../load-plugin.ts';
 import { configFlags, list, pluginFlags, text } from '../options.ts';
+import { explainStartError } from '../start-errors.ts';
 
 /** A second signal of the same kind within this long is the first one delivered again. */
 const REPEAT_MS = 1000;
+
+/** The exit code of a process a second signal ends (128 + the signal's number). */
+const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
 export async function runCommand(options: Readonly<Record<string, unknown>>, io: Io): Promise<number> {
   const specs = list(options.plugin);
   const file = text(options.config);
   // No --plugin: the plugins the config file names (a deployment file).
   const plugins = specs.length ? await loadPlugins(specs) : file ? await deploymentPlugins(file) : [];
-  if (!plugins.length) throw new UsageError(file ? `run needs --plugin NAME, or a plugins: section in ${file}` : 'run needs --plugin NAME (see coord plugins)');
+  if (!plugins.length) throw new UsageError(file ? `run needs --plugin NAME, or a plugins: section in ${file}` : 'run needs --plugin NAME (see coord plugins)', { code: 'COORD_ERR_CLI_NO_PLUGIN' });
   const config = loadConfig({
     plugins,
     knownPlugins: [...Object.keys(builtinPlugins), ...moduleNames(file)],
@@ -37,7 +42,10 @@ export async function runCommand(options: Readonly<Record<string, unknown>>, io:
     adapters: adapterNames,
   });
   const logger = createLogger(config.log);
-  const handle = await startRoles({ plugins, config, logger, backend: connectBackend });
+  // A port in use names its config key (one line, exit 2).
+  const handle = await startRoles({ plugins, config, logger, backend: connectBackend }).catch((err: unknown) => {
+    throw explainStartError(err, config.plugins);
+  });
 
   // Signals are handled before `ready` is said: whoever stops the process on seeing it must not kill it.
   const stopped = new Promise<number>((resolve) => {
@@ -46,7 +54,7 @@ export async function runCommand(options: Readonly<Record<string, unknown>>, io:
       if (first) {
         if (signal === first.signal && Date.now() - first.at < REPEAT_MS) return; // the same Ctrl-C, delivered twice
         io.err(`coord: ${signal} again while stopping: exiting now`);
-        exit(1);
+        exit(SIGNAL_EXIT[signal]);
       }
       first = { signal, at: Date.now() };
       logger.info('stopping', { signal });

@@ -10,9 +10,9 @@ import { text } from '../options.ts';
 
 export async function schemaCommand(options: Readonly<Record<string, unknown>>, io: Io): Promise<number> {
   const spec = text(options.plugin);
-  if (!spec) throw new UsageError('schema needs --plugin NAME (see coord plugins)');
+  if (!spec) throw new UsageError('schema needs --plugin NAME (see coord plugins)', { code: 'COORD_ERR_CLI_NO_PLUGIN' });
   const format = text(options.format) ?? 'md';
-  if (format !== 'md' && format !== 'json') throw new UsageError(`--format ${format}: expected md or json`);
+  if (format !== 'md' && format !== 'json') throw new UsageError(`--format ${format}: expected md or json`, { code: 'COORD_ERR_CLI_OPTION_VALUE' });
   const plugin = await loadPlugin(spec);
   if (format === 'json') {
     const json = { plugin: plugin.name, version: plugin.version, contract: contractJson(plugin.contract), config: { schema: plugin.config.schema, env: plugin.config.env ?? {} } };
