@@ -1,10 +1,7 @@
 // The command line's and the API's value syntaxes: durations ('30s', '2m',
 // '1m30s', '500ms', a bare number is seconds), rates ('100/s', '600/m') and
 // pacing ranges ('1..3s'). Each failure is one line saying what was expected.
-
-export class InputError extends Error {
-  override readonly name = 'InputError';
-}
+import { InputError } from './errors.ts';
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 

@@ -13,12 +13,7 @@ import { realpathSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { LoadTestConfig } from '../config.ts';
-import { InputError } from '../parse.ts';
-
-/** A request refused before it is handled (403), with the reason. */
-export class ForbiddenError extends Error {
-  override readonly name = 'ForbiddenError';
-}
+import { ForbiddenError, InputError } from '../errors.ts';
 
 const LOOPBACK = ['localhost', '127.0.0.1', '::1'];
 const SCENARIO_FILE = /\.(ts|mts|js|mjs|cjs)$/;

@@ -13,8 +13,9 @@ import type { ServerResponse } from 'node:http';
 import type { ProbeSeries } from '../scenario/probes.ts';
 import { failuresCsv, formatActual, resultCsv, resultHtml, resultJson } from '../report/formats.ts';
 import type { TestController } from '../run-lifecycle/controller.ts';
-import { ConflictError } from '../run-lifecycle/controller.ts';
+import type {  } from '../run-lifecycle/controller.ts';
 import { evaluateThresholds, parseThreshold } from '../metrics/thresholds.ts';
+import { ConflictError } from '../errors.ts';
 
 export const reportRouteNames = ['GET /api/thresholds', 'GET /api/report', 'GET /api/stats.csv', 'GET /api/failures.csv', 'GET /api/exceptions.csv', 'GET /api/result.json'];
 

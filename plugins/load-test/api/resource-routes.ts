@@ -12,9 +12,10 @@
 // (it holds the test's lease), and its adds are queued here.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Command } from '../../../entries/plugin.ts';
-import { InputError, parseCount } from '../parse.ts';
-import { ConflictError, type TestController } from '../run-lifecycle/controller.ts';
+import { parseCount } from '../parse.ts';
+import type { TestController } from '../run-lifecycle/controller.ts';
 import type { Ctx } from '../context.ts';
+import { ConflictError, InputError } from '../errors.ts';
 
 export interface ResourceView {
   name: string;

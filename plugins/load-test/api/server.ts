@@ -11,15 +11,16 @@
 // content type and scenario paths are checked by guard.ts (403 / 400).
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { allowedScenario, ForbiddenError, guardRequest } from './guard.ts';
+import { allowedScenario, guardRequest } from './guard.ts';
 import { page } from '../report/page.ts';
-import { InputError, parseCount, parseDuration, parseRate } from '../parse.ts';
+import { parseCount, parseDuration, parseRate } from '../parse.ts';
 import { reportRoutes } from './report-routes.ts';
 import { resourceRoutes } from './resource-routes.ts';
 import { readProbes } from '../scenario/probes.ts';
 import { parseStages } from '../scenario/shape.ts';
-import { ConflictError, type StartOptions, type TestController } from '../run-lifecycle/controller.ts';
+import type { StartOptions, TestController } from '../run-lifecycle/controller.ts';
 import type { Ctx } from '../context.ts';
+import { ConflictError, ForbiddenError, InputError } from '../errors.ts';
 
 export async function serveApi(ctx: Ctx, controller: TestController): Promise<Server> {
   const server = createServer((req, res) => {
@@ -115,13 +116,14 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
     if (text.length > 1_000_000) throw new InputError('request body is larger than 1 MB');
   }
   if (!text.trim()) return {};
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('not an object');
-    return value as Record<string, unknown>;
+    value = JSON.parse(text);
   } catch {
     throw new InputError('request body is not a JSON object');
   }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InputError('request body is not a JSON object');
+  return value as Record<string, unknown>;
 }
 
 function reply(res: ServerResponse, status: number, body: unknown): void {

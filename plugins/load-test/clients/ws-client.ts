@@ -10,6 +10,7 @@
 // throwing.
 import WebSocket from 'ws';
 import type { MetricsRecorder } from '../metrics/recorder.ts';
+import { ScenarioError } from '../errors.ts';
 
 export type WsMessage = string | Buffer;
 
@@ -124,7 +125,9 @@ export class WsConnection {
 
   /** Sends a message (an object is sent as JSON); throws when the connection is not open. */
   send(data: string | Uint8Array | object): void {
-    if (this.socket.readyState !== WebSocket.OPEN) throw new Error(`WebSocket ${this.name} is not open${this.error ? ` (${this.error})` : ''}`);
+    if (this.socket.readyState !== WebSocket.OPEN) {
+      throw new ScenarioError(`WebSocket ${this.name} is not open${this.error ? ` (${this.error})` : ''}`, { code: 'COORD_ERR_LOAD_TEST_WS_NOT_OPEN' });
+    }
     this.socket.send(typeof data === 'string' || data instanceof Uint8Array ? data : JSON.stringify(data));
     this.sent += 1;
     this.recorder.record(`ws sent ${this.name}`, 0);

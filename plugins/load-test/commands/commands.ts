@@ -3,8 +3,9 @@
 // through its HTTP API.
 import { type CommandTools, optionText, type PluginCommand, UsageError } from '../../../entries/plugin.ts';
 import { apiCall } from './api-client.ts';
-import { InputError, parseCount } from '../parse.ts';
+import { parseCount } from '../parse.ts';
 import type { TestStatus } from '../run-lifecycle/controller.ts';
+import { InputError } from '../errors.ts';
 
 const API_OPTIONS = [
   { flags: '--api <url>', description: 'Orchestrator API (default http://127.0.0.1:8089)' },

@@ -18,7 +18,7 @@ import { writeFileSync } from 'node:fs';
 import { type CommandTools, keyBuilders, optionList, optionText, type StopSignal } from '../../../entries/plugin.ts';
 import { PLUGIN_NAME } from '../config.ts';
 import { contract } from '../contract.ts';
-import { InputError, parseCount, parseDuration, parseRate } from '../parse.ts';
+import { parseCount, parseDuration, parseRate } from '../parse.ts';
 import { within } from '../bounded.ts';
 import { readProbes } from '../scenario/probes.ts';
 import { failIfRanNothing } from './run-exit.ts';
@@ -29,6 +29,7 @@ import { checkUrls } from '../scenario/scenario.ts';
 import type { ShapeFlag } from './shape-flags.ts';
 import { loadScenario } from '../scenario/loader.ts';
 import { evaluateThresholds, parseThreshold } from '../metrics/thresholds.ts';
+import { InputError } from '../errors.ts';
 
 /** The exit code of a run a signal ended (128 + the signal's number, as shells report it). */
 const SIGNAL_EXIT: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143 };

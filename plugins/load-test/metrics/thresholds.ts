@@ -2,8 +2,8 @@
 // 'checks>99%', 'GET /api:p99<=1s' (a metric name, then a colon; for checks,
 // a check's name). A test that fails one exits with 99 (as k6 does), so CI
 // can gate on it. The total's errors include failed steps and hooks.
-import { InputError } from '../parse.ts';
 import { isCheckMetric, type MetricSummary, type TestResult } from './results.ts';
+import { InputError } from '../errors.ts';
 
 export type Stat = 'p50' | 'p90' | 'p95' | 'p99' | 'max' | 'mean' | 'errors' | 'rps' | 'checks';
 

@@ -16,18 +16,13 @@ import { RequestAccounting } from '../metrics/accounting.ts';
 import type { TestState } from '../contract.ts';
 import { streamIdAtLeast, type StartPayload } from '../envelope.ts';
 import { clearRuntimeState, prepareResources, readBatches, readWorkers, type WorkerView } from './keyspace.ts';
-import { InputError } from '../parse.ts';
 import { ResultAggregator, type Batch, type TestResult } from '../metrics/results.ts';
 import { checkUrls, type CheckedScenario } from '../scenario/scenario.ts';
 import { loadScenario } from '../scenario/loader.ts';
 import { resolveShape, shapeWant, stagesDurationMs, stageValueAhead, type LoadShape, type Stage } from '../scenario/shape.ts';
 import { noRequestsOutcome } from '../metrics/traffic.ts';
 import type { Ctx } from '../context.ts';
-
-/** A request that does not fit the test's state (start while running, users while idle). */
-export class ConflictError extends Error {
-  override readonly name = 'ConflictError';
-}
+import { ConflictError, InputError } from '../errors.ts';
 
 export interface StartOptions {
   scenario?: string;

@@ -3,8 +3,8 @@
 // which file, and why.
 import { resolve } from 'node:path';
 import { importModule, ModuleLoadError } from '../../../entries/plugin.ts';
-import { InputError } from '../parse.ts';
 import { checkScenario, type CheckedScenario } from './scenario.ts';
+import { InputError } from '../errors.ts';
 
 export async function loadScenario(path: string, cwd = process.cwd()): Promise<CheckedScenario> {
   let module: Record<string, unknown>;

@@ -6,6 +6,7 @@
 // the streams back for the page, the report and GET /api/probes.
 import type { CheckedScenario } from './scenario.ts';
 import type { Ctx } from '../context.ts';
+import { ScenarioError } from '../errors.ts';
 
 export interface ProbePoint {
   worker: string;
@@ -91,7 +92,9 @@ function toValues(value: unknown): Record<string, number> {
     const entries = Object.entries(value);
     if (entries.length && entries.every(([, v]) => typeof v === 'number' && Number.isFinite(v))) return value as Record<string, number>;
   }
-  throw new Error(`returned ${JSON.stringify(value) ?? String(value)}: expected a number or an object of numbers, e.g. { queue: 3 }`);
+  throw new ScenarioError(`returned ${JSON.stringify(value) ?? String(value)}: expected a number or an object of numbers, e.g. { queue: 3 }`, {
+    code: 'COORD_ERR_LOAD_TEST_PROBE_VALUE',
+  });
 }
 
 /** Every probe's entries of one test (epoch), oldest first. */

@@ -3,10 +3,11 @@
 // the file, the field and what was expected.
 import type { HttpClient } from '../clients/http-client.ts';
 import type { JsonRpcClient } from '../clients/jsonrpc-client.ts';
-import { InputError, parseDuration } from '../parse.ts';
+import { parseDuration } from '../parse.ts';
 import type { WsClient } from '../clients/ws-client.ts';
 import type { ShapeOptions } from './shape.ts';
 import type { TrafficOptions } from '../metrics/traffic.ts';
+import { InputError } from '../errors.ts';
 
 /** A resource a user holds: its id in the pool and the payload its factory built. */
 export interface Resource<T = unknown> {

@@ -10,8 +10,9 @@
 //                shape(elapsedMs) → { users, spawnRate? } or null to end
 // Stages end the test when the last one is over; a shape function, when it
 // returns null. A stage of 0s jumps to its target at once.
-import { InputError, parseDuration } from '../parse.ts';
+import { parseDuration } from '../parse.ts';
 import type { CheckedScenario } from './scenario.ts';
+import { InputError, ScenarioError } from '../errors.ts';
 
 export interface Stage {
   durationMs: number;
@@ -168,10 +169,14 @@ export function shapeWant(shape: LoadShape, elapsedMs: number): ShapeWant | null
       const tick = shape.shape(elapsedMs);
       if (tick === null || tick === undefined) return null;
       if (typeof tick !== 'object' || !Number.isInteger(tick.users) || tick.users < 0) {
-        throw new Error(`${shape.where}: shape(${Math.round(elapsedMs)}) returned ${JSON.stringify(tick)}: expected { users: a whole number ≥ 0, spawnRate?: number > 0 } or null`);
+        throw new ScenarioError(`${shape.where}: shape(${Math.round(elapsedMs)}) returned ${JSON.stringify(tick)}: expected { users: a whole number ≥ 0, spawnRate?: number > 0 } or null`, {
+          code: 'COORD_ERR_LOAD_TEST_SHAPE_VALUE',
+        });
       }
       if (tick.spawnRate !== undefined && !(typeof tick.spawnRate === 'number' && tick.spawnRate > 0)) {
-        throw new Error(`${shape.where}: shape(${Math.round(elapsedMs)}) returned spawnRate ${JSON.stringify(tick.spawnRate)}: expected a number > 0 (users per second)`);
+        throw new ScenarioError(`${shape.where}: shape(${Math.round(elapsedMs)}) returned spawnRate ${JSON.stringify(tick.spawnRate)}: expected a number > 0 (users per second)`, {
+          code: 'COORD_ERR_LOAD_TEST_SHAPE_VALUE',
+        });
       }
       return { users: tick.users, spawnRate: tick.spawnRate };
     }

@@ -19,6 +19,7 @@ import { answerCall, type CallMessage, type ReplyMessage } from './port-backend.
 import { ABANDON_AFTER_MS } from './virtual-user.ts';
 import type { Ctx } from '../context.ts';
 import type { LoadTestConfig } from '../config.ts';
+import { ScenarioError } from '../errors.ts';
 
 /** What the worker role asks of its part of a test, here or in a thread. */
 export interface UsersSession {
@@ -125,7 +126,8 @@ export class UserThread {
     const reply = await ready;
     if (reply.type !== 'ready') {
       if (reply.type !== 'failed') await this.terminate();
-      throw new Error(reply.type === 'failed' ? reply.message : "the users' thread exited before the test started");
+      if (reply.type === 'failed') throw new ScenarioError(reply.message);
+      throw new ScenarioError("the users' thread exited before the test started", { code: 'COORD_ERR_LOAD_TEST_USERS_THREAD' });
     }
     const session = new ThreadSession(this, epoch, reply.mode, payload.target_users);
     this.listener = (msg) => session.onMessage(msg);
