@@ -26,6 +26,10 @@ export interface CoordConfig extends GlobalConfig {
   roles: string[];
   /** Each active plugin's section, with its schema's defaults filled in. */
   plugins: Record<string, Record<string, unknown>>;
+  /** Seconds a role may take to start (its factory and start()); past it the process stops the roles started and fails (default 60). */
+  roleStartTimeout: number;
+  /** Seconds a role may take to stop; past it the process logs it and stops the others (default 30). */
+  roleStopTimeout: number;
 }
 
 
@@ -69,6 +73,8 @@ const GLOBAL_ENV: readonly [name: string, path: string][] = [
   ['COORD_REDIS_TLS_REJECT_UNAUTHORIZED', 'redis.tls.rejectUnauthorized'],
   ['COORD_LOG_LEVEL', 'log.level'],
   ['COORD_LOG_FORMAT', 'log.format'],
+  ['COORD_ROLE_START_TIMEOUT', 'roleStartTimeout'],
+  ['COORD_ROLE_STOP_TIMEOUT', 'roleStopTimeout'],
 ];
 
 /** The config's own top-level sections: no plugin may take one of these names (`--set name.x=…` would be ambiguous). */
@@ -134,7 +140,7 @@ export function loadConfig(input: ConfigInput): Readonly<CoordConfig> {
   const redis = withPasswordFile(withSentinels(config.redis, sources), sources);
   // Keys in schema order, so a dump reads like the schema whatever order the layers set them in.
   const plugins = Object.fromEntries(input.plugins.map((p) => [p.name, inSchemaOrder(config.plugins[p.name]!, p.config.schema)]));
-  return deepFreeze({ redis, log: config.log, roles: config.roles, plugins });
+  return deepFreeze({ redis, log: config.log, roles: config.roles, roleStartTimeout: config.roleStartTimeout, roleStopTimeout: config.roleStopTimeout, plugins });
 }
 
 
@@ -199,6 +205,21 @@ export function configSchema(plugins: readonly Plugin[], adapters?: readonly str
         },
       },
       roles: { type: 'array', items: roles.length ? { enum: roles } : { type: 'string' }, uniqueItems: true, default: [] },
+      // A role that hangs must not hang the process (setTimeout takes up to 24.8 days; a day is plenty).
+      roleStartTimeout: {
+        type: 'number',
+        exclusiveMinimum: 0,
+        maximum: 86400,
+        default: 60,
+        description: 'seconds a role may take to start; past it the roles started are stopped and the process fails (COORD_ERR_ROLE_START_TIMEOUT)',
+      },
+      roleStopTimeout: {
+        type: 'number',
+        exclusiveMinimum: 0,
+        maximum: 86400,
+        default: 30,
+        description: 'seconds a role may take to stop; past it the process logs an error naming it and stops the others',
+      },
       // Read by the CLI before the config is loaded (which plugins to import); checked here, not returned.
       modules: {
         type: 'object',

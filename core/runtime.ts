@@ -179,7 +179,8 @@ export interface ProcessHandle {
   /** Aborted when the process starts stopping; every role's ctx.signal. */
   readonly signal: AbortSignal;
   /**
-   * Stops the roles in reverse start order (each awaited; an error is logged,
+   * Stops the roles in reverse start order (each awaited up to
+   * config.roleStopTimeout seconds; an error or a stop past that is logged,
    * not thrown), then closes the backend the runtime opened. Idempotent: every
    * call returns the same promise.
    */
@@ -189,9 +190,11 @@ export interface ProcessHandle {
 /**
  * Starts one process's roles on the backend given (core knows no adapter:
  * startProcess from 'coordkit' wires the built-in ones): the roles given by config.roles (or each plugin's
- * default roles) in the plugin's order. If a role fails to start, the ones
- * already started are stopped and StartError is thrown. An unreachable Redis
- * throws ConnectionError before any role starts.
+ * default roles) in the plugin's order. If a role fails to start, or does
+ * not start within config.roleStartTimeout seconds, the ones already started
+ * are stopped and StartError is thrown (code COORD_ERR_ROLE_START_TIMEOUT for
+ * the latter). An unreachable Redis throws ConnectionError before any role
+ * starts.
  */
 export async function startRoles(options: StartOptions): Promise<ProcessHandle> {
   const { config } = options;
@@ -244,16 +247,24 @@ export async function startRoles(options: StartOptions): Promise<ProcessHandle> 
   const made = new Map<string, Role>(); // 'plugin/role' → what its factory returned
   const started: { plugin: string; role: string; instance: Role; logger: Logger }[] = [];
 
+  // A role that hangs must not hang the process (avvio bounds plugins the same way).
+  const startSeconds = config.roleStartTimeout ?? DEFAULT_ROLE_START_TIMEOUT;
+  const stopSeconds = config.roleStopTimeout ?? DEFAULT_ROLE_STOP_TIMEOUT;
+
   let stopping: Promise<void> | undefined;
   const stop = (reason: string): Promise<void> =>
     (stopping ??= (async () => {
       controller.abort(new Error(`stopping: ${reason}`));
       for (const r of [...started].reverse()) {
+        const name = `role ${r.role} of plugin ${r.plugin}`;
         try {
-          await r.instance.stop(reason);
-          r.logger.info('role stopped', { reason });
+          const outcome = await within(Promise.resolve().then(() => r.instance.stop(reason)), stopSeconds);
+          if (outcome === LATE) {
+            // Logged, not thrown: the other roles still get their stop, and the process still ends.
+            r.logger.error(`${name} did not stop within ${stopSeconds} s (roleStopTimeout); going on with the others`, { reason, code: 'COORD_ERR_ROLE_STOP_TIMEOUT' });
+          } else r.logger.info('role stopped', { reason });
         } catch (err) {
-          r.logger.error('role failed to stop', { reason, error: message(err) });
+          r.logger.error(`${name} failed to stop`, { reason, error: message(err) });
         }
       }
       if (owned) await owned.close().catch((err: unknown) => logger.error('backend did not close', { error: message(err) }));
@@ -263,6 +274,8 @@ export async function startRoles(options: StartOptions): Promise<ProcessHandle> 
   for (const { plugin, role } of plan) {
     const scope = perPlugin.get(plugin.name)!;
     const roleLogger = scope.resolve<Logger>(tokens.Logger).child({ plugin: plugin.name, role });
+    const name = `role ${role} of plugin ${plugin.name}`;
+    let instance: Role | typeof LATE;
     try {
       const ctx = roleContext({
         plugin: scope.resolve<Plugin>(tokens.Plugin),
@@ -276,16 +289,26 @@ export async function startRoles(options: StartOptions): Promise<ProcessHandle> 
         roles: roleNames,
         peer: (name) => made.get(`${plugin.name}/${name}`),
       });
-      const instance = await plugin.roles[role]!(ctx);
-      made.set(`${plugin.name}/${role}`, instance);
-      await instance.start();
-      started.push({ plugin: plugin.name, role, instance, logger: roleLogger });
-      roleLogger.info('role started');
+      const starting = (async () => {
+        const created = await plugin.roles[role]!(ctx);
+        made.set(`${plugin.name}/${role}`, created);
+        await created.start();
+        return created;
+      })();
+      instance = await within(starting, startSeconds);
     } catch (err) {
       roleLogger.error('role failed to start', { error: message(err) });
-      await stop(`role ${role} of plugin ${plugin.name} failed to start`);
-      throw new StartError(`role ${role} of plugin ${plugin.name} failed to start: ${message(err)}`, { cause: err });
+      await stop(`${name} failed to start`);
+      throw new StartError(`${name} failed to start: ${message(err)}`, { cause: err });
     }
+    if (instance === LATE) {
+      const why = `${name} did not start within ${startSeconds} s (roleStartTimeout)`;
+      roleLogger.error(why);
+      await stop(why); // also aborts ctx.signal, which the hung start may be waiting on
+      throw new StartError(`${why}; the roles started before it were stopped`, { code: 'COORD_ERR_ROLE_START_TIMEOUT' });
+    }
+    started.push({ plugin: plugin.name, role, instance, logger: roleLogger });
+    roleLogger.info('role started');
   }
 
   return {
@@ -297,6 +320,29 @@ export async function startRoles(options: StartOptions): Promise<ProcessHandle> 
     signal: controller.signal,
     stop,
   };
+}
+
+/** Seconds a role may take to start or stop when the config does not say (config.ts's schema has the same defaults). */
+const DEFAULT_ROLE_START_TIMEOUT = 60;
+const DEFAULT_ROLE_STOP_TIMEOUT = 30;
+
+const LATE = Symbol('late');
+
+/**
+ * What `work` resolves to, or LATE once `seconds` have passed first. Whatever
+ * `work` does after that is ignored; its rejection before that is thrown.
+ */
+async function within<T>(work: Promise<T>, seconds: number): Promise<T | typeof LATE> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<typeof LATE>((resolve) => {
+    timer = setTimeout(() => resolve(LATE), seconds * 1000);
+  });
+  work.catch(() => {}); // a rejection after LATE is nobody's
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The roles of `plugin` to start, in the plugin's order: defaultRoles first, then the rest as declared. */
