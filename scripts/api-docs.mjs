@@ -52,12 +52,26 @@ export function readApi() {
       source: relative(root, file),
       intro,
       reexports: reexports.map((r) => specifierOf(pkg.name, r.key)),
-      groups: groups
-        .map((g) => ({ ...g, names: g.names.filter((n) => exported.has(n)).map((n) => describe(n, exported.get(n), checker)) }))
-        .filter((g) => g.names.length),
+      groups: byKindUnlessGrouped(
+        groups.map((g) => ({ ...g, names: g.names.filter((n) => exported.has(n)).map((n) => describe(n, exported.get(n), checker)) })).filter((g) => g.names.length),
+      ),
     };
   });
   return { name: pkg.name, entries };
+}
+
+/** Kinds as headings, for an entry whose file does not group its exports itself (a few names stay as they are). */
+const KIND_GROUPS = [
+  ['Functions', (item) => item.kind === 'function'],
+  ['Classes', (item) => item.kind === 'class'],
+  ['Constants', (item) => item.value && item.kind !== 'function' && item.kind !== 'class'],
+  ['Types', (item) => !item.value],
+];
+
+function byKindUnlessGrouped(groups) {
+  if (groups.some((g) => g.title) || groups.flatMap((g) => g.names).length <= 4) return groups;
+  const items = groups.flatMap((g) => g.names);
+  return KIND_GROUPS.map(([title, test]) => ({ title, note: '', names: items.filter(test) })).filter((g) => g.names.length);
 }
 
 /** Comment blocks (runs of `//` lines, split at blank lines) before a position. */
@@ -88,9 +102,11 @@ function entryLayout(source, entrySources, checker) {
   const reexports = [];
   let intro = [];
   let current;
+  const reexportsOnly = source.statements.every((s) => ts.isExportDeclaration(s));
   source.statements.forEach((statement, index) => {
     const { blocks, touching } = lineCommentBlocks(text, statement.pos);
-    if (index === 0 && blocks.length) intro = blocks.length > 1 || !touching ? blocks[0] : blocks.pop();
+    // An entry file's header speaks to users; a module's (an adapter's) to its maintainers: its export's doc comment is what users read.
+    if (index === 0 && blocks.length && reexportsOnly) intro = blocks.length > 1 || !touching ? blocks[0] : blocks.pop();
     const heading = touching && blocks.length && !(index === 0 && blocks.length === 1) ? blocks.at(-1) : undefined;
     if (ts.isExportDeclaration(statement)) {
       if (heading || !current) groups.push((current = { ...groupTitle(heading), names: [] }));
@@ -294,6 +310,7 @@ export function renderApi(api) {
         out.push('', `${headed ? '####' : '###'} \`${item.name}\``, '', `*${item.kind}* — ${from}`);
         if (item.signature) out.push('', fenced(item.signature));
         if (item.doc) out.push('', item.doc);
+        else if (item.external) out.push('', `See [${item.from}](https://www.npmjs.com/package/${item.from})'s own documentation.`);
         const tags = item.tags.filter((t) => t.text || t.name === 'deprecated');
         if (tags.length) out.push('', ...tags.map(tagLine));
         for (const example of item.examples) out.push('', '**Example**', '', fenced(example));
