@@ -1,5 +1,10 @@
 // browser-grid: a Playwright browser grid coordinated through Redis.
 // Clients: chromium.connect('ws://HOST:8080/?browser=chromium').
+// The folder: roles/ (worker, proxy, reaper), proxy/ (the proxy's parts: a
+// client's upgrade and session, HTTP requests, leases), admission/ (selection,
+// queue, versions on demand), relay/ (dial and pipe), cdp/ (DevTools-protocol
+// clients), worker/ (browser servers, Playwright versions, video), foreign/
+// (playwright-distributed's workers); scripts.ts runs the Lua scripts of lua/.
 import { findUp, type Plugin } from '../../entries/plugin.ts';
 import { checkTiming, configEnv, configSchema, type BrowserGridConfig } from './config.ts';
 import { contract, type BrowserGridKeys } from './contract.ts';
