@@ -6,19 +6,21 @@
 // DELETE /session (CLOSED), after sessionTermination idle seconds (STIMEOUT),
 // on a fault (TERM, DFAILURE) or when the session ended elsewhere. Ending
 // returns the slot atomically (terminateSession), then HALT. A session that
-// asks for it is recorded meanwhile (node-recording.ts).
+// asks for it is recorded meanwhile (recording/session-recording.ts). The
+// driver's own session: driver-session.ts.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { hostname } from 'node:os';
 import type { Socket } from 'node:net';
 import type { Code } from '../session/log-codes.ts';
 import type { Timeouts } from '../config.ts';
 import type { Ctx } from '../context.ts';
 import { driverCapabilities } from './driver-capabilities.ts';
-import { refusalText } from './driver-refusal.ts';
+import { createDriverSession, deleteDriverSession, driverHeaders, JSON_TYPE, matchedCapabilities } from './driver-session.ts';
 import { DriverError, errorBody, type ErrorCode, errorStatus, WebDriverError } from '../errors.ts';
+import { advertisedHost } from '../http/advertised-host.ts';
+import { endsSession } from '../session/ends-session.ts';
 import { startDriver, type Driver } from './driver.ts';
 import type { WarmDriver } from './driver-pool.ts';
-import { frontDoor, type Straight } from '../relay/command-relay.ts';
+import { commandRelay, type Straight } from '../relay/command-relay.ts';
 import { NODE_KEY_HEADER, randomSecret, sameSecret } from '../auth.ts';
 import { closeServer, hop, listen, readBody, sendError, sendJson } from '../http/serve.ts';
 import { relayBidi } from '../relay/bidi.ts';
@@ -33,7 +35,7 @@ import { recordSession, restoreSession, sessionLost, type SessionRecord } from '
 import { appendLog, terminateSession } from '../scripts.ts';
 import { rfc3339 } from '../session/time.ts';
 import { wantsRecording } from '../recording/settings.ts';
-import { capabilitySets, firstMatch, type Capabilities, type Offer } from '../session/capabilities.ts';
+import type { Capabilities } from '../session/capabilities.ts';
 
 export interface NodeOptions {
   sessionId: string;
@@ -45,17 +47,6 @@ export interface NodeOptions {
   giveBackDriver?: (driver: Driver) => boolean;
   /** Nodes serving in this process, by session id: the node is in it while it serves (the orchestrator's, which a proxy in the same process reads). */
   serving?: Map<string, SessionNode>;
-}
-
-/** The host other machines reach a server on: the advertised one, else the bound one (a wildcard address means this machine's name). */
-export function advertisedHost(bound: string, advertise?: string): string {
-  if (advertise) return advertise;
-  return bound === '0.0.0.0' || bound === '::' ? hostname() : bound;
-}
-
-/** DELETE /session/{id}: the command that ends a session (`rest`: the path after /session/{id}, without the query). */
-export function endsSession(method: string, rest: string): boolean {
-  return method === 'DELETE' && (rest === '' || rest === '/');
 }
 
 export class SessionNode {
@@ -70,7 +61,7 @@ export class SessionNode {
   /** The endpoint's socket: commands go to the driver as bytes; ending the session and anything else reach `server`. */
   /** What the proxy (and the manager) must send in NODE_KEY_HEADER: published in session:{id}:upstream, never shown by the API. */
   private readonly key = randomSecret();
-  private readonly door = frontDoor(this.server, (head) => {
+  private readonly relay = commandRelay(this.server, (head) => {
     const prefix = `/session/${this.id}`;
     if (!head.target.startsWith(prefix) || !sameSecret(head.headers.get(NODE_KEY_HEADER) ?? '', this.key)) return undefined;
     return this.straight(head.method, head.target.slice(prefix.length));
@@ -144,7 +135,7 @@ export class SessionNode {
     // steps that do not depend on each other overlap: each Redis round trip is time the client waits
     const [, port] = await Promise.all([
       this.log('BOOT', `orchestrator ${this.options.orchestratorId}, pid ${process.pid}`),
-      listen(this.door.server, config.orchestrator.nodeHost, 0, `node of session ${id}`),
+      listen(this.relay.server, config.orchestrator.nodeHost, 0, `node of session ${id}`),
     ]);
     const warm = this.options.takeWarmDriver?.();
     const started = Date.now();
@@ -177,15 +168,11 @@ export class SessionNode {
 
     try {
       const [, caps] = await Promise.all([this.log('DALIVE', `port ${driver.port}, pid ${driver.pid}, ${Date.now() - started} ms`), this.requestedCapabilities()]);
-      const created = await hop({ host: '127.0.0.1', port: this.driver.port }, 'POST', '/session', driverHeaders(this.driver.port), Buffer.from(JSON.stringify({ capabilities: { alwaysMatch: caps, firstMatch: [{}] } })), ctx.signal, this.options.timeouts.nodeStartup * 1000);
-      const answer = JSON.parse(created.body.toString() || '{}') as { value?: { sessionId?: string; capabilities?: Capabilities; error?: string; message?: string } };
-      if (created.status !== 200 || !answer.value?.sessionId) {
-        throw new WebDriverError(refusalText(created.status, answer.value?.error ?? 'session not created', answer.value?.message ?? created.body.toString().slice(0, 2000)), { code: 'COORD_ERR_WEBDRIVER_DRIVER_REFUSED' });
-      }
-      this.driverSessionId = answer.value.sessionId;
-      this.driverTarget = { host: '127.0.0.1', port: this.driver.port, origin: `http://127.0.0.1:${this.driver.port}`, headers: driverHeaders(this.driver.port) };
+      const created = await createDriverSession(driver.port, caps, ctx.signal, this.options.timeouts.nodeStartup * 1000);
+      this.driverSessionId = created.sessionId;
+      this.driverTarget = { host: '127.0.0.1', port: driver.port, origin: `http://127.0.0.1:${driver.port}`, headers: driverHeaders(driver.port) };
       if (this.ending) return this.abandon();
-      const actual = answer.value.capabilities ?? {};
+      const actual = created.capabilities;
       this.driverWebSocket = typeof actual.webSocketUrl === 'string' ? actual.webSocketUrl : '';
       // Selenium Grid's extensions, announced as Selenium Grid does (the proxy adds se:cdp, the URL as the client reaches it)
       this.devtoolsPort = debuggerPort(actual);
@@ -220,29 +207,19 @@ export class SessionNode {
   /** The node ended (its session ended elsewhere) while it was starting: release what start() got after end() ran, and fail. */
   private async abandon(): Promise<never> {
     await this.ending;
-    if (this.driverSessionId && this.driver) {
-      await hop({ host: '127.0.0.1', port: this.driver.port }, 'DELETE', `/session/${this.driverSessionId}`, driverHeaders(this.driver.port), undefined, undefined, 10_000).catch(() => {});
-    }
+    if (this.driverSessionId && this.driver) await deleteDriverSession(this.driver.port, this.driverSessionId);
     this.driverSessionId = '';
     await this.driver?.stop();
     throw new WebDriverError('the session ended while its node was starting', { code: 'COORD_ERR_WEBDRIVER_NODE_ABANDONED' });
   }
 
-  /** The capability set the manager matched, recomputed from the stored request against this orchestrator's offer. */
+  /** What to ask the driver for: the set the manager matched, as chromedriver takes it (with the downloads folder when the session wants managed downloads). */
   private async requestedCapabilities(): Promise<Capabilities> {
-    const { ctx, id } = this;
-    const orchestratorId = this.options.orchestratorId;
-    const [requested, platformName, browsers] = (await Promise.all([
-      ctx.backend.send(['HGET', ctx.keys.sessionCapabilities({ sessionId: id }), 'requested']),
-      ctx.backend.send(['GET', ctx.keys.orchestratorPlatformName({ orchestratorId })]),
-      ctx.backend.send(['SMEMBERS', ctx.keys.orchestratorBrowsers({ orchestratorId })]),
-    ])) as [string | null, string | null, string[]];
-    const offer: Offer = { platformName: platformName ?? 'any', browsers };
-    const match = firstMatch(capabilitySets({ capabilities: JSON.parse(requested ?? '{}') }), new Map([[orchestratorId, offer]]));
-    if (!match) throw new WebDriverError(`the requested capabilities do not match orchestrator ${orchestratorId}`, { code: 'COORD_ERR_WEBDRIVER_NO_MATCH' });
-    this.recordWanted = wantsRecording(match.caps, ctx.config.recording.enabled);
-    const caps = driverCapabilities(match.caps, { binary: ctx.config.orchestrator.browserBinary, args: ctx.config.orchestrator.browserArgs });
-    if (match.caps[DOWNLOADS_ENABLED] !== true) return caps;
+    const { ctx } = this;
+    const matched = await matchedCapabilities(ctx, this.id, this.options.orchestratorId);
+    this.recordWanted = wantsRecording(matched, ctx.config.recording.enabled);
+    const caps = driverCapabilities(matched, { binary: ctx.config.orchestrator.browserBinary, args: ctx.config.orchestrator.browserArgs });
+    if (matched[DOWNLOADS_ENABLED] !== true) return caps;
     this.downloads = this.folder.sub('downloads');
     return withDownloadFolder(caps, this.downloads);
   }
@@ -381,7 +358,7 @@ export class SessionNode {
   }
 
   /**
-   * Where a front door (this node's, or the proxy's in the same process)
+   * Where a command relay (this node's, or the proxy's in the same process)
    * sends a command of this session as bytes: to the driver, the session id
    * swapped in the path. `rest` is the request target after /session/{id}. Undefined for
    * the command that ends the session (serve() ends the node with it), for
@@ -441,9 +418,8 @@ export class SessionNode {
       // the video ends with the page as the client left it: capture stops before the browser closes; ffmpeg finishes meanwhile
       const recorded = this.recording?.then((recording) => recording && finishRecording(ctx, id, recording));
       if (this.driverSessionId && this.driver) {
-        const deleted = await hop({ host: '127.0.0.1', port: this.driver.port }, 'DELETE', `/session/${this.driverSessionId}`, driverHeaders(this.driver.port), undefined, undefined, 10_000).catch(() => undefined);
+        this.driverFree = await deleteDriverSession(this.driver.port, this.driverSessionId);
         this.driverSessionId = '';
-        this.driverFree = deleted?.status === 200;
       }
       try {
         if (code) await terminateSession(ctx, id, { component: 'node', code, meta });
@@ -462,8 +438,8 @@ export class SessionNode {
       await this.folder.remove();
       await this.answersWritten(ANSWER_GRACE_MS);
       for (const socket of this.sockets) socket.destroy(); // BiDi relays too: the server no longer tracks upgraded sockets
-      this.door.server.close();
-      this.door.closeAll();
+      this.relay.server.close();
+      this.relay.closeAll();
       await closeServer(this.server);
       await recorded;
       ctx.logger.info('node ended', { sessionId: id, code: code ?? 'none', meta });
@@ -480,8 +456,6 @@ export interface NodeAnswer {
   body: Buffer;
 }
 
-const JSON_TYPE = 'application/json; charset=utf-8';
-
 /** The BiDi relay pings its client this often (a third of the idle timeout, within these bounds). */
 const BIDI_PING_MIN_MS = 500;
 const BIDI_PING_MAX_MS = 30_000;
@@ -494,11 +468,6 @@ const ANSWER_GRACE_MS = 2000;
 
 function failure(error: ErrorCode, message: string): NodeAnswer {
   return { status: errorStatus[error], contentType: JSON_TYPE, body: Buffer.from(errorBody(error, message)) };
-}
-
-/** chromedriver only answers requests whose Host is local. */
-function driverHeaders(port: number, contentType?: string): Record<string, string> {
-  return { host: `127.0.0.1:${port}`, 'content-type': contentType ?? JSON_TYPE, accept: 'application/json' };
 }
 
 function killQuietly(pid: number): void {

@@ -1,6 +1,6 @@
-// The little of HTTP/1.1 framing the proxy's front door reads itself: a
+// The little of HTTP/1.1 framing the command relay reads itself: a
 // request's or an answer's head, and where its body ends. Anything these do
-// not recognise is left to node:http (the door hands the connection over).
+// not recognise is left to node:http (the relay hands the connection over).
 import { WebDriverError } from '../errors.ts';
 
 export const HEAD_END = Buffer.from('\r\n\r\n');
@@ -20,7 +20,7 @@ export interface RequestHead {
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /**
- * A request head the door can route: HTTP/1.1, a known body length, no
+ * A request head the relay can route: HTTP/1.1, a known body length, no
  * chunked body, no upgrade, no Expect. Anything else (or malformed) is
  * undefined, and node:http deals with it.
  */

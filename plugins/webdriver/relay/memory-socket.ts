@@ -1,5 +1,5 @@
 // Two connected in-memory sockets: what one writes the other reads. The
-// proxy's front door hands a node:http server one end as a connection (the
+// command relay hands a node:http server one end as a connection (the
 // server accepts any Duplex) and talks HTTP into the other, so requests it
 // does not route itself still reach the server without another socket.
 // (node:stream gained duplexPair in Node 22; Node 20 has none.)

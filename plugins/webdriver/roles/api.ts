@@ -16,7 +16,7 @@ import { credentials, UNAUTHORIZED_MESSAGE } from '../auth.ts';
 import type { Ctx } from '../context.ts';
 import { answerGraphql, gridUrl } from '../views/graphql.ts';
 import { closeServer, listen, readBody, sendError, sendJson } from '../http/serve.ts';
-import { advertisedHost } from '../node/session-node.ts';
+import { advertisedHost } from '../http/advertised-host.ts';
 import { readMetrics, readOrchestrators } from '../views/orchestrators.ts';
 import { readSessions, sessionIds } from '../views/sessions.ts';
 import { gridCapacity } from '../views/status.ts';

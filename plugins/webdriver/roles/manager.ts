@@ -19,7 +19,7 @@ import type { Code } from '../session/log-codes.ts';
 import { NODE_KEY_HEADER } from '../auth.ts';
 import { MANAGER_HOST_TTL, type Ctx } from '../context.ts';
 import { closeServer, hop, listen, parseJson, readBody, sendError, sendJson } from '../http/serve.ts';
-import { advertisedHost } from '../node/session-node.ts';
+import { advertisedHost } from '../http/advertised-host.ts';
 import { driverRefusal } from '../node/driver-refusal.ts';
 import { allocateSlot, appendLog, markAlive, queueSession, terminateSession } from '../scripts.ts';
 import { readLog } from '../session/log.ts';

@@ -4,19 +4,19 @@
 // ends); BiDi WebSockets likewise; GET /status answers with the grid's
 // capacity; GET /storage/{sid}/… streams a recording from a storage role
 // (storage-proxy.ts). Requests and bytes are counted into the metrics keys. Commands
-// for sessions it can route go through the front door as bytes (front-door.ts);
+// for sessions it can route go through the command relay as bytes (relay/command-relay.ts);
 // the rest reach the node:http server here.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { announceListener, type Role, withDeadline } from '../../../entries/plugin.ts';
 import { MANAGER_HOST_TTL, type Ctx } from '../context.ts';
-import { frontDoor, type Straight } from '../relay/command-relay.ts';
+import { commandRelay, type Straight } from '../relay/command-relay.ts';
 import { realClient, trustedProxies } from '../http/client-address.ts';
 import { closeServer, forwardHeaders, hop, listen, originOf, readBody, sendError, type Hop } from '../http/serve.ts';
 import type { RequestHead } from '../relay/http-frames.ts';
 import { HttpMetrics } from '../http/metrics.ts';
 import { credentials, NODE_KEY_HEADER, readSessionRef, sameSecret, sentToken, sessionAllowed, sessionHandle, type SessionRef, sessionToken, UNAUTHORIZED_MESSAGE } from '../auth.ts';
-import { endsSession } from '../node/session-node.ts';
+import { endsSession } from '../session/ends-session.ts';
 import type { OrchestratorRole } from './orchestrator.ts';
 import { refuseUpgrade, relayUpgrade } from '../relay/websocket.ts';
 import { answerGraphql, gridUrl } from '../views/graphql.ts';
@@ -75,7 +75,7 @@ export function proxyRole(ctx: Ctx): Role {
   }));
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => void onUpgrade(req, socket, head));
   const trusted = trustedProxies(config.proxy.trustedProxies);
-  const door = frontDoor(server, straightRoute, { headTimeoutMs: config.proxy.headerTimeout * 1000, perClient: config.proxy.maxConnectionsPerClient, trusted });
+  const relay = commandRelay(server, straightRoute, { headTimeoutMs: config.proxy.headerTimeout * 1000, perClient: config.proxy.maxConnectionsPerClient, trusted });
   const token = config.proxy.token;
 
   /** HTTP requests carry the token in a header (Bearer, or Basic as Selenium's http://user:TOKEN@host sends it). */
@@ -116,7 +116,7 @@ export function proxyRole(ctx: Ctx): Role {
   }
 
   /**
-   * A command the front door may send as bytes: to the driver of a node in
+   * A command the relay may send as bytes: to the driver of a node in
    * this process (the session id swapped in the path), or to a remote node whose route is
    * cached. Ending a session (DELETE /session/{id}) and everything else go
    * through the server below.
@@ -401,17 +401,17 @@ export function proxyRole(ctx: Ctx): Role {
 
   return {
     async start() {
-      const port = await listen(door.server, config.proxy.host, config.proxy.port, 'webdriver proxy');
+      const port = await listen(relay.server, config.proxy.host, config.proxy.port, 'webdriver proxy');
       sweeper = setInterval(() => void sweepRoutes().catch(() => {}), ROUTE_SWEEP_MS);
       metrics.start();
       logger.info(`proxy listening on http://${config.proxy.host}:${port}`, { port });
       announceListener(ctx.global, 'webdriver', 'proxy', 'http', config.proxy.host, port);
     },
     async stop() {
-      door.server.close(); // no new connections while in-flight work drains
+      relay.server.close(); // no new connections while in-flight work drains
       clearInterval(sweeper);
       await metrics.stop();
-      door.closeAll();
+      relay.closeAll();
       await closeServer(server);
     },
   };

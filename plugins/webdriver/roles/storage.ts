@@ -16,7 +16,7 @@ import type { BlockingConnection, Role } from '../../../entries/plugin.ts';
 import { credentials, UNAUTHORIZED_MESSAGE } from '../auth.ts';
 import type { Ctx } from '../context.ts';
 import { closeServer, listen, sendError, sendJson } from '../http/serve.ts';
-import { advertisedHost } from '../node/session-node.ts';
+import { advertisedHost } from '../http/advertised-host.ts';
 import { diskBytes, pastLimits, readFolder, RECORDING_FILE, storageFolder, storageId, type PendingRecording, type Recording } from '../storage/files.ts';
 import { serveFile } from '../storage/serve-file.ts';
 import { announceProvider, forgetRecording, withdrawProvider, writeDiskMetrics } from '../storage/writes.ts';

@@ -1,16 +1,16 @@
-// The proxy's front door (plugins/webdriver/front-door.ts), byte by byte: a
+// The proxy's command relay (plugins/webdriver/relay/command-relay.ts), byte by byte: a
 // routed request goes straight to its upstream with the session id swapped
 // in its path (never in bodies: they are the user's data)
 // both ways; everything else reaches the node:http server unchanged; answers
 // come back in order on one connection; an upstream that is gone hands the
-// request to the server; what the door does not read (chunked bodies,
+// request to the server; what the relay does not read (chunked bodies,
 // upgrades, malformed heads) is the server's for the rest of the connection.
 // Whole-grid behaviour with real drivers and clients: webdriver-standalone,
 // webdriver-w3c, webdriver-faults.
 import t from 'tap';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { frontDoor, type FrontDoorLimits, type Straight } from '../plugins/webdriver/relay/command-relay.ts';
+import { type CommandRelayLimits, commandRelay, type Straight } from '../plugins/webdriver/relay/command-relay.ts';
 import type { RequestHead } from '../plugins/webdriver/relay/http-frames.ts';
 import { realClient, trustedProxies } from '../plugins/webdriver/http/client-address.ts';
 import { until } from './support/until.ts';
@@ -41,8 +41,8 @@ async function recorder(answer?: (req: IncomingMessage, body: string, res: impor
   return { server, seen, port: (server.address() as AddressInfo).port };
 }
 
-/** The door in front of `inside`, routing /session/grid-1/* to `upstreamPort` as /session/driver-9/*. */
-async function door(inside: Server, upstreamPort: () => number, answered: { status: number; body: string; bytesIn: number }[] = [], limits: FrontDoorLimits = {}) {
+/** The relay in front of `inside`, routing /session/grid-1/* to `upstreamPort` as /session/driver-9/*. */
+async function relayFor(inside: Server, upstreamPort: () => number, answered: { status: number; body: string; bytesIn: number }[] = [], limits: CommandRelayLimits = {}) {
   const route = (head: RequestHead): Straight | undefined => {
     const m = /^\/session\/grid-1(\/.*)$/.exec(head.target);
     if (!m || head.method === 'DELETE') return undefined;
@@ -54,7 +54,7 @@ async function door(inside: Server, upstreamPort: () => number, answered: { stat
       answered: (status, body, bytesIn) => answered.push({ status, body: body.toString(), bytesIn }),
     };
   };
-  const d = frontDoor(inside, route, limits);
+  const d = commandRelay(inside, route, limits);
   await new Promise<void>((r) => d.server.listen(0, '127.0.0.1', r));
   t.teardown(() => {
     d.server.close();
@@ -118,7 +118,7 @@ t.test('a routed command goes straight: the id swapped in the path only, Host an
   });
   const inside = await recorder();
   t.teardown(() => (upstream.server.close(), inside.server.close()));
-  const { port, answered } = await door(inside.server, () => upstream.port);
+  const { port, answered } = await relayFor(inside.server, () => upstream.port);
   const { text } = await talk(port, [post('/session/grid-1/element', '{"using":"css","note":"grid-1"}')], 1);
   t.match(text, /^HTTP\/1\.1 200 OK\r\n/);
   t.same(upstream.seen.map((s) => [s.method, s.url, s.host, s.type, s.body]), [['POST', '/session/driver-9/element', `127.0.0.1:${upstream.port}`, 'application/json', '{"using":"css","note":"grid-1"}']], 'up: the driver\'s id in the path, its own Host, the body as the client sent it');
@@ -131,7 +131,7 @@ t.test('requests on one connection, some straight and some not, pipelined or not
   const upstream = await recorder();
   const inside = await recorder();
   t.teardown(() => (upstream.server.close(), inside.server.close()));
-  const { port } = await door(inside.server, () => upstream.port);
+  const { port } = await relayFor(inside.server, () => upstream.port);
   const pipelined = get('/session/grid-1/title') + post('/session', '{"capabilities":{}}') + get('/session/grid-1/url') + get('/status');
   const { text } = await talk(port, [pipelined, get('/session/grid-1/again')], 5);
   t.same(
@@ -147,7 +147,7 @@ t.test('requests on one connection, some straight and some not, pipelined or not
 t.test('a body that arrives in pieces reaches the server whole; a half-closing client still gets its answer', async (t) => {
   const inside = await recorder();
   t.teardown(() => inside.server.close());
-  const { port } = await door(inside.server, () => 1);
+  const { port } = await relayFor(inside.server, () => 1);
   const whole = post('/session', '{"capabilities":{"alwaysMatch":{}}}');
   const { text } = await talk(port, [whole.slice(0, 40), whole.slice(40, 120), whole.slice(120)], 1, { end: true });
   t.same(bodies(text)[0].value.body, '{"capabilities":{"alwaysMatch":{}}}');
@@ -160,9 +160,9 @@ t.test('a body of megabytes (a file upload) reaches the server whole, and the co
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': out.length }).end(out);
   });
   t.teardown(() => (upstream.server.close(), inside.server.close()));
-  const { port } = await door(inside.server, () => upstream.port);
+  const { port } = await relayFor(inside.server, () => upstream.port);
   const big = JSON.stringify({ file: 'x'.repeat(3 * 1024 * 1024) });
-  // behind a command in flight, so the door holds megabytes it cannot take yet (and stops reading the client)
+  // behind a command in flight, so the relay holds megabytes it cannot take yet (and stops reading the client)
   const { text } = await talk(port, [get('/session/grid-1/url') + post('/session/grid-1/se/file', big) + get('/session/grid-1/title')], 3);
   t.same(bodies(text)[1], { value: { size: big.length } }, 'all of it');
   t.same(bodies(text)[2].value.url, '/session/driver-9/title', 'then a command, straight');
@@ -178,7 +178,7 @@ t.test('an upstream that is gone: the request goes to the server instead, once',
     res.writeHead(404, { 'content-type': 'application/json', 'content-length': out.length }).end(out);
   });
   t.teardown(() => inside.server.close());
-  const { port } = await door(inside.server, () => deadPort);
+  const { port } = await relayFor(inside.server, () => deadPort);
   const { text } = await talk(port, [get('/session/grid-1/title'), get('/session/grid-1/url')], 2);
   t.match(text, /^HTTP\/1\.1 404 /);
   t.same(inside.seen.map((s) => s.url), ['/session/grid-1/title', '/session/grid-1/url'], 'the server got both, ids untouched');
@@ -192,14 +192,14 @@ t.test('a chunked answer from upstream reaches the client with a length; Connect
   });
   const inside = await recorder();
   t.teardown(() => (upstream.server.close(), inside.server.close()));
-  const { port } = await door(inside.server, () => upstream.port);
+  const { port } = await relayFor(inside.server, () => upstream.port);
   const { text, closed } = await talk(port, [get('/session/grid-1/title', 'Connection: close\r\n')], 1);
   t.match(text, /content-length: 20\r\n/);
   t.same(bodies(text), [{ value: 'driver-9' }]);
   t.ok(closed, 'the connection closed after the answer');
 });
 
-t.test('what the door does not read goes to the server for good: a chunked request, a malformed head, an upgrade', async (t) => {
+t.test('what the relay does not read goes to the server for good: a chunked request, a malformed head, an upgrade', async (t) => {
   const upstream = await recorder();
   const inside = await recorder();
   inside.server.on('upgrade', (req: IncomingMessage, socket: Socket) => {
@@ -207,7 +207,7 @@ t.test('what the door does not read goes to the server for good: a chunked reque
     socket.on('data', (d) => socket.write(`echo:${d}`));
   });
   t.teardown(() => (upstream.server.close(), inside.server.close()));
-  const { port } = await door(inside.server, () => upstream.port);
+  const { port } = await relayFor(inside.server, () => upstream.port);
 
   const chunked = `POST /session/grid-1/url HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n`;
   const first = await talk(port, [chunked, get('/session/grid-1/title')], 2);
@@ -236,7 +236,7 @@ t.test('a client that leaves while the server is still answering: the server see
   const closed = new Promise<void>((r) => (closedSeen = r));
   const inside = await recorder((req, body, res) => res.on('close', () => closedSeen()));
   t.teardown(() => (inside.server.closeAllConnections(), inside.server.close()));
-  const { port } = await door(inside.server, () => 1);
+  const { port } = await relayFor(inside.server, () => 1);
   const socket = connect(port, '127.0.0.1');
   socket.write(post('/session', '{}'));
   await new Promise((r) => setTimeout(r, 200));
@@ -251,7 +251,7 @@ t.test('an idle kept-alive client connection is closed; one waiting for a slow a
     setTimeout(() => res.writeHead(200, { 'content-type': 'application/json', 'content-length': out.length }).end(out), req.url === '/slow' ? 600 : 0);
   });
   t.teardown(() => inside.server.close());
-  const { port } = await door(inside.server, () => 1, [], { idleMs: 200 });
+  const { port } = await relayFor(inside.server, () => 1, [], { idleMs: 200 });
   const slow = await talk(port, [get('/slow')], 1);
   t.match(slow.text, /^HTTP\/1\.1 200 /, 'an answer three idle periods late still arrives');
   const started = Date.now();
@@ -259,13 +259,13 @@ t.test('an idle kept-alive client connection is closed; one waiting for a slow a
     slow.socket.once('close', () => resolve(Date.now() - started));
     if (slow.socket.destroyed) resolve(0);
   });
-  t.ok(closed < 1000, `then, with nothing asked, the door closed the connection (${closed} ms)`);
+  t.ok(closed < 1000, `then, with nothing asked, the relay closed the connection (${closed} ms)`);
 });
 
 t.test('a head that does not arrive whole within the head timeout: 408 and closed; one that does is served', async (t) => {
   const inside = await recorder();
   t.teardown(() => inside.server.close());
-  const { port } = await door(inside.server, () => 1, [], { headTimeoutMs: 300 });
+  const { port } = await relayFor(inside.server, () => 1, [], { headTimeoutMs: 300 });
   const started = Date.now();
   const [silent, partial] = await Promise.all([talk(port, [], 1), talk(port, ['GET /status HTTP/1.1\r\nHost: x\r\n'], 1)]);
   for (const [what, answer] of [['a silent connection', silent], ['half a head', partial]] as const) {
@@ -280,7 +280,7 @@ t.test('a head that does not arrive whole within the head timeout: 408 and close
 t.test('slow request heads are capped per client address; prompt clients from the same address are always served', async (t) => {
   const inside = await recorder();
   t.teardown(() => inside.server.close());
-  const { port } = await door(inside.server, () => 1, [], { perClient: 2, slowMs: 200, headTimeoutMs: 1500 });
+  const { port } = await relayFor(inside.server, () => 1, [], { perClient: 2, slowMs: 200, headTimeoutMs: 1500 });
   const started = Date.now();
   const half = 'GET /status HTTP/1.1\r\nHost: x\r\n';
   const slow = [talk(port, [half], 1), talk(port, [half], 1)];
@@ -305,7 +305,7 @@ t.test('behind a trusted proxy, slow heads count against the client its X-Forwar
   const inside = await recorder();
   t.teardown(() => inside.server.close());
   const trusted = trustedProxies(['127.0.0.0/8']);
-  const { port } = await door(inside.server, () => 1, [], { perClient: 1, slowMs: 200, headTimeoutMs: 1200, trusted });
+  const { port } = await relayFor(inside.server, () => 1, [], { perClient: 1, slowMs: 200, headTimeoutMs: 1200, trusted });
   const from = (client: string) => `GET /status HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 203.0.113.9, ${client}\r\n`;
   const a = talk(port, [from('198.51.100.1')], 1);
   const b = talk(port, [from('198.51.100.2')], 1);
