@@ -8,7 +8,8 @@
 // What the host gives is what a script may need and no more: the clock, memory
 // growth and Lua's error unwinding (setjmp/longjmp), print to stdout. There is no
 // file system, shell or environment (Redis's scripts have none either): io.open,
-// os.remove and os.execute fail, os.getenv returns nil, os.exit raises an error.
+// os.remove and os.execute fail, os.getenv returns nil; os.exit is removed by the
+// prelude (lua-prelude.ts), and the host's exit raises an error if reached.
 import { readFile } from 'node:fs/promises';
 import { writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -55,14 +56,14 @@ const ESPIPE = 70;
 const MAX_HEAP = 2_147_483_648;
 
 /** Compiles and starts the Lua module; throws ModuleLoadError (COORD_ERR_EMBEDDED_LUA_LOAD) if it cannot. */
-export async function loadLuaModule(path = glueWasmPath()): Promise<LuaModule> {
+export async function loadLuaModule(path?: string): Promise<LuaModule> {
   let exports: Exports = {};
   const host = hostFunctions(() => exports);
   try {
-    const bytes = await readFile(path);
+    const bytes = await readFile(path ?? glueWasmPath());
     ({ exports } = (await WebAssembly.instantiate(bytes, host.imports)).instance);
   } catch (error) {
-    throw new ModuleLoadError(`the embedded backend's Lua engine (${path}) does not load: ${(error as Error).message}`, {
+    throw new ModuleLoadError(`the embedded backend's Lua engine (wasmoon's glue.wasm) does not load: ${(error as Error).message}`, {
       code: 'COORD_ERR_EMBEDDED_LUA_LOAD',
       cause: error,
     });
