@@ -52,7 +52,7 @@ const PUBLIC: Record<string, string[]> = {
     'AdapterName', 'ConfigFlag', 'DependencyContainer', 'LogOptions', 'OpenBackend', 'ProcessHandle', 'RunningRole', 'StartOptions', 'adapterNames',
     'configSchema', 'connectBackend', 'coordVersion', 'createLogger', 'parseSetFlag', 'processContainer', 'tokens',
   ],
-  './adapter': ['BackendCapabilities', 'BackendFactory', 'BackendOptions', 'BackendState', 'BlockingConnection', 'Command', 'HostPort', 'ParsedUrl', 'ScriptSource', 'mask', 'parseRedisUrl'],
+  './adapter': ['BackendCapabilities', 'BackendFactory', 'BackendOptions', 'BackendState', 'HostPort', 'ParsedUrl', 'ScriptSource', 'mask', 'parseRedisUrl'],
   './load-test': ['Resource', 'ResourceFactory', 'Scenario', 'Step', 'VirtualUser', 'defineScenario'],
   './conformance': [
     'AdapterSuiteOptions', 'ContractSuiteOptions', 'Deviation', 'DeviationKind', 'KeySnapshot', 'ScenarioContextOptions', 'SectionOptions', 'SnapshotOptions',
