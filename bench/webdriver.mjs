@@ -246,7 +246,7 @@ ${row('split, proxy with the orchestrator', colocated, 'the bare proxy')}
   or one started ahead) and its own Chromium. A command goes client → proxy → chromedriver when
   the session's node shares the proxy's process, else client → proxy → node → chromedriver (one
   more loopback hop and process); the proxy and the node read the HTTP framing themselves and
-  pass commands on as bytes (plugins/webdriver/front-door.ts).
+  pass commands on as bytes (plugins/webdriver/relay/command-relay.ts).
 - The reference is a bare Node.js HTTP proxy (bench/webdriver-reference-proxy.mjs: node:http
   server and client, keep-alive, no routing) in front of the straight chromedriver, with a
   session of its own, measured in the same rounds as the grid: what a plain intermediary costs.
