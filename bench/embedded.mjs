@@ -156,7 +156,7 @@ async function startUsers(make, users = 10_000, step = 1000) {
   for (let added = 0; added < users; added += step) {
     const reply = await ctx.scripts.run('addUsers', {
       keys: { users: {}, cursor: {}, state: {}, epoch: {} },
-      args: { expectEpoch: '1', now: Math.floor(Date.now() / 1000), commandId: `c${added}`, cap: 100_000, count: step, ids: '[]', target: users, workers },
+      args: { usersTail: ':users', commandsTail: ':commands', expectEpoch: '1', now: Math.floor(Date.now() / 1000), commandId: `c${added}`, cap: 100_000, count: step, ids: '[]', target: users, workers },
     });
     if (!Array.isArray(reply) || reply[0] === 'err') throw new Error(`addUsers answered ${JSON.stringify(reply).slice(0, 200)}`);
     for (let i = 0; i < reply.length; i += 2) byWorker.get(reply[i + 1]).push(String(reply[i]));

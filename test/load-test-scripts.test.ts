@@ -28,13 +28,13 @@ const transition = (ctx: Ctx, from: string, to: string, bump = false, expectEpoc
 const add = (ctx: Ctx, epoch: number, count: number, workers: string[], ids: string[] = []) =>
   ctx.scripts.run('addUsers', {
     keys: { users: {}, cursor: {}, state: {}, epoch: {} },
-    args: { expectEpoch: epoch, now: '1800000000.5', commandId: 'c', cap: 1000, count, ids: JSON.stringify(ids), target: count, workers },
+    args: { usersTail: ':users', commandsTail: ':commands', expectEpoch: epoch, now: '1800000000.5', commandId: 'c', cap: 1000, count, ids: JSON.stringify(ids), target: count, workers },
   });
 
 const remove = (ctx: Ctx, epoch: number, count: number) =>
   ctx.scripts.run('removeUsers', {
     keys: { users: {}, state: {}, epoch: {} },
-    args: { expectEpoch: epoch, now: '1800000001', commandId: 'r', cap: 1000, count, target: 0 },
+    args: { usersTail: ':users', commandsTail: ':commands', expectEpoch: epoch, now: '1800000001', commandId: 'r', cap: 1000, count, target: 0 },
   });
 
 async function commands(ctx: Ctx, workerId: string) {
@@ -95,7 +95,9 @@ t.test("a dead worker is dropped once; its users go back for reassignment with t
   await ctx.backend.send(['SADD', ctx.keys.workers(), 'a', 'b']);
   await ctx.backend.send(['HSET', ctx.keys.workerStatus({ workerId: 'b' }), 'status', 'running', 'last_heartbeat', '1']);
   await add(ctx, 1, 4, ['a', 'b']);
-  const drop = () => ctx.scripts.run('dropWorker', { keys: { workers: {}, status: { workerId: 'b' } }, args: { workerId: 'b', now: '2', keepSeconds: 100 } });
+  const worker = { workerId: 'b' };
+  const drop = () =>
+    ctx.scripts.run('dropWorker', { keys: { workers: {}, status: worker, users: worker, active: worker, commands: worker, ack: worker }, args: { workerId: 'b', now: '2', keepSeconds: 100 } });
   const orphans = ((await drop()) as string[]).map(Number).sort();
   t.same(orphans, [2, 4]);
   t.same(await drop(), [], 'a second drop is a no-op');
@@ -157,7 +159,7 @@ t.test('broadcast sends one command to each worker only in the current epoch', a
   await transition(ctx, 'IDLE', 'PREPARING', true);
   const send = (epoch: number) =>
     ctx.scripts.run('broadcast', {
-      keys: { epoch: {} },
+      keys: { epoch: {}, commands: [{ workerId: 'a' }, { workerId: 'b' }] },
       args: { expectEpoch: epoch, type: 'stop_test', payload: '{"reason":"x"}', commandId: 's', now: '9', cap: 1000, workers: ['a', 'b'] },
     });
   const reply = (await send(1)) as string[];

@@ -6,8 +6,7 @@ import type { LoadTestConfig } from './config.ts';
 import type { LoadTestKeys } from './contract.ts';
 import { MetricsRecorder } from './metrics/recorder.ts';
 import type { Ctx } from './context.ts';
-
-const now = (ctx: Ctx) => (ctx.clock.now() / 1000).toFixed(3);
+import { addUsers, beginTest, broadcast, dropWorker, endTest, markRunning, nowSeconds as now, removeUsers, syncPool, transitionState } from './scripts.ts';
 
 async function heartbeat(ctx: Ctx, workerId: string): Promise<void> {
   const key = ctx.keys.workerStatus({ workerId });
@@ -22,19 +21,12 @@ async function startTest(ctx: Ctx, workers: string[]): Promise<number> {
   // A scenario may follow another on the same keyspace (the cluster-slot check runs them so): begin from IDLE.
   await ctx.backend.send(['SET', ctx.keys.testState(), 'IDLE']);
   // as the orchestrator begins one: IDLE → PREPARING, the epoch and its lease in one step
-  const reply = (await ctx.scripts.run('beginTest', { keys: { state: {}, epoch: {}, lease: {}, generation: {} }, args: { owner: 'o1', leaseSeconds: 10, newGeneration: 'g1' } })) as string[];
-  const epoch = Number(reply[1]);
+  const { epoch } = await beginTest(ctx, 'o1', 10);
   await ctx.backend.send(['HSET', ctx.keys.resources(), 'accounts', 3]);
   for (let i = 1; i <= 3; i++) await ctx.backend.send(['SET', ctx.keys.resource({ name: 'accounts', resourceId: i }), JSON.stringify({ login: `user${i}` })]);
-  await ctx.scripts.run('broadcast', {
-    keys: { epoch: {} },
-    args: { expectEpoch: epoch, type: 'start_test', payload: JSON.stringify({ scenario: '/s.js', params: {}, target_users: 4 }), commandId: 'c0', now: now(ctx), cap: 1000, workers },
-  });
-  await ctx.scripts.run('transitionState', { keys: { state: {}, epoch: {} }, args: { from: 'PREPARING', to: 'RUNNING', bump: '0', expectEpoch: epoch } });
-  await ctx.scripts.run('addUsers', {
-    keys: { users: {}, cursor: {}, state: {}, epoch: {} },
-    args: { expectEpoch: epoch, now: now(ctx), commandId: 'c1', cap: 1000, count: 4, ids: '[]', target: 4, workers },
-  });
+  await broadcast(ctx, epoch, 'start_test', { scenario: '/s.js', params: {}, target_users: 4 }, workers);
+  await transitionState(ctx, 'PREPARING', 'RUNNING', false, epoch);
+  await addUsers(ctx, epoch, { count: 4, ids: [], target: 4, workers });
   await ctx.backend.send(['XADD', ctx.keys.timeline(), 'MAXLEN', '~', 1000, '*', 'ts', now(ctx), 'epoch', epoch, 'users', 4, 'target', 4, 'event', 'users', 'detail', 'reached 4']);
   return epoch;
 }
@@ -49,11 +41,8 @@ export const scenarios: ConformanceScenario<LoadTestConfig, LoadTestKeys>[] = [
       await heartbeat(ctx, 'w2');
       const epoch = await startTest(ctx, ['w1', 'w2']);
       const userIds = ['1', '3'];
-      await ctx.scripts.run('markRunning', {
-        keys: { active: { workerId: 'w1' }, users: userIds.map((userId) => ({ userId })) },
-        args: { workerId: 'w1', now: now(ctx), userIds },
-      });
-      await ctx.scripts.run('syncPool', { keys: { resources: {}, available: { name: 'accounts' }, loaded: { name: 'accounts' } }, args: { name: 'accounts' } });
+      await markRunning(ctx, 'w1', userIds);
+      await syncPool(ctx, 'accounts');
       await ctx.backend.send(['SPOP', ctx.keys.resourceAvailable({ name: 'accounts' })]);
       const last = (await ctx.backend.send(['XREVRANGE', ctx.keys.workerCommands({ workerId: 'w1' }), '+', '-', 'COUNT', 1])) as [string, string[]][];
       await ctx.backend.send(['SET', ctx.keys.workerAck({ workerId: 'w1' }), last[0]![0], 'EX', 60]);
@@ -71,18 +60,12 @@ export const scenarios: ConformanceScenario<LoadTestConfig, LoadTestKeys>[] = [
       await heartbeat(ctx, 'w1');
       await heartbeat(ctx, 'w2');
       const epoch = await startTest(ctx, ['w1', 'w2']);
-      await ctx.scripts.run('removeUsers', {
-        keys: { users: {}, state: {}, epoch: {} },
-        args: { expectEpoch: epoch, now: now(ctx), commandId: 'c2', cap: 1000, count: 1, target: 3 },
-      });
-      const orphans = (await ctx.scripts.run('dropWorker', { keys: { workers: {}, status: { workerId: 'w2' } }, args: { workerId: 'w2', now: now(ctx), keepSeconds: 3600 } })) as string[];
-      await ctx.scripts.run('addUsers', {
-        keys: { users: {}, cursor: {}, state: {}, epoch: {} },
-        args: { expectEpoch: epoch, now: now(ctx), commandId: 'c3', cap: 1000, count: 0, ids: JSON.stringify(orphans), target: 3, workers: ['w1'] },
-      });
+      await removeUsers(ctx, epoch, { count: 1, target: 3 });
+      const orphans = await dropWorker(ctx, 'w2');
+      await addUsers(ctx, epoch, { count: 0, ids: orphans, target: 3, workers: ['w1'] });
       // the test ends as the orchestrator ends one: RUNNING → STOPPING, then STOPPING → IDLE with the lease given back
-      await ctx.scripts.run('transitionState', { keys: { state: {}, epoch: {} }, args: { from: 'RUNNING', to: 'STOPPING', bump: '0', expectEpoch: epoch } });
-      await ctx.scripts.run('endTest', { keys: { state: {}, epoch: {}, lease: {} }, args: { from: 'STOPPING', expectEpoch: epoch, owner: 'o1' } });
+      await transitionState(ctx, 'RUNNING', 'STOPPING', false, epoch);
+      await endTest(ctx, 'STOPPING', epoch, 'o1');
     },
   },
 ];

@@ -10,6 +10,8 @@ export interface LoadTestScripts {
   addUsers: {
     keys: { users: ScriptKey<K, 'users'>; cursor: ScriptKey<K, 'cursor'>; state: ScriptKey<K, 'testState'>; epoch: ScriptKey<K, 'testEpoch'> };
     args: {
+      usersTail: ScriptArg;
+      commandsTail: ScriptArg;
       expectEpoch: ScriptArg;
       now: ScriptArg;
       commandId: ScriptArg;
@@ -27,7 +29,7 @@ export interface LoadTestScripts {
   };
   /** broadcast: queues one command (start_test, stop_test) on the command streams of the given workers, only while the caller's epoch is the current one. */
   broadcast: {
-    keys: { epoch: ScriptKey<K, 'testEpoch'> };
+    keys: { epoch: ScriptKey<K, 'testEpoch'>; commands: ScriptKey<K, 'workerCommands'> | readonly ScriptKey<K, 'workerCommands'>[] };
     args: {
       expectEpoch: ScriptArg;
       type: ScriptArg;
@@ -40,7 +42,14 @@ export interface LoadTestScripts {
   };
   /** dropWorker: takes a dead worker out of the snapshot: marks it dead, forgets its command stream and sets, and returns its users for reassignment. */
   dropWorker: {
-    keys: { workers: ScriptKey<K, 'workers'>; status: ScriptKey<K, 'workerStatus'> };
+    keys: {
+      workers: ScriptKey<K, 'workers'>;
+      status: ScriptKey<K, 'workerStatus'>;
+      users: ScriptKey<K, 'workerUsers'>;
+      active: ScriptKey<K, 'workerActiveUsers'>;
+      commands: ScriptKey<K, 'workerCommands'>;
+      ack: ScriptKey<K, 'workerAck'>;
+    };
     args: { workerId: ScriptArg; now: ScriptArg; keepSeconds: ScriptArg };
   };
   /** endTest: a test's last step: its state (STOPPING, or PREPARING when the start failed) goes to IDLE and its orchestrator gives the lease back, in one step, only while the test is still the caller's (its epoch). */
@@ -56,7 +65,16 @@ export interface LoadTestScripts {
   /** removeUsers: unassigns the users with the highest ids (so ids stay dense) and queues a remove_user command on each one's worker, in one step. */
   removeUsers: {
     keys: { users: ScriptKey<K, 'users'>; state: ScriptKey<K, 'testState'>; epoch: ScriptKey<K, 'testEpoch'> };
-    args: { expectEpoch: ScriptArg; now: ScriptArg; commandId: ScriptArg; cap: ScriptArg; count: ScriptArg; target: ScriptArg };
+    args: {
+      usersTail: ScriptArg;
+      commandsTail: ScriptArg;
+      expectEpoch: ScriptArg;
+      now: ScriptArg;
+      commandId: ScriptArg;
+      cap: ScriptArg;
+      count: ScriptArg;
+      target: ScriptArg;
+    };
   };
   /** syncPool: vikhry's lazy pool sync: puts the ids the orchestrator declared since the last sync into the available set and moves the watermark, once, however many workers call it at the same time. */
   syncPool: {

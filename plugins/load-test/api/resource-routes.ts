@@ -16,6 +16,7 @@ import { parseCount } from '../parse.ts';
 import type { TestController } from '../run-lifecycle/controller.ts';
 import type { Ctx } from '../context.ts';
 import { ConflictError, InputError } from '../errors.ts';
+import { syncPool } from '../scripts.ts';
 
 export interface ResourceView {
   name: string;
@@ -64,7 +65,7 @@ async function addResources(ctx: Ctx, name: string, count: number, data: string)
   }
   await backend.send(['HSET', keys.resources(), name, declared + count]);
   // The workers sync a pool once per test: the orchestrator moves the new ids into it (the same atomic script).
-  await ctx.scripts.run('syncPool', { keys: { resources: {}, available: { name }, loaded: { name } }, args: { name } });
+  await syncPool(ctx, name);
   return { name, from: declared + 1, to: declared + count };
 }
 

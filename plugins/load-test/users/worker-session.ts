@@ -13,6 +13,7 @@ import type { UsersSession } from './thread-session.ts';
 import { checkUrls, type CheckedScenario, type Resource } from '../scenario/scenario.ts';
 import { UserTask } from './virtual-user.ts';
 import type { Ctx } from '../context.ts';
+import { markRunning, syncPool } from '../scripts.ts';
 
 export class TestSession implements UsersSession {
   readonly users = new Map<number, UserTask>();
@@ -176,11 +177,7 @@ export class TestSession implements UsersSession {
 
   /** Records users as running (only those still assigned to this worker). */
   private async markRunning(ids: readonly number[]): Promise<void> {
-    if (!ids.length) return;
-    await this.ctx.scripts.run('markRunning', {
-      keys: { active: { workerId: this.workerId }, users: ids.map((userId) => ({ userId })) },
-      args: { workerId: this.workerId, now: this.now(), userIds: ids },
-    });
+    await markRunning(this.ctx, this.workerId, ids);
   }
 
   private async markStopped(ids: readonly number[]): Promise<void> {
@@ -205,9 +202,9 @@ export class TestSession implements UsersSession {
   }
 
   async acquire<T>(name: string): Promise<Resource<T> | undefined> {
-    const { backend, keys, scripts } = this.ctx;
+    const { backend, keys } = this.ctx;
     if (!this.synced.has(name)) {
-      await scripts.run('syncPool', { keys: { resources: {}, available: { name }, loaded: { name } }, args: { name } });
+      await syncPool(this.ctx, name);
       this.synced.add(name);
     }
     const id = (await backend.send(['SPOP', keys.resourceAvailable({ name })])) as string | null;
@@ -218,9 +215,5 @@ export class TestSession implements UsersSession {
 
   async release(resource: Resource): Promise<void> {
     await this.ctx.backend.send(['SADD', this.ctx.keys.resourceAvailable({ name: resource.name }), resource.id]);
-  }
-
-  private now(): string {
-    return (this.ctx.clock.now() / 1000).toFixed(3);
   }
 }
