@@ -7,6 +7,7 @@
 import calculateSlot from 'cluster-key-slot';
 import { Cluster, Redis, ReplyError as IoredisReplyError, type RedisOptions } from 'ioredis';
 import { ReplyError, type Arg, type BackendFactory, type BackendOptions, type Command, type Reply, type Subscriber } from '../core/backend.ts';
+import { paceSubscriberPicks } from './ioredis-cluster-subscriber.ts';
 import type { ErrorKinds } from './support/backend-error.ts';
 import { RedisClientBackend } from './support/client-backend.ts';
 import { pipelineBySend } from './support/concurrent-pipeline.ts';
@@ -89,6 +90,7 @@ class IoredisBackend extends RedisClientBackend<Connection> {
 
   async multi(commands: readonly Command[]): Promise<Reply[]> {
     if (commands.length === 0) return [];
+    await this.reachable();
     const transaction = this.#client.multi();
     for (const [name, ...args] of commands) transaction.call(name, ...args);
     let results: [Error | null, unknown][] | null;
@@ -111,6 +113,7 @@ class IoredisBackend extends RedisClientBackend<Connection> {
     // ioredis pipelines on a cluster need every key on one node; concurrent
     // sends are routed one by one and still travel together.
     if (this.#client instanceof Cluster) return pipelineBySend((command) => this.send(command), commands);
+    await this.reachable();
     const pipeline = this.#client.pipeline();
     for (const [name, ...args] of commands) pipeline.call(name, ...args);
     let results: [Error | null, unknown][] | null;
@@ -139,6 +142,7 @@ class IoredisBackend extends RedisClientBackend<Connection> {
       handlers.deliver({ channel, message, pattern }),
     );
     const run = async (call: () => Promise<unknown>) => {
+      await this.reachable();
       try {
         await connection.pending.run(call());
       } catch (error) {
@@ -167,7 +171,10 @@ class IoredisBackend extends RedisClientBackend<Connection> {
     client.on('error', (error: unknown) => this.#noteError(error));
     // Why a sentinel did not name a master (unreachable, refused our password, knows no such name).
     if (this.parsed.kind === 'sentinel') client.on('sentinelError', (error: unknown) => this.#noteError(error));
-    if (client instanceof Cluster) client.on('node error', (error: unknown) => this.#noteError(error));
+    if (client instanceof Cluster) {
+      client.on('node error', (error: unknown) => this.#noteError(error));
+      paceSubscriberPicks(client);
+    }
     return { client, pending: new PendingCalls() };
   }
 
