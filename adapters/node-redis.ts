@@ -75,12 +75,13 @@ class NodeRedisBackend extends RedisClientBackend<NodeRedisConnection> {
    * as the connection error it is.
    */
   protected override error(error: unknown): Error {
-    if (error instanceof TimeoutError && !error.message) return new ConnectionError(`Redis at ${this.displayUrl}: not connected (the command could not be sent within 5 s)`);
+    if (error instanceof TimeoutError && !error.message) return new ConnectionError(`Redis at ${this.displayUrl}: not connected (the command could not be sent within 5 s)`, { code: 'COORD_ERR_REDIS_NOT_CONNECTED' });
     return super.error(error);
   }
 
   async multi(commands: readonly Command[]): Promise<Reply[]> {
     if (commands.length === 0) return [];
+    await this.reachable();
     try {
       const client = await this.main.ready();
       const wire = commands.map(toWire);
@@ -112,6 +113,7 @@ class NodeRedisBackend extends RedisClientBackend<NodeRedisConnection> {
   }
 
   async *scan(pattern: string, count = 100): AsyncIterable<string> {
+    await this.reachable();
     let client: AnyClient;
     try {
       client = await this.main.ready();
@@ -135,6 +137,7 @@ class NodeRedisBackend extends RedisClientBackend<NodeRedisConnection> {
     const patterns = new Set<string>();
     const run = async (call: (client: AnyClient) => Promise<unknown>, undo?: () => void) => {
       try {
+        await this.reachable();
         await call(await connection.ready());
       } catch (error) {
         undo?.();

@@ -2,7 +2,7 @@
 // gets typed key builders from it. The validator (contract-check.ts), the
 // markdown reference (contract-doc.ts) and the script registry read the same
 // declaration, so no key name is spelled anywhere else.
-import { ContractError } from './errors.ts';
+import { ContractError, type CoordErrorCode } from './errors.ts';
 
 /** A JSON Schema (draft 2020-12 subset that ajv understands). */
 export type JsonSchema = Record<string, unknown>;
@@ -172,18 +172,29 @@ export function defineContract<const K extends Record<string, KeySpec>, const Ch
 ): ContractSpec<K, Ch> {
   for (const [entry, key] of Object.entries(spec.keys)) {
     const where = `contract ${spec.plugin}, key ${entry}`;
-    if (!key.pattern || /\s/.test(key.pattern)) throw new ContractError(`${where}: pattern "${key.pattern}" is empty or has spaces`);
-    if (key.pattern.startsWith('{') && !patternParams(key.pattern).length) {
-      throw new ContractError(`${where}: pattern must not start with a hash tag; use the keyPrefix option`);
+    const fail = (what: string, code: CoordErrorCode): never => {
+      throw new ContractError(`${where}: ${what}`, { code });
+    };
+    if (!key.pattern || /\s/.test(key.pattern)) fail(`pattern "${key.pattern}" is empty or has spaces`, 'COORD_ERR_CONTRACT_PATTERN');
+    // Braces are parameters and nothing else: a stray one ('a:{', 'a:{}') would be a literal no builder fills.
+    if (/[{}]/.test(key.pattern.replace(PARAM, ''))) {
+      fail(`pattern "${key.pattern}" has a { or } that is not a parameter: write parameters as {name} (letters, digits and _)`, 'COORD_ERR_CONTRACT_PATTERN');
     }
+    const params = patternParams(key.pattern);
+    const twice = params.find((name, i) => params.indexOf(name) !== i);
+    if (twice !== undefined) fail(`pattern "${key.pattern}" names parameter {${twice}} twice`, 'COORD_ERR_CONTRACT_PATTERN');
+    if (key.pattern.startsWith('{') && !params.length) fail('pattern must not start with a hash tag; use the keyPrefix option', 'COORD_ERR_CONTRACT_HASH_TAG');
     if (!['string', 'hash', 'set', 'zset', 'list', 'stream'].includes(key.type)) {
-      throw new ContractError(`${where}: type "${key.type}" is not string, hash, set, zset, list or stream`);
+      fail(`type "${key.type}" is not string, hash, set, zset, list or stream`, 'COORD_ERR_CONTRACT_KEY_TYPE');
     }
-    if (key.derivable && !/\{/.test(key.pattern)) {
-      throw new ContractError(`${where}: derivable keys need a parameter after their head`);
-    }
-    for (const name of Object.keys(key.params ?? {})) {
-      if (!patternParams(key.pattern).includes(name)) throw new ContractError(`${where}: params names "${name}", which is not in the pattern`);
+    if (key.derivable && !params.length) fail('derivable keys need a parameter after their head', 'COORD_ERR_CONTRACT_DERIVABLE');
+    for (const [name, rule] of Object.entries(key.params ?? {})) {
+      if (!params.includes(name)) fail(`params names "${name}", which is not in the pattern`, 'COORD_ERR_CONTRACT_PARAM');
+      try {
+        paramRule(rule);
+      } catch (err) {
+        fail(`params.${name} is not a regular expression: ${(err as Error).message}`, 'COORD_ERR_CONTRACT_PARAM');
+      }
     }
   }
   return spec;
@@ -207,10 +218,10 @@ function paramRule(source: string): RegExp {
 export function fillPattern(pattern: string, params: Record<string, string | number> = {}, paramRegex: Readonly<Record<string, string>> = {}): string {
   return pattern.replace(PARAM, (_all, name: string) => {
     const value = params[name];
-    if (value === undefined || value === '') throw new ContractError(`key pattern ${pattern}: parameter "${name}" is missing`);
+    if (value === undefined || value === '') throw new ContractError(`key pattern ${pattern}: parameter "${name}" is missing`, { code: 'COORD_ERR_KEY_PARAM_MISSING' });
     const text = String(value);
     const re = paramRule(paramRegex[name] ?? '[^:]+');
-    if (!re.test(text)) throw new ContractError(`key pattern ${pattern}: parameter ${name}="${text}" does not match ${re.source}`);
+    if (!re.test(text)) throw new ContractError(`key pattern ${pattern}: parameter ${name}="${text}" does not match ${re.source}`, { code: 'COORD_ERR_KEY_PARAM_INVALID' });
     return text;
   });
 }

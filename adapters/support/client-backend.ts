@@ -46,6 +46,8 @@ export abstract class RedisClientBackend<Connection> implements Backend {
   /** Closers of the subscriber and blocking connections still open. */
   readonly #connections = new Set<() => Promise<void>>();
   readonly #firstPing: () => Promise<void>;
+  /** Redis has answered once: from then on a call waits through reconnects, as the client library does. */
+  #reached = false;
   #closing: Promise<void> | undefined;
 
   constructor(name: string, options: BackendOptions, errorKinds: ErrorKinds) {
@@ -58,6 +60,9 @@ export abstract class RedisClientBackend<Connection> implements Backend {
     this.state = new ConnectionState(logLabel(name, this.parsed), options.log, this.parsed.password);
     this.state.set('connecting');
     this.#firstPing = readyOnce(() => this.ping(), { display: this.displayUrl, state: this.state, secret: this.parsed.password });
+    this.state.on((state) => {
+      if (state === 'ready') this.#reached = true;
+    });
   }
 
   /** A new connection named `name` (CLIENT SETNAME); its errors are noted, never thrown. */
@@ -75,7 +80,19 @@ export abstract class RedisClientBackend<Connection> implements Backend {
 
   ready(): Promise<void> {
     if (this.#closing) return Promise.reject(this.closedError());
-    return this.#firstPing();
+    return this.#firstPing().then(() => {
+      this.#reached = true;
+    });
+  }
+
+  /**
+   * Before Redis has answered once, a call first waits for ready(), and fails
+   * as it does: with nothing listening that is ConnectionError "cannot reach
+   * Redis at …" within READY_TIMEOUT_MS, not a call the client holds forever.
+   * After that, a call waits through a lost connection for the reconnect.
+   */
+  protected async reachable(): Promise<void> {
+    if (!this.#reached) await this.ready();
   }
 
   send(command: Command): Promise<Reply> {
@@ -113,6 +130,7 @@ export abstract class RedisClientBackend<Connection> implements Backend {
 
   /** `command` on `connection`, its reply in the Backend's shapes, its error translated. */
   protected async sendOn(connection: Connection, command: Command): Promise<Reply> {
+    await this.reachable();
     try {
       return toReply(await this.call(connection, command));
     } catch (error) {
@@ -122,6 +140,7 @@ export abstract class RedisClientBackend<Connection> implements Backend {
 
   /** Every key that `scanOne` finds on each node in turn, once each (SCAN may return a key twice while the table rehashes). */
   protected async *scanNodes<Node>(nodes: Iterable<Node>, scanOne: (node: Node) => AsyncIterable<string[]>): AsyncIterable<string> {
+    await this.reachable();
     const seen = new Set<string>();
     for (const node of nodes) {
       try {
@@ -144,7 +163,7 @@ export abstract class RedisClientBackend<Connection> implements Backend {
   }
 
   protected closedError(): ConnectionError {
-    return new ConnectionError(`Redis at ${this.displayUrl}: the backend is closed`);
+    return new ConnectionError(`Redis at ${this.displayUrl}: the backend is closed`, { code: 'COORD_ERR_BACKEND_CLOSED' });
   }
 
   /** A connection of its own for `role`, named after the backend's client name. */

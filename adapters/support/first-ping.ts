@@ -14,7 +14,7 @@ export function firstPing(
   return new Promise((resolve, reject) => {
     const fail = (reason: string) => {
       clearTimeout(timer);
-      reject(new ConnectionError(`cannot reach Redis at ${where.display}: ${reason}`));
+      reject(new ConnectionError(`cannot reach Redis at ${where.display}: ${reason}`, { code: 'COORD_ERR_REDIS_UNREACHABLE' }));
     };
     const timer = setTimeout(
       () => fail(where.state.lastError ?? `no answer within ${timeoutMs / 1000} s`),
