@@ -1,6 +1,6 @@
 // Conformance scenarios: the grid's steps driven as its roles drive them (no
 // browser needed), so the keyspace shows every key of WebGrid's layout and coord's
-// extensions. The storage keys have their own scenario (storage-scenario.ts).
+// extensions. The storage keys have their own scenario (storage/scenario.ts).
 import type { ConformanceScenario } from '../../entries/plugin.ts';
 import type { WebDriverConfig } from './config.ts';
 import type { Ctx } from './context.ts';

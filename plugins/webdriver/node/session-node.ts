@@ -88,7 +88,7 @@ export class SessionNode {
   private lastWritten = 0;
   private lastBeat = Date.now();
   private served = false;
-  /** The session's keys once served: written back if Redis loses them (restore.ts). */
+  /** The session's keys once served: written back if Redis loses them (session/restore.ts). */
   private record?: SessionRecord;
   private ending?: Promise<void>;
   private timers: ReturnType<typeof setInterval>[] = [];
@@ -112,7 +112,7 @@ export class SessionNode {
     });
   }
 
-  /** A Session Event API event (se-event.ts): kept in the session's log as EVENT, with its place in the recording when there is one; resolves to when. */
+  /** A Session Event API event (se/event.ts): kept in the session's log as EVENT, with its place in the recording when there is one; resolves to when. */
   private async logEvent(event: SessionEvent): Promise<string> {
     const at = Date.now();
     const recording = this.recording && (await Promise.race([this.recording, undefined]));

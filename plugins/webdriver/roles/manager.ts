@@ -4,7 +4,7 @@
 // allocates it (NALLOC), waits for scheduling (PENDING) and for the node
 // (NALIVE), then answers with the W3C new-session body. Every wait is a
 // blocking pop, none a poll, and all of them share one Redis connection
-// (blocking-waits.ts): a queue of hundreds costs no more connections than one
+// (manager/blocking-waits.ts): a queue of hundreds costs no more connections than one
 // request. By default the queue timeout bounds the whole request (Selenium
 // Grid's session-request-timeout); manager.queueTimeout=slot keeps it to the
 // wait for a slot. Every failure is `session not created` (or

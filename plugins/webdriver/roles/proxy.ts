@@ -3,7 +3,7 @@
 // node (routed by session:{id}:upstream, cached, dropped when the session
 // ends); BiDi WebSockets likewise; GET /status answers with the grid's
 // capacity; GET /storage/{sid}/… streams a recording from a storage role
-// (storage-proxy.ts). Requests and bytes are counted into the metrics keys. Commands
+// (storage/proxy.ts). Requests and bytes are counted into the metrics keys. Commands
 // for sessions it can route go through the command relay as bytes (relay/command-relay.ts);
 // the rest reach the node:http server here.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -389,7 +389,7 @@ export function proxyRole(ctx: Ctx): Role {
    * Drops cached routes of sessions that ended without
    * this proxy seeing it (idle timeout, another proxy's DELETE). An ended
    * session keeps its status hash; one with none was lost by a Redis restarted
-   * empty, and its node is about to write it back (restore.ts): its route stays.
+   * empty, and its node is about to write it back (session/restore.ts): its route stays.
    */
   async function sweepRoutes(): Promise<void> {
     const ids = [...routes.keys()];

@@ -1,7 +1,7 @@
 // Selenium Grid's own session commands, which a node answers itself instead
 // of passing them to chromedriver (which knows none of them): se/file
 // (upload), se/files (managed downloads) and se/event (Selenium's Session
-// Event API, se-event.ts). Bad input is a W3C error, never a crash.
+// Event API, event.ts). Bad input is a W3C error, never a crash.
 import { serveDownloads } from './downloads.ts';
 import { readEvent, type SessionEvent } from './event.ts';
 import { unpackUpload } from './upload.ts';
