@@ -81,7 +81,7 @@ async function dispatch(argv: readonly string[], io: Io): Promise<number> {
   const versionOnly = first === undefined && argv.some((a) => a === '-v' || a === '--version');
   const runPlugins = first === 'run' ? await commandPlugins(argv) : [];
   withPluginFlags(run, runPlugins);
-  const pluginHelp = !versionOnly && (first === undefined || !CORE_COMMANDS.includes(first)) ? addPluginCommands(cli, await commandPlugins(argv), CORE_COMMANDS, io) : undefined;
+  const pluginHelp = !versionOnly && (first === undefined || !CORE_COMMANDS.includes(first)) ? addPluginCommands(cli, await commandPlugins(argv, first), CORE_COMMANDS, io) : undefined;
 
   cli.option('-v, --version', 'Show the version');
   cli.globalCommand.versionNumber = coordVersion; // shown atop --help
@@ -116,6 +116,23 @@ function last(cli: ReturnType<typeof cac>) {
   return cli.commands.at(-1)!;
 }
 
+/**
+ * The built-in plugins: all of them, but for a plugin's command word (`coord
+ * grid status`) only those up to the first that has it — the others' entry
+ * modules need not load (built-in plugins do not share a command word).
+ */
+async function builtins(word: string | undefined): Promise<Plugin[]> {
+  const loads = Object.values(builtinPlugins);
+  if (word === undefined) return Promise.all(loads.map((load) => load()));
+  const plugins: Plugin[] = [];
+  for (const load of loads) {
+    const plugin = await load();
+    plugins.push(plugin);
+    if (plugin.commands?.some((c) => c.name.trim().split(/\s+/)[0] === word)) return plugins;
+  }
+  return plugins;
+}
+
 /** The names of the plugins `coord run --help` describes in full: built-in ones named with --plugin, and those loaded from a path or package. */
 function namedInRun(argv: readonly string[], plugins: readonly Plugin[]): string[] {
   const builtin = Object.keys(builtinPlugins);
@@ -134,13 +151,13 @@ function flagValues(argv: readonly string[], name: string): string[] {
  * built-in ones are not checked here (registerPlugin, with its schema compile
  * and Lua parse, runs when one is used): that keeps `coord --help` fast.
  */
-async function commandPlugins(argv: readonly string[]): Promise<Plugin[]> {
+async function commandPlugins(argv: readonly string[], word?: string): Promise<Plugin[]> {
   const flag = (name: string) => flagValues(argv, name);
   const named = flag('--plugin').filter((spec) => spec && !Object.hasOwn(builtinPlugins, spec));
   const configs = flag('--config');
   const { namedPlugins } = configs.length ? await import('./deployment.ts') : { namedPlugins: () => [] };
   const modules = configs.flatMap((file) => namedPlugins(file).filter((n) => n.spec !== n.name).map((n) => n.spec));
-  const plugins = await Promise.all(Object.values(builtinPlugins).map((load) => load()));
+  const plugins = await builtins(word);
   if (named.length || modules.length) {
     const { loadPlugin } = await import('./load-plugin.ts');
     for (const spec of [...named, ...modules]) {
