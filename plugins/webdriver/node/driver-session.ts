@@ -4,7 +4,7 @@
 // chromedriver only answers requests whose Host is local.
 import type { Ctx } from '../context.ts';
 import { WebDriverError } from '../errors.ts';
-import { hop } from '../http/serve.ts';
+import { hop } from '../http/hop.ts';
 import { capabilitySets, firstMatch, type Capabilities, type Offer } from '../session/capabilities.ts';
 import { refusalText } from './driver-refusal.ts';
 

@@ -18,7 +18,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, type WriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { DriverError } from '../errors.ts';
-import { hop } from '../http/serve.ts';
+import { hop } from '../http/hop.ts';
 
 export interface Driver {
   readonly port: number;

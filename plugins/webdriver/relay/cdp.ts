@@ -10,7 +10,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { relayBidi } from './bidi.ts';
-import { hop } from '../http/serve.ts';
+import { hop } from '../http/hop.ts';
 import type { Capabilities } from '../session/capabilities.ts';
 import { WebDriverError } from '../errors.ts';
 

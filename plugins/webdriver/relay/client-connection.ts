@@ -6,7 +6,7 @@
 // connection for good.
 import type { Server as HttpServer } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { hostPort } from '../http/serve.ts';
+import { hostPort } from '../http/hop.ts';
 import type { Router, Straight } from './command-relay.ts';
 import { answerLength, HEAD_END, parseAnswerHead, parseRequestHead, readChunked, type AnswerHead, type RequestHead } from './http-frames.ts';
 import { memorySocketPair, type MemorySocket } from './memory-socket.ts';

@@ -12,7 +12,8 @@ import { announceListener, type Role, withDeadline } from '../../../entries/plug
 import { MANAGER_HOST_TTL, type Ctx } from '../context.ts';
 import { commandRelay, type Straight } from '../relay/command-relay.ts';
 import { realClient, trustedProxies } from '../http/client-address.ts';
-import { closeServer, forwardHeaders, hop, listen, originOf, readBody, sendError, type Hop } from '../http/serve.ts';
+import { closeServer, listen, readBody, sendError } from '../http/serve.ts';
+import { forwardHeaders, hop, originOf, type Hop } from '../http/hop.ts';
 import type { RequestHead } from '../relay/http-frames.ts';
 import { HttpMetrics } from '../http/metrics.ts';
 import { credentials, NODE_KEY_HEADER, readSessionRef, sameSecret, sentToken, sessionAllowed, sessionHandle, type SessionRef, sessionToken, UNAUTHORIZED_MESSAGE } from '../auth.ts';
