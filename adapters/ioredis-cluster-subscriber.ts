@@ -14,6 +14,7 @@ import { retryDelay } from './support/retry.ts';
 /** What this uses of ioredis's ClusterSubscriber (private: in another ioredis without it, nothing is paced). */
 interface SubscriberPicker {
   onSubscriberEnd: () => void;
+  selectSubscriber: () => void;
   getInstance(): { once(event: 'ready', listener: () => void): unknown } | null;
   /** The last subscriber that worked: every pick disconnects it again, for its channels. */
   lastActiveSubscriber?: { status: string; disconnect(): void };
@@ -22,21 +23,26 @@ interface SubscriberPicker {
 /** Paces `cluster`'s subscriber picks (call it right after `new Cluster`, before it picks one). */
 export function paceSubscriberPicks(cluster: Cluster): void {
   const picker = (cluster as unknown as { subscriber?: Partial<SubscriberPicker> }).subscriber;
-  const pick = picker?.onSubscriberEnd;
-  if (!picker || typeof pick !== 'function' || typeof picker.getInstance !== 'function') return;
+  const { onSubscriberEnd, selectSubscriber, getInstance } = picker ?? {};
+  if (!picker || typeof onSubscriberEnd !== 'function' || typeof selectSubscriber !== 'function' || typeof getInstance !== 'function') return;
   let failed = 0;
   let timer: NodeJS.Timeout | undefined;
+  // Every pick (after an end, a node gone from the pool or one added back): the dead last subscriber is left alone.
+  picker.selectSubscriber = () => {
+    // Its socket is closed for good: disconnecting it again would only add a 'close' listener that never fires.
+    const last = picker.lastActiveSubscriber;
+    if (last?.status === 'end') last.disconnect = () => {};
+    selectSubscriber.call(picker);
+    getInstance.call(picker)?.once('ready', () => (failed = 0));
+  };
+  // The pick after a subscriber ended: paced.
   picker.onSubscriberEnd = () => {
     if (timer) return; // a pick is already waiting its turn
     const delay = failed === 0 ? 0 : retryDelay(failed - 1);
     failed++;
     timer = setTimeout(() => {
       timer = undefined;
-      // Its socket is closed for good: disconnecting it again would only add a 'close' listener that never fires.
-      const last = picker.lastActiveSubscriber;
-      if (last?.status === 'end') last.disconnect = () => {};
-      pick(); // does nothing once the cluster is disconnected (its subscriber is stopped)
-      picker.getInstance!()?.once('ready', () => (failed = 0));
+      onSubscriberEnd.call(picker); // picks, unless the cluster was disconnected meanwhile (its subscriber stopped)
     }, delay);
     timer.unref();
   };
