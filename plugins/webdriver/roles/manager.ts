@@ -28,7 +28,8 @@ import { slotOwner } from '../session/slots.ts';
 import { rfc3339 } from '../session/time.ts';
 import { readTimeouts } from '../session/timeouts.ts';
 import type { Timeouts } from '../config.ts';
-import { capabilitySets, firstMatch, metadataOf, type Capabilities, type Offer } from '../session/capabilities.ts';
+import { capabilitySets, firstMatch, metadataOf, type Capabilities } from '../session/capabilities.ts';
+import { describeOffers, liveOffers, sharedOffers } from '../manager/offers.ts';
 import { SessionRefusal, W3CError } from '../errors.ts';
 
 /** A queued request matches the live orchestrators again this often, so new ones join its match. */
@@ -40,8 +41,6 @@ const NODE_BLOCK_SECONDS = 1;
 /** A request whose Redis call is not answered is refused this long after its timeouts end (the flow's own refusal comes first when Redis answers). */
 const REDIS_GRACE_MS = 3000;
 
-/** How long the orchestrators' offers read for one queued request serve the others (a queue of hundreds re-matches once, not hundreds of times). */
-const OFFERS_FRESH_MS = 1000;
 
 /** The refusal of a client that left while its request waited (its session ends CLEFT). */
 const leftRefusal = () => new SessionRefusal('CLEFT', new W3CError('session not created', 'client left'));
@@ -61,7 +60,8 @@ export function managerRole(ctx: Ctx): Role {
   let port = 0;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   const waits = new BlockingWaits(backend, keys.managerWake({ managerId }), logger);
-  let offers: { at: number; read: Promise<Map<string, Offer>> } | undefined;
+  /** The live orchestrators' offers, read once a second for the whole queue. */
+  const recentOffers = sharedOffers(ctx);
   /** The grid's timeouts as last read from Redis: what bounds a request while Redis does not answer. */
   let lastTimeouts: Timeouts = config.timeouts;
 
@@ -193,8 +193,8 @@ export function managerRole(ctx: Ctx): Role {
     } catch (error) {
       return refuse('INVALIDCAP', error as W3CError);
     }
-    const pick = async () => firstMatch(sets, await sharedOffers());
-    const [timeouts, firstPick] = await Promise.all([readTimeouts(ctx), liveOffers().then((live) => firstMatch(sets, live))]);
+    const pick = async () => firstMatch(sets, await recentOffers());
+    const [timeouts, firstPick] = await Promise.all([readTimeouts(ctx), liveOffers(ctx).then((live) => firstMatch(sets, live))]);
     lastTimeouts = timeouts;
     // the queue timeout: by default the whole request's (Selenium Grid's session-request-timeout), else the slot wait's
     const wholeRequest = config.manager.queueTimeout === 'request';
@@ -203,7 +203,7 @@ export function managerRole(ctx: Ctx): Role {
       refuse('QTIMEOUT', new W3CError('session not created', `no session within the queue timeout (${timeouts.queue} s), which covers the whole request: the wait for a slot, scheduling and node start-up`));
     const match = firstPick;
     if (!match) {
-      return refuse('QUNAVAILABLE', new W3CError('session not created', `no orchestrator can satisfy the capabilities ${JSON.stringify(sets)} (offered: ${describeOffers(await liveOffers())})`));
+      return refuse('QUNAVAILABLE', new W3CError('session not created', `no orchestrator can satisfy the capabilities ${JSON.stringify(sets)} (offered: ${describeOffers(await liveOffers(ctx))})`));
     }
 
     // queue: BLPOP across the matching orchestrators' slots.available (they share one cluster slot under a hash-tag prefix)
@@ -293,35 +293,6 @@ export function managerRole(ctx: Ctx): Role {
     return { value: { sessionId, capabilities: actual } };
   }
 
-  /** liveOffers, read at most once per OFFERS_FRESH_MS for all the requests in the queue. */
-  function sharedOffers(): Promise<Map<string, Offer>> {
-    if (!offers || clock.now() - offers.at > OFFERS_FRESH_MS) {
-      const read = liveOffers();
-      offers = { at: clock.now(), read };
-      read.catch(() => (offers = undefined));
-    }
-    return offers.read;
-  }
-
-  /** Orchestrators with a live heartbeat, and what each offers. */
-  async function liveOffers(): Promise<Map<string, Offer>> {
-    const ids = (await backend.send(['SMEMBERS', keys.orchestrators()])) as string[];
-    const offers = new Map<string, Offer>();
-    if (!ids.length) return offers;
-    const replies = await backend.pipeline(
-      ids.flatMap((orchestratorId) => [
-        ['EXISTS', keys.orchestratorHeartbeat({ orchestratorId })],
-        ['GET', keys.orchestratorPlatformName({ orchestratorId })],
-        ['SMEMBERS', keys.orchestratorBrowsers({ orchestratorId })],
-      ] as [string, string][]),
-    );
-    ids.forEach((orchestratorId, i) => {
-      const [alive, platformName, browsers] = replies.slice(i * 3, i * 3 + 3) as [number, string | null, string[]];
-      if (alive === 1 && platformName) offers.set(orchestratorId, { platformName, browsers });
-    });
-    return offers;
-  }
-
   /** The failure the session's log recorded (the node's or orchestrator's reason). */
   async function whyEnded(sessionId: string): Promise<W3CError> {
     const log = await readLog(ctx, sessionId).catch(() => []);
@@ -362,9 +333,3 @@ function clientAddress(req: IncomingMessage): string {
   const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
   return first || req.socket.remoteAddress || '';
 }
-
-function describeOffers(offers: Map<string, Offer>): string {
-  if (!offers.size) return 'no live orchestrator';
-  return [...offers].map(([id, o]) => `${id}: ${o.platformName} ${o.browsers.join(', ')}`).join('; ');
-}
-
