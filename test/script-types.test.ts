@@ -23,7 +23,7 @@ t.test('every plugin, the cron example and the template have a current scripts.g
 
 t.test('a declaration per script: key slots typed by their contract key, ARGV by name, @head arguments left to the registry', async (t) => {
   const grid = scriptTypesSource(join(root, 'plugins/browser-grid'), 'BrowserGridScripts');
-  t.match(grid, "import type { ScriptArg, ScriptKey } from '../../core/scripts.ts';");
+  t.match(grid, "import type { ScriptArg, ScriptKey } from '../../entries/plugin.ts';", 'the types come from where its contract.ts takes defineContract: the plugin kit');
   t.match(grid, /touchWorker: \{\n\s+keys: \{\n\s+worker: ScriptKey<K, 'worker'>;\n\s+active: ScriptKey<K, 'activeConnections'>;/);
   t.match(grid, 'fields: ScriptArg | readonly ScriptArg[]', 'a variadic ARGV takes a list');
   const obniz = scriptTypesSource(join(root, 'plugins/obniz'), 'ObnizScripts');
