@@ -9,11 +9,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { announceListener, type Role, withDeadline } from '../../../entries/plugin.ts';
-import { MANAGER_HOST_TTL, type Ctx } from '../context.ts';
+import type { Ctx } from '../context.ts';
 import { commandRelay, type Straight } from '../relay/command-relay.ts';
 import { realClient, trustedProxies } from '../http/client-address.ts';
 import { closeServer, listen, readBody, sendError } from '../http/serve.ts';
-import { forwardHeaders, hop, originOf, type Hop } from '../http/hop.ts';
+import { forwardHeaders, hop, type Hop } from '../http/hop.ts';
 import type { RequestHead } from '../relay/http-frames.ts';
 import { HttpMetrics } from '../http/metrics.ts';
 import { credentials, NODE_KEY_HEADER, readSessionRef, sameSecret, sentToken, sessionAllowed, sessionHandle, type SessionRef, sessionToken, UNAUTHORIZED_MESSAGE } from '../auth.ts';
@@ -27,9 +27,9 @@ import { forwardStorage, STORAGE_PATH } from '../storage/proxy.ts';
 import { errorBody, W3CError } from '../errors.ts';
 import { CDP_VERSION, withCdpUrl } from '../relay/cdp.ts';
 import { terminateSession } from '../scripts.ts';
+import { ManagerList } from '../proxy/managers.ts';
+import { route, type Route } from '../proxy/route.ts';
 
-/** How long the list of live managers is reused. */
-const MANAGER_CACHE_MS = 2000;
 /** How often cached routes of ended sessions are dropped. */
 const ROUTE_SWEEP_MS = 60_000;
 /** Selenium 3 clients still add this prefix. */
@@ -45,28 +45,14 @@ function withoutLegacyPrefix(path: string): string {
   return path;
 }
 
-interface Route {
-  host: string;
-  port: number;
-  /** http://host:port, built once per route rather than per request. */
-  origin: string;
-  /** The node's key (session:{id}:upstream), sent with every request to it; '' for managers. */
-  key: string;
-}
-
-function route(host: string, port: number, key = ''): Route {
-  return { host, port, origin: originOf({ host, port }), key };
-}
-
 /** Session ids are the grid's UUIDs (or another grid's hex ids): anything else is not one, and must not reach a key name. */
 const SESSION_ID = /^[A-Za-z0-9-]{1,64}$/;
 
 export function proxyRole(ctx: Ctx): Role {
-  const { config, logger, keys, backend, clock } = ctx;
+  const { config, logger, keys, backend } = ctx;
   const routes = new Map<string, Route>();
   const metrics = new HttpMetrics(ctx);
-  let managers: { at: number; list: Route[] } = { at: 0, list: [] };
-  let turn = 0;
+  const managers = new ManagerList(ctx);
   /** The session's node when it serves in this process (standalone): the orchestrator here runs it. */
   const localNode = (sessionId: string) => ctx.peer<OrchestratorRole>('orchestrator')?.serving.get(sessionId);
 
@@ -191,12 +177,12 @@ export function proxyRole(ctx: Ctx): Role {
     const headers = forwardHeaders(req.headers, { 'x-forwarded-for': client, 'content-type': 'application/json; charset=utf-8' });
     const tried: Route[] = [];
     for (;;) {
-      const manager = await nextManager(tried);
+      const manager = await managers.next(tried);
       if (!manager) {
         const why = tried.length
           ? `no manager answered (tried ${tried.map((m) => `${m.host}:${m.port}`).join(', ')})`
-          : redisDown
-            ? `the grid cannot reach Redis (${redisDown}), and no manager is known`
+          : managers.redisDown
+            ? `the grid cannot reach Redis (${managers.redisDown}), and no manager is known`
             : 'no manager is running: start one with coord run --plugin webdriver --role manager';
         return fail(req, res, new W3CError('session not created', why), body.length);
       }
@@ -207,7 +193,7 @@ export function proxyRole(ctx: Ctx): Role {
       } catch (error) {
         if (gone.signal.aborted) return metrics.count('POST', 499, body.length, 0);
         logger.warn('manager unreachable; trying another', { manager: `${manager.host}:${manager.port}`, error: (error as Error).message });
-        managers.at = 0;
+        managers.stale();
       }
     }
   }
@@ -249,40 +235,6 @@ export function proxyRole(ctx: Ctx): Role {
     const proto = first(req.headers['x-forwarded-proto']) === 'https' ? 'wss' : 'ws';
     const host = first(req.headers['x-forwarded-host']) || req.headers.host || `${config.proxy.host}:${config.proxy.port}`;
     return `${proto}://${host}/`;
-  }
-
-  /**
-   * The next live manager not in `exclude`. The list is read again once it is
-   * MANAGER_CACHE_MS old; when Redis does not answer that read within
-   * STATUS_REDIS_TIMEOUT_MS the last list read is used (a manager waits for
-   * Redis within its queue timeout, then refuses naming it), and with none read
-   * yet the request is refused at once (`redisDown` says why).
-   */
-  async function nextManager(exclude: Route[]): Promise<Route | undefined> {
-    if (clock.now() - managers.at > MANAGER_CACHE_MS) {
-      const read = (reading ??= readManagers().finally(() => (reading = undefined)));
-      try {
-        await withDeadline(read, STATUS_REDIS_TIMEOUT_MS);
-        redisDown = undefined;
-      } catch (error) {
-        redisDown = (error as Error).message;
-      }
-    }
-    const candidates = managers.list.filter((m) => !exclude.some((e) => e.host === m.host && e.port === m.port));
-    return candidates[turn++ % Math.max(1, candidates.length)];
-  }
-  let reading: Promise<void> | undefined;
-  /** Why the last read of the managers failed, while it does. */
-  let redisDown: string | undefined;
-
-  async function readManagers(): Promise<void> {
-    const ids = (await backend.send(['ZRANGEBYSCORE', keys.managers(), clock.now() - MANAGER_HOST_TTL * 1000, '+inf'])) as string[];
-    const hosts = ids.length ? ((await backend.pipeline(ids.map((managerId) => ['GET', keys.managerHost({ managerId })]))) as (string | null)[]) : [];
-    const list = hosts.filter((h): h is string => typeof h === 'string').map((h) => {
-      const at = h.lastIndexOf(':');
-      return route(h.slice(0, at), Number(h.slice(at + 1)));
-    });
-    managers = { at: clock.now(), list };
   }
 
   /** Where a session's node listens: cached, so a command costs no Redis round trip. */
