@@ -5,7 +5,7 @@
 // (Its own `npm install && npm test` from a packed tarball is
 // package-tarball.test.ts.) Bad names are one line each.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import t from 'tap';
@@ -103,4 +103,22 @@ t.test('bad names and places: one line, exit 2, nothing made', async (t) => {
   const pinned = cli(work, 'new', 'plugin', 'pinned', '--coord', '^0.1.0');
   t.equal(pinned.status, 0, pinned.stderr);
   t.equal(JSON.parse(readFileSync(join(work, 'pinned/package.json'), 'utf8')).devDependencies.coordkit, '^0.1.0', '--coord sets the dev dependency');
+});
+
+t.test('inside a project npm init made (CommonJS), the plugin type-checks: its folder says "type": "module"', async (t) => {
+  // npm 11's `npm init -y` writes "type": "commonjs"; without a package.json of its own the
+  // plugin's .ts files would be CommonJS there, and tsc would refuse their imports (TS1295).
+  const project = mkdtempSync(join(tmpdir(), 'coord-new-cjs-'));
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', type: 'commonjs' }));
+  // What the plugin's own `npm install` would bring, linked from this checkout: coordkit itself, tap, @types/node.
+  mkdirSync(join(project, 'node_modules'));
+  symlinkSync(root, join(project, 'node_modules/coordkit'));
+  symlinkSync(join(root, 'node_modules/tap'), join(project, 'node_modules/tap'));
+  symlinkSync(join(root, 'node_modules/@types'), join(project, 'node_modules/@types'));
+  const made = cli(project, 'new', 'plugin', 'demo');
+  t.equal(made.status, 0, made.stderr);
+  t.equal(JSON.parse(readFileSync(join(project, 'demo/package.json'), 'utf8')).type, 'module', 'the plugin folder has its own "type": "module"');
+  const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'demo'], { cwd: project, env, encoding: 'utf8', timeout: 300_000 });
+  t.equal(tsc.status, 0, 'tsc -p demo passes', { output: `${tsc.stdout}${tsc.stderr}`.slice(-3000) });
+  t.notMatch(tsc.stdout, /TS1295/);
 });
