@@ -1,5 +1,16 @@
 // webdriver: a W3C WebDriver grid for Selenium and WebdriverIO clients, on
 // the Redis layout WebGrid documents. Clients: new Builder().usingServer('http://HOST:4444').
+//
+// Where things are: roles/ (one file per role), contract.ts (the keyspace),
+// scripts.ts (the one caller of lua/*.lua), errors.ts (the grid's coded
+// errors), config.ts, auth.ts (tokens and session secrets); session/
+// (capabilities, the session log, timeouts, slots, a node's copy of its keys),
+// manager/ (blocking waits, orchestrators' offers), proxy/ (managers, routes,
+// HTTP metrics), relay/ (the command relay, BiDi, CDP and WebSocket relays,
+// HTTP framing), http/ (serving, hops between processes), node/ (a session's
+// node, its chromedriver, the warm pool, node processes), recording/,
+// storage/, se/ (Selenium Grid's file, downloads and event extensions),
+// views/ (/status, GraphQL, the API's views, the grid page).
 import { findUp, type Plugin } from '../../entries/plugin.ts';
 import { commands } from './commands.ts';
 import { checkConfig, configEnv, configSchema, type WebDriverConfig } from './config.ts';

@@ -15,7 +15,7 @@ import { realClient, trustedProxies } from '../http/client-address.ts';
 import { closeServer, listen, readBody, sendError } from '../http/serve.ts';
 import { forwardHeaders, hop, type Hop } from '../http/hop.ts';
 import type { RequestHead } from '../relay/http-frames.ts';
-import { HttpMetrics } from '../http/metrics.ts';
+import { HttpMetrics } from '../proxy/metrics.ts';
 import { credentials, NODE_KEY_HEADER, readSessionRef, sameSecret, sentToken, sessionAllowed, sessionHandle, type SessionRef, sessionToken, UNAUTHORIZED_MESSAGE } from '../auth.ts';
 import { endsSession } from '../session/ends-session.ts';
 import type { OrchestratorRole } from './orchestrator.ts';
