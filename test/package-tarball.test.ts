@@ -71,6 +71,8 @@ t.test('npm pack makes a tarball with the built code, the Lua, the template and 
 
 t.test('installs into a fresh project: npm init -y, npm i ./coordkit-*.tgz, nothing else', async (t) => {
   t.equal(sh('npm', ['init', '-y'], project).status, 0, 'npm init -y');
+  // npm 11 writes "type": "commonjs": the demo plugin below type-checks there because its folder says "type": "module".
+  t.not(JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).type, 'module', 'a CommonJS project, as npm init makes it');
   const r = sh('npm', ['install', tarball, ...npmFlags], project);
   t.equal(r.status, 0, r.out.slice(-3000));
   const installed = JSON.parse(readFileSync(join(project, 'node_modules/coordkit/package.json'), 'utf8')) as { name: string; bin: Record<string, string> };
