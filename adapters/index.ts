@@ -32,13 +32,13 @@ export async function createBackend(options: BackendOptions & { adapter?: string
   const parsed = parseRedisUrl(options.url);
   const adapter = options.adapter ?? (parsed.kind === 'embedded' ? 'embedded' : 'ioredis');
   if (!(adapterNames as readonly string[]).includes(adapter)) {
-    throw new UrlError(`unknown adapter "${adapter}": expected one of ${adapterNames.join(', ')}`);
+    throw new UrlError(`unknown adapter "${adapter}": expected one of ${adapterNames.join(', ')}`, { code: 'COORD_ERR_ADAPTER_UNKNOWN' });
   }
   if (adapter === 'embedded' && parsed.kind !== 'embedded') {
-    throw new UrlError(`adapter embedded runs in-process and takes no Redis URL (got ${parsed.display})`);
+    throw new UrlError(`adapter embedded runs in-process and takes no Redis URL (got ${parsed.display})`, { code: 'COORD_ERR_ADAPTER_URL' });
   }
   if (adapter !== 'embedded' && parsed.kind === 'embedded') {
-    throw new UrlError(`adapter ${adapter} needs a Redis URL such as redis://127.0.0.1:6379`);
+    throw new UrlError(`adapter ${adapter} needs a Redis URL such as redis://127.0.0.1:6379`, { code: 'COORD_ERR_ADAPTER_URL' });
   }
   switch (adapter as AdapterName) {
     case 'ioredis':

@@ -79,15 +79,15 @@ export function pluginConfig(plugin: Plugin, values: Record<string, unknown> = {
   try {
     validate = ajv.compile(plugin.config.schema);
   } catch (err) {
-    throw new PluginError(`plugin ${plugin.name}: config schema is not a valid JSON Schema: ${(err as Error).message}`);
+    throw new PluginError(`plugin ${plugin.name}: config schema is not a valid JSON Schema: ${(err as Error).message}`, { code: 'COORD_ERR_PLUGIN_CONFIG_SCHEMA' });
   }
   const config = structuredClone(values);
   if (!validate(config)) {
     const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message}`);
-    throw new PluginError(`plugin ${plugin.name}: config is not valid: ${problems.join('; ')}`);
+    throw new PluginError(`plugin ${plugin.name}: config is not valid: ${problems.join('; ')}`, { code: 'COORD_ERR_PLUGIN_CONFIG' });
   }
   const extra = plugin.config.check?.(config) ?? [];
-  if (extra.length) throw new PluginError(`plugin ${plugin.name}: config is not valid: ${extra.join('; ')}`);
+  if (extra.length) throw new PluginError(`plugin ${plugin.name}: config is not valid: ${extra.join('; ')}`, { code: 'COORD_ERR_PLUGIN_CONFIG' });
   return deepFreeze(config);
 }
 

@@ -25,7 +25,7 @@ export interface ConfigFlag {
  */
 export function parseSetFlag(text: string): ConfigFlag {
   const at = text.indexOf('=');
-  if (at <= 0) throw new ConfigError([`config: --set "${text}": expected path=value, e.g. --set log.level=debug`]);
+  if (at <= 0) throw new ConfigError([`config: --set "${text}": expected path=value, e.g. --set log.level=debug`], { code: 'COORD_ERR_CONFIG_SET' });
   return { path: text.slice(0, at), value: text.slice(at + 1), flag: `--set ${text.slice(0, at)}` };
 }
 

@@ -14,7 +14,7 @@ import { didYouMean } from './did-you-mean.ts';
 import { yaml } from './lazy-module.ts';
 import type { GlobalConfig, Plugin } from './plugin.ts';
 import { mask, parseRedisUrl, UrlError } from './url.ts';
-import { ConfigError } from './errors.ts';
+import { ConfigError, type CoordErrorCode } from './errors.ts';
 
 /**
  * The effective config of a process, as loadConfig returns it (frozen): the
@@ -133,10 +133,11 @@ export function loadConfig(input: ConfigInput): Readonly<CoordConfig> {
   if (problems.length === 0) {
     // Cross-field checks run on a valid config only: they may rely on the schema.
     for (const plugin of input.plugins) {
-      for (const message of plugin.config.check?.(config.plugins[plugin.name]) ?? []) problems.push(`config: ${plugin.name}.${message}`);
+      for (const message of plugin.config.check?.(config.plugins[plugin.name]) ?? []) problems.push({ text: `config: ${plugin.name}.${message}`, code: 'COORD_ERR_CONFIG_VALUE' });
     }
   }
-  if (problems.length) throw new ConfigError(problems);
+  // The error's code is its first problem's: one condition to match on, every problem in the message.
+  if (problems.length) throw new ConfigError(problems.map((p) => p.text), { code: problems[0]!.code });
   const redis = withPasswordFile(withSentinels(config.redis, sources), sources);
   // Keys in schema order, so a dump reads like the schema whatever order the layers set them in.
   const plugins = Object.fromEntries(input.plugins.map((p) => [p.name, inSchemaOrder(config.plugins[p.name]!, p.config.schema)]));
@@ -259,7 +260,7 @@ export function readConfigFile(file: string): { value: Data; lines: Map<string, 
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : (err as Error).message;
-    throw new ConfigError([`config: cannot read config file ${file}: ${why}`]);
+    throw new ConfigError([`config: cannot read config file ${file}: ${why}`], { code: 'COORD_ERR_CONFIG_FILE' });
   }
   // YAML 1.2 reads JSON too, and both get the same line:column errors.
   const { LineCounter, parseDocument } = yaml();
@@ -269,11 +270,11 @@ export function readConfigFile(file: string): { value: Data; lines: Map<string, 
   if (error) {
     const pos = error.linePos?.[0];
     const where = pos ? `${file}:${pos.line}:${pos.col}` : file;
-    throw new ConfigError([`config: cannot parse ${where}: ${error.message.split(' at line ')[0]!.split('\n')[0]}`]);
+    throw new ConfigError([`config: cannot parse ${where}: ${error.message.split(' at line ')[0]!.split('\n')[0]}`], { code: 'COORD_ERR_CONFIG_PARSE' });
   }
   const value: unknown = doc.toJS() ?? {};
   if (!isObject(value)) {
-    throw new ConfigError([`config: ${file}: expected a mapping (redis:, log:, roles:, plugins:) at the top level, got ${describeValue(value)}`]);
+    throw new ConfigError([`config: ${file}: expected a mapping (redis:, log:, roles:, plugins:) at the top level, got ${describeValue(value)}`], { code: 'COORD_ERR_CONFIG_PARSE' });
   }
   const lines = new Map<string, string>();
   collectLines(doc.contents, [], (path, offset) => lines.set(key(path), `${basename(file)}:${lineCounter.linePos(offset).line}`));
@@ -346,15 +347,22 @@ function textCoercer(schema: JsonSchema): (path: string[], value: string | strin
 
 // ---- validation and messages
 
-function validate(schema: JsonSchema, data: Data, sources: Map<string, string>, plugins: readonly string[]): string[] {
+/** One problem line of a config, and the code of its condition. */
+interface Problem {
+  text: string;
+  code: CoordErrorCode;
+}
+
+function validate(schema: JsonSchema, data: Data, sources: Map<string, string>, plugins: readonly string[]): Problem[] {
   const check = configValidator(schema);
   if (check(data)) return [];
-  const problems = new Map<string, string>(); // one per path: a value failing two keywords is one problem
+  const problems = new Map<string, Problem>(); // one per path: a value failing two keywords is one problem
   for (const error of check.errors ?? []) {
     const path = error.instancePath.split('/').slice(1).map(unescapePointer);
-    const line = describeError(error, path, schema, data, sources, plugins);
-    const at = key(path) + (error.keyword === 'additionalProperties' ? `/${error.params.additionalProperty}` : '');
-    if (!problems.has(at)) problems.set(at, line);
+    const text = describeError(error, path, schema, data, sources, plugins);
+    const unknown = error.keyword === 'additionalProperties';
+    const at = key(path) + (unknown ? `/${error.params.additionalProperty}` : '');
+    if (!problems.has(at)) problems.set(at, { text, code: unknown ? 'COORD_ERR_CONFIG_UNKNOWN_KEY' : 'COORD_ERR_CONFIG_VALUE' });
   }
   return [...problems.values()];
 }
@@ -392,7 +400,9 @@ function withPasswordFile(redis: CoordConfig['redis'], sources: Map<string, stri
   const file = redis.passwordFile;
   if (file === undefined) return redis;
   const at = `config: redis.passwordFile = ${JSON.stringify(file)}${from(sources, ['redis', 'passwordFile'])}`;
-  if (!redis.url || parseRedisUrl(redis.url).kind === 'embedded') throw new ConfigError([`${at}: needs redis.url (--redis or REDIS_URL) without the password`]);
+  if (!redis.url || parseRedisUrl(redis.url).kind === 'embedded') {
+    throw new ConfigError([`${at}: needs redis.url (--redis or REDIS_URL) without the password`], { code: 'COORD_ERR_CONFIG_PASSWORD_FILE' });
+  }
   const password = readPasswordFile(file, at);
   const url = redis.url.replace(/^([a-z+]+:\/\/)(?:([^@/:]*)(?::[^@/]*)?@)?/i, (_all, scheme: string, user = '') => `${scheme}${user}:${encodeURIComponent(password)}@`);
   return { ...redis, url };
@@ -405,9 +415,10 @@ function readPasswordFile(file: string, at: string): string {
     password = readFileSync(file, 'utf8').split(/\r?\n/)[0]!;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new ConfigError([`${at}: cannot read it: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`]);
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+    throw new ConfigError([`${at}: cannot read it: ${why}`], { code: 'COORD_ERR_CONFIG_PASSWORD_FILE' });
   }
-  if (!password) throw new ConfigError([`${at}: its first line is empty, expected the password`]);
+  if (!password) throw new ConfigError([`${at}: its first line is empty, expected the password`], { code: 'COORD_ERR_CONFIG_PASSWORD_FILE' });
   return password;
 }
 
@@ -435,14 +446,14 @@ function withSentinels(redis: CoordConfig['redis'], sources: Map<string, string>
   if (redis.sentinelPassword !== undefined && redis.sentinelPasswordFile !== undefined) {
     problems.push(`${at('sentinelPasswordFile')}: redis.sentinelPassword is set too; give one of them`);
   }
-  if (problems.length) throw new ConfigError(problems);
+  if (problems.length) throw new ConfigError(problems, { code: 'COORD_ERR_CONFIG_SENTINEL' });
   const file = redis.sentinelPasswordFile;
   const sentinelPassword = file === undefined ? redis.sentinelPassword : readPasswordFile(file, at('sentinelPasswordFile'));
   return { ...redis, url, ...(sentinelPassword === undefined ? {} : { sentinelPassword }) };
 }
 
 /** The redis URL is checked by the same parser the adapters use. */
-function checkUrl(data: Data, sources: Map<string, string>): string[] {
+function checkUrl(data: Data, sources: Map<string, string>): Problem[] {
   const url = isObject(data.redis) ? data.redis.url : undefined;
   if (typeof url !== 'string') return [];
   try {
@@ -452,7 +463,7 @@ function checkUrl(data: Data, sources: Map<string, string>): string[] {
     if (!(err instanceof UrlError)) throw err;
     const path = ['redis', 'url'];
     const why = err.message.replace(/^bad Redis URL "[^"]*": /, '');
-    return [`config: redis.url = ${showValue(path, url)}${from(sources, path)}: ${why}`];
+    return [{ text: `config: redis.url = ${showValue(path, url)}${from(sources, path)}: ${why}`, code: 'COORD_ERR_CONFIG_REDIS_URL' }];
   }
 }
 

@@ -277,7 +277,7 @@ function valueCheck(ajv: Ajv, schema: JsonSchema, where: string): ValueCheck {
   try {
     validate = ajv.compile(schema);
   } catch (err) {
-    throw new ContractError(`${where}: invalid JSON Schema: ${(err as Error).message}`);
+    throw new ContractError(`${where}: invalid JSON Schema: ${(err as Error).message}`, { code: 'COORD_ERR_CONTRACT_SCHEMA' });
   }
   const types = schemaTypes(schema);
   return (text) => (validate(decodeValue(text, types)) ? undefined : describeErrors(validate.errors ?? []));

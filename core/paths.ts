@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ModuleLoadError } from './errors.ts';
 
 /**
  * The nearest ancestor of `moduleUrl`'s folder that holds `relative`, joined
@@ -21,7 +22,10 @@ export function findUp(moduleUrl: string | URL, relative: string): string {
     const candidate = join(dir, relative);
     if (existsSync(candidate)) return candidate;
     const parent = dirname(dir);
-    if (parent === dir) throw new Error(`cannot find ${relative} above ${fileURLToPath(moduleUrl)}`);
+    if (parent === dir) {
+      // A file that ships beside the code is missing: an incomplete install or copy.
+      throw new ModuleLoadError(`cannot load ${relative} for ${fileURLToPath(moduleUrl)}: not in any folder above it`, { code: 'COORD_ERR_SHIPPED_FILE_MISSING' });
+    }
     dir = parent;
   }
 }

@@ -15,7 +15,7 @@ import { PluginError, type GlobalConfig, type Plugin, type Role } from './plugin
 import { roleContext } from './role-context.ts';
 import { loadScriptDir, type ScriptDefinition } from './scripts.ts';
 import { coordVersion } from './version.ts';
-import { ConfigError, StartError } from './errors.ts';
+import { ConfigError, type CoordErrorCode, StartError } from './errors.ts';
 import { clusterPrefixProblems, pluginKeyPrefix } from './key-prefix.ts';
 
 /** A plugin that passed every check, with its scripts parsed. */
@@ -38,20 +38,23 @@ const ROLE_NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
  * t.test('coord accepts the plugin', async (t) => t.doesNotThrow(() => registerPlugin(plugin)));
  */
 export function registerPlugin(candidate: unknown): RegisteredPlugin {
-  if (!isObject(candidate)) throw new PluginError(`not a plugin: expected an object with name, version, coord, contract, config and roles, got ${kind(candidate)}`);
+  if (!isObject(candidate)) {
+    throw new PluginError(`not a plugin: expected an object with name, version, coord, contract, config and roles, got ${kind(candidate)}`, { code: 'COORD_ERR_PLUGIN_SHAPE' });
+  }
   const p = candidate as unknown as Plugin;
   const rawName: unknown = p.name;
   if (typeof rawName !== 'string' || !PLUGIN_NAME.test(rawName)) {
-    throw new PluginError(`plugin name ${JSON.stringify(rawName)} is not valid: expected lower case letters, digits and dashes, e.g. "browser-grid"`);
+    throw new PluginError(`plugin name ${JSON.stringify(rawName)} is not valid: expected lower case letters, digits and dashes, e.g. "browser-grid"`, { code: 'COORD_ERR_PLUGIN_NAME' });
   }
   const name = rawName;
-  const fail = (what: string): never => {
-    throw new PluginError(`plugin ${name}: ${what}`);
+  // The kind code (COORD_ERR_PLUGIN) is a plugin object of the wrong shape; the conditions below have their own.
+  const fail = (what: string, code?: CoordErrorCode): never => {
+    throw new PluginError(`plugin ${name}: ${what}`, { code });
   };
-  if (CONFIG_SECTIONS.includes(name)) fail(`the name is reserved (${CONFIG_SECTIONS.join(', ')} are config sections)`);
-  if (typeof p.version !== 'string' || semver.valid(p.version) === null) fail(`version ${JSON.stringify(p.version)} is not a semver version such as 1.2.3`);
-  if (typeof p.coord !== 'string' || semver.validRange(p.coord) === null) fail(`coord ${JSON.stringify(p.coord)} is not a semver range such as ^0.1.0`);
-  if (!semver.satisfies(coordVersion, p.coord, { includePrerelease: true })) fail(`needs coord ${p.coord}, but this is coord ${coordVersion}`);
+  if (CONFIG_SECTIONS.includes(name)) fail(`the name is reserved (${CONFIG_SECTIONS.join(', ')} are config sections)`, 'COORD_ERR_PLUGIN_NAME');
+  if (typeof p.version !== 'string' || semver.valid(p.version) === null) fail(`version ${JSON.stringify(p.version)} is not a semver version such as 1.2.3`, 'COORD_ERR_PLUGIN_VERSION');
+  if (typeof p.coord !== 'string' || semver.validRange(p.coord) === null) fail(`coord ${JSON.stringify(p.coord)} is not a semver range such as ^0.1.0`, 'COORD_ERR_PLUGIN_VERSION');
+  if (!semver.satisfies(coordVersion, p.coord, { includePrerelease: true })) fail(`needs coord ${p.coord}, but this is coord ${coordVersion}`, 'COORD_ERR_PLUGIN_COORD_RANGE');
   if (typeof p.description !== 'string' || !p.description.trim()) fail('description is missing: one sentence on what the plugin does');
 
   if (!isObject(p.contract)) fail('contract is missing: declare the keyspace with defineContract({...})');
@@ -59,7 +62,7 @@ export function registerPlugin(candidate: unknown): RegisteredPlugin {
   try {
     defineContract(p.contract);
   } catch (err) {
-    fail(`bad contract: ${message(err)}`);
+    fail(`bad contract: ${message(err)}`, 'COORD_ERR_PLUGIN_CONTRACT');
   }
 
   let scripts: ScriptDefinition[] = [];
@@ -68,7 +71,7 @@ export function registerPlugin(candidate: unknown): RegisteredPlugin {
       scripts = loadScriptDir(p.scripts, p.contract);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      fail(code === 'ENOENT' ? `scripts folder ${String(p.scripts)} does not exist` : `bad script: ${message(err)}`);
+      fail(code === 'ENOENT' ? `scripts folder ${String(p.scripts)} does not exist` : `bad script: ${message(err)}`, 'COORD_ERR_PLUGIN_SCRIPTS');
     }
   }
 
@@ -95,14 +98,14 @@ export function registerPlugin(candidate: unknown): RegisteredPlugin {
   return Object.freeze({ plugin: p, scripts: Object.freeze(scripts) });
 }
 
-function checkConfig(p: Plugin, fail: (what: string) => never): void {
+function checkConfig(p: Plugin, fail: (what: string, code?: CoordErrorCode) => never): void {
   if (!isObject(p.config) || !isObject(p.config.schema)) fail('config.schema is missing: a JSON Schema of the plugin\'s config section, with defaults');
   const schema = p.config.schema;
   if (schema.type !== 'object') fail(`config.schema must describe an object (type: 'object'), got type ${JSON.stringify(schema.type)}`);
   try {
     createAjv({ useDefaults: true }).compile(schema);
   } catch (err) {
-    fail(`config.schema does not compile: ${message(err)}`);
+    fail(`config.schema does not compile: ${message(err)}`, 'COORD_ERR_PLUGIN_CONFIG_SCHEMA');
   }
   for (const [env, path] of Object.entries(p.config.env ?? {})) {
     if (!schemaAt(schema, path.split('.'))) fail(`config.env maps ${env} to "${path}", which is not a property of config.schema`);
@@ -201,11 +204,13 @@ export async function startRoles(options: StartOptions): Promise<ProcessHandle> 
   const registered = options.plugins.map(registerPlugin);
   const seen = new Set<string>();
   for (const { plugin } of registered) {
-    if (seen.has(plugin.name)) throw new PluginError(`plugin ${plugin.name} is registered twice`);
+    if (seen.has(plugin.name)) throw new PluginError(`plugin ${plugin.name} is registered twice`, { code: 'COORD_ERR_PLUGIN_DUPLICATE' });
     seen.add(plugin.name);
   }
   const plan = registered.flatMap((r) => rolesToStart(r.plugin, config.roles).map((role) => ({ ...r, role })));
-  if (plan.length === 0) throw new StartError(`no role to start: none of ${config.roles.join(', ')} belongs to ${registered.map((r) => r.plugin.name).join(', ')}`);
+  if (plan.length === 0) {
+    throw new StartError(`no role to start: none of ${config.roles.join(', ')} belongs to ${registered.map((r) => r.plugin.name).join(', ')}`, { code: 'COORD_ERR_START_NO_ROLE' });
+  }
 
   // The caller's registrations are defaults; the options given here win over them.
   const root = processContainer(options.container);
@@ -229,7 +234,9 @@ export async function startRoles(options: StartOptions): Promise<ProcessHandle> 
   if (typeof options.backend === 'function') owned = await options.backend(config.redis, logger);
   if (options.backend) root.register(tokens.Backend, { useValue: owned ?? options.backend });
   else if (!root.isRegistered(tokens.Backend, true)) {
-    throw new StartError("no backend: pass backend (a Backend, or a function that opens one such as connectBackend from 'coordkit/embed') or register tokens.Backend in the container");
+    throw new StartError("no backend: pass backend (a Backend, or a function that opens one such as connectBackend from 'coordkit/embed') or register tokens.Backend in the container", {
+      code: 'COORD_ERR_START_NO_BACKEND',
+    });
   }
   const backend = root.resolve<Backend>(tokens.Backend);
   if (backend.capabilities.cluster) {
@@ -237,7 +244,7 @@ export async function startRoles(options: StartOptions): Promise<ProcessHandle> 
     const problems = clusterPrefixProblems(registered.map(({ plugin }) => pluginKeyPrefix(config, plugin.name)));
     if (problems.length) {
       if (owned) await owned.close().catch(() => {});
-      throw new ConfigError(problems);
+      throw new ConfigError(problems, { code: 'COORD_ERR_CONFIG_CLUSTER_PREFIX' });
     }
   }
 

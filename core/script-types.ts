@@ -27,7 +27,7 @@ const CONTRACT_IMPORT = /import\s*\{[^}]*\bdefineContract\b[^}]*\}\s*from\s*'([^
 export function scriptTypesSource(dir: string, typeName = 'Scripts'): string {
   const contractFile = join(dir, 'contract.ts');
   const from = CONTRACT_IMPORT.exec(readFileSync(contractFile, 'utf8'))?.[1];
-  if (!from) throw new ScriptError(`${contractFile}: no "import { defineContract } from '…'" line to find coord's types from`);
+  if (!from) throw new ScriptError(`${contractFile}: no "import { defineContract } from '…'" line to find coord's types from`, { code: 'COORD_ERR_SCRIPT_TYPES' });
   // The module that gave defineContract gives the script types too: 'coordkit', or core/ in this project.
   const core = from.replace(/contract\.ts$/, 'scripts.ts');
   const luaDir = join(dir, 'lua');

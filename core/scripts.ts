@@ -159,12 +159,12 @@ function readHeader(where: string, lines: readonly string[]): Header {
     if (a) header.args.push({ index: Number(a[1]), variadic: !!a[2], slot: a[3]!, head: a[4] });
     if (INCLUDE_ANY.test(line)) {
       const inc = INCLUDE_LINE.exec(line);
-      if (!inc) throw new ScriptError(`${where}: line ${i + 1} "${line.trim()}": ${INCLUDE_SYNTAX}`);
+      if (!inc) throw new ScriptError(`${where}: line ${i + 1} "${line.trim()}": ${INCLUDE_SYNTAX}`, { code: 'COORD_ERR_SCRIPT_INCLUDE' });
       header.includes.push(inc[1]!);
     }
   }
   const late = lines.findIndex((line, i) => i >= header.end && INCLUDE_ANY.test(line));
-  if (late >= 0) throw new ScriptError(`${where}: line ${late + 1} has an @include below the first line of code; includes go in the header at the top`);
+  if (late >= 0) throw new ScriptError(`${where}: line ${late + 1} has an @include below the first line of code; includes go in the header at the top`, { code: 'COORD_ERR_SCRIPT_INCLUDE' });
   return header;
 }
 
@@ -185,15 +185,15 @@ export function parseScript(name: string, lua: string, contract: ContractSpec, l
   checkSlots(where, 'KEYS', keys);
   checkSlots(where, 'ARGV', args);
   for (const key of keys) {
-    if (!contract.keys[key.entry]) throw new ScriptError(`${where}: KEYS[${key.index}] names "${key.entry}", which is not a key of contract ${contract.plugin}`);
+    if (!contract.keys[key.entry]) throw new ScriptError(`${where}: KEYS[${key.index}] names "${key.entry}", which is not a key of contract ${contract.plugin}`, { code: 'COORD_ERR_SCRIPT_HEADER' });
   }
   for (const arg of args) {
     if (arg.head === undefined) continue;
     const spec = contract.keys[arg.head];
-    if (!spec) throw new ScriptError(`${where}: ARGV[${arg.index}] @head names "${arg.head}", which is not a key of contract ${contract.plugin}`);
-    if (!spec.derivable) throw new ScriptError(`${where}: ARGV[${arg.index}] @head ${arg.head}: the contract does not declare that key derivable`);
+    if (!spec) throw new ScriptError(`${where}: ARGV[${arg.index}] @head names "${arg.head}", which is not a key of contract ${contract.plugin}`, { code: 'COORD_ERR_SCRIPT_HEADER' });
+    if (!spec.derivable) throw new ScriptError(`${where}: ARGV[${arg.index}] @head ${arg.head}: the contract does not declare that key derivable`, { code: 'COORD_ERR_SCRIPT_HEADER' });
   }
-  if (FORBIDDEN.test(lua)) throw new ScriptError(`${where}: calls KEYS or SCAN; keep an index key instead`);
+  if (FORBIDDEN.test(lua)) throw new ScriptError(`${where}: calls KEYS or SCAN; keep an index key instead`, { code: 'COORD_ERR_SCRIPT_FORBIDDEN' });
   checkKeyReads(where, lines, end, keys);
 
   const order = includeOrder(where, includes, libraries);
@@ -230,7 +230,7 @@ function checkKeyReads(where: string, lines: readonly string[], end: number, key
       const n = Number(m[1]);
       if (n >= variadicFrom || keys.some((k) => k.index === n)) continue;
       const declared = keys.length ? keys.map((k) => `KEYS[${k.index}${k.variadic ? '..' : ''}]`).join(', ') : 'none';
-      throw new ScriptError(`${where}: line ${i + 1} reads KEYS[${n}], which its header does not declare (declared: ${declared})`);
+      throw new ScriptError(`${where}: line ${i + 1} reads KEYS[${n}], which its header does not declare (declared: ${declared})`, { code: 'COORD_ERR_SCRIPT_UNDECLARED_KEY' });
     }
   }
 }
@@ -248,12 +248,12 @@ function includeOrder(where: string, includes: readonly string[], libraries: Lua
   const order: string[] = [];
   const visit = (lib: string, chain: readonly string[]) => {
     if (order.includes(lib)) return;
-    if (chain.includes(lib)) throw new ScriptError(`${where}: @include cycle ${[...chain, lib].map(libraryFile).join(' → ')}: a library cannot include itself, even through others`);
+    if (chain.includes(lib)) throw new ScriptError(`${where}: @include cycle ${[...chain, lib].map(libraryFile).join(' → ')}: a library cannot include itself, even through others`, { code: 'COORD_ERR_SCRIPT_INCLUDE' });
     const text = Object.hasOwn(libraries, lib) ? libraries[lib] : undefined;
     const by = chain.length === 0 ? 'its header' : libraryFile(chain.at(-1)!);
     if (text === undefined) {
       const have = Object.keys(libraries).sort().join(', ') || 'none';
-      throw new ScriptError(`${where}: ${by} includes "${lib}", but there is no ${libraryFile(lib)} beside the scripts (libraries: ${have})`);
+      throw new ScriptError(`${where}: ${by} includes "${lib}", but there is no ${libraryFile(lib)} beside the scripts (libraries: ${have})`, { code: 'COORD_ERR_SCRIPT_INCLUDE' });
     }
     for (const dep of checkLibrary(`${where}: ${libraryFile(lib)}`, text)) visit(dep, [...chain, lib]);
     order.push(lib);
@@ -267,22 +267,22 @@ function checkLibrary(where: string, text: string): string[] {
   const lines = libraryLines(text);
   const header = readHeader(where, lines);
   const slot = [...header.keys.map((k) => `KEYS[${k.index}]`), ...header.args.map((a) => `ARGV[${a.index}]`)][0];
-  if (slot) throw new ScriptError(`${where}: its header declares ${slot}, but a library is not a script: scripts declare KEYS and ARGV, library functions take them as parameters`);
+  if (slot) throw new ScriptError(`${where}: its header declares ${slot}, but a library is not a script: scripts declare KEYS and ARGV, library functions take them as parameters`, { code: 'COORD_ERR_SCRIPT_LIBRARY' });
   const code = lines.map((line) => line.replace(/--.*$/, ''));
   const read = code.findIndex((line) => SLOT_READ.test(line));
-  if (read >= 0) throw new ScriptError(`${where}: line ${read + 1} reads ${SLOT_READ.exec(code[read]!)![1]}; a library's functions take keys and arguments as parameters`);
-  if (FORBIDDEN.test(text)) throw new ScriptError(`${where}: calls KEYS or SCAN; keep an index key instead`);
+  if (read >= 0) throw new ScriptError(`${where}: line ${read + 1} reads ${SLOT_READ.exec(code[read]!)![1]}; a library's functions take keys and arguments as parameters`, { code: 'COORD_ERR_SCRIPT_LIBRARY' });
+  if (FORBIDDEN.test(text)) throw new ScriptError(`${where}: calls KEYS or SCAN; keep an index key instead`, { code: 'COORD_ERR_SCRIPT_FORBIDDEN' });
   return header.includes;
 }
 
 function checkSlots(where: string, what: string, slots: { index: number; slot: string; variadic: boolean }[]): void {
   slots.forEach((s, i) => {
-    if (s.index !== i + 1) throw new ScriptError(`${where}: header lists ${what}[${s.index}] where ${what}[${i + 1}] was expected (number them 1, 2, 3… in order)`);
-    if (s.variadic && i !== slots.length - 1) throw new ScriptError(`${where}: only the last ${what} may be variadic (${what}[${s.index}..])`);
+    if (s.index !== i + 1) throw new ScriptError(`${where}: header lists ${what}[${s.index}] where ${what}[${i + 1}] was expected (number them 1, 2, 3… in order)`, { code: 'COORD_ERR_SCRIPT_HEADER' });
+    if (s.variadic && i !== slots.length - 1) throw new ScriptError(`${where}: only the last ${what} may be variadic (${what}[${s.index}..])`, { code: 'COORD_ERR_SCRIPT_HEADER' });
   });
   const names = new Set<string>();
   for (const s of slots) {
-    if (names.has(s.slot)) throw new ScriptError(`${where}: ${what} slot name "${s.slot}" is used twice`);
+    if (names.has(s.slot)) throw new ScriptError(`${where}: ${what} slot name "${s.slot}" is used twice`, { code: 'COORD_ERR_SCRIPT_HEADER' });
     names.add(s.slot);
   }
 }
@@ -321,7 +321,7 @@ export function scriptRunner(backend: Backend, contract: ContractSpec, definitio
   const byName = new Map(definitions.map((d) => [d.name, d]));
   const definition = (name: string): ScriptDefinition => {
     const def = byName.get(name);
-    if (!def) throw new ScriptError(`no script "${name}" in plugin ${contract.plugin} (have: ${[...byName.keys()].join(', ') || 'none'})`);
+    if (!def) throw new ScriptError(`no script "${name}" in plugin ${contract.plugin} (have: ${[...byName.keys()].join(', ') || 'none'})`, { code: 'COORD_ERR_SCRIPT_UNKNOWN' });
     return def;
   };
   const prepare = (name: string, call: ScriptCall = {}) => {
@@ -329,9 +329,9 @@ export function scriptRunner(backend: Backend, contract: ContractSpec, definitio
     const keys: string[] = [];
     for (const slot of def.keys) {
       const input = call.keys?.[slot.slot];
-      if (input === undefined) throw new ScriptError(`script ${name}: key "${slot.slot}" was not passed`);
+      if (input === undefined) throw new ScriptError(`script ${name}: key "${slot.slot}" was not passed`, { code: 'COORD_ERR_SCRIPT_CALL' });
       const list = slot.variadic ? (Array.isArray(input) ? input : [input]) : [input];
-      if (!slot.variadic && Array.isArray(input)) throw new ScriptError(`script ${name}: key "${slot.slot}" takes one key, not a list`);
+      if (!slot.variadic && Array.isArray(input)) throw new ScriptError(`script ${name}: key "${slot.slot}" takes one key, not a list`, { code: 'COORD_ERR_SCRIPT_CALL' });
       for (const one of list as KeyInput[]) keys.push(buildKey(contract.keys[slot.entry]!, one, keyPrefix));
     }
     const args: Arg[] = [];
@@ -341,9 +341,9 @@ export function scriptRunner(backend: Backend, contract: ContractSpec, definitio
         continue;
       }
       const value = call.args?.[slot.slot];
-      if (value === undefined) throw new ScriptError(`script ${name}: argument "${slot.slot}" was not passed`);
+      if (value === undefined) throw new ScriptError(`script ${name}: argument "${slot.slot}" was not passed`, { code: 'COORD_ERR_SCRIPT_CALL' });
       if (slot.variadic) args.push(...(Array.isArray(value) ? value : [value]) as Arg[]);
-      else if (Array.isArray(value)) throw new ScriptError(`script ${name}: argument "${slot.slot}" takes one value, not a list`);
+      else if (Array.isArray(value)) throw new ScriptError(`script ${name}: argument "${slot.slot}" takes one value, not a list`, { code: 'COORD_ERR_SCRIPT_CALL' });
       else args.push(value as Arg);
     }
     return { keys, args };

@@ -92,7 +92,7 @@ async function readBatch(backend: Backend, batch: string[]): Promise<KeySnapshot
     const commands: Command[] = [];
     pending.forEach((key, i) => {
       const type = types[i];
-      if (type instanceof ReplyError) throw new Error(`snapshot: TYPE ${key} failed: ${type.message}`);
+      if (type instanceof ReplyError) throw new ReplyError(`${type.message} (snapshot: TYPE ${key})`);
       if (type === 'none' || typeof type !== 'string') return; // vanished since SCAN
       const read = READ[type];
       reads.push({ key, type });
@@ -106,11 +106,11 @@ async function readBatch(backend: Backend, batch: string[]): Promise<KeySnapshot
       const value = READ[type] ? replies[at++] : null;
       const ttl = replies[at++];
       if (value instanceof ReplyError) {
-        if (value.code !== 'WRONGTYPE') throw new Error(`snapshot: reading ${key} (${type}) failed: ${value.message}`);
+        if (value.code !== 'WRONGTYPE') throw new ReplyError(`${value.message} (snapshot: reading ${key}, a ${type})`);
         retry.push(key); // replaced by a key of another type since TYPE
         continue;
       }
-      if (ttl instanceof ReplyError) throw new Error(`snapshot: PTTL ${key} failed: ${ttl.message}`);
+      if (ttl instanceof ReplyError) throw new ReplyError(`${ttl.message} (snapshot: PTTL ${key})`);
       if (ttl === -2) continue; // vanished after the read
       const snap = decode(key, type, value ?? null, typeof ttl === 'number' && ttl >= 0 ? ttl : null);
       if (snap) out.push(snap);

@@ -12,7 +12,7 @@ import { isAbsolute } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { findUp } from './paths.ts';
 import { moduleUrl, registerModuleHook } from './platform.ts';
-import { ModuleLoadError } from './errors.ts';
+import { type CoordErrorCode, ModuleLoadError } from './errors.ts';
 
 export { ModuleLoadError } from './errors.ts';
 
@@ -32,12 +32,12 @@ let packageHooksRegistered: Promise<void> | undefined;
  * const Worker = module.default as new () => { run(): Promise<void> };
  */
 export async function importModule(module: string, label = module): Promise<Record<string, unknown>> {
-  const fail = (why: string) => new ModuleLoadError(`cannot load ${label}: ${why}`);
+  const fail = (why: string, code?: CoordErrorCode) => new ModuleLoadError(`cannot load ${label}: ${why}`, { code });
   const isPath = module.startsWith('file:') || isAbsolute(module) || /^\.{1,2}[\\/]/.test(module) || /\.(m?js|cjs|m?ts)$/.test(module);
   const url = isPath ? moduleUrl(module) : module;
   const file = isPath ? fileURLToPath(url) : undefined;
-  if (file !== undefined && !existsSync(file)) throw fail('no such file');
-  if (file !== undefined && statSync(file).isDirectory()) throw fail('it is a folder, expected a .ts, .js or .mjs file');
+  if (file !== undefined && !existsSync(file)) throw fail('no such file', 'COORD_ERR_MODULE_NOT_FOUND');
+  if (file !== undefined && statSync(file).isDirectory()) throw fail('it is a folder, expected a .ts, .js or .mjs file', 'COORD_ERR_MODULE_NOT_FOUND');
   await (packageHooksRegistered ??= registerPackageHooks());
   let failure: unknown;
   try {

@@ -69,7 +69,7 @@ export function parseRedisUrl(url: string | undefined): ParsedUrl {
   const { username, password } = credentials(auth);
   const cluster = scheme.endsWith('+cluster') || hosts.length > 1;
   const db = dbText ? Number(dbText) : 0;
-  if (cluster && db !== 0) throw new UrlError(`bad Redis URL "${mask(url)}": Redis Cluster has only database 0`);
+  if (cluster && db !== 0) throw new UrlError(`bad Redis URL "${mask(url)}": Redis Cluster has only database 0`, { code: 'COORD_ERR_REDIS_URL_CLUSTER_DB' });
   return {
     kind: cluster ? 'cluster' : 'single',
     tls: scheme.startsWith('rediss'),
@@ -108,9 +108,9 @@ function credentials(auth: string | undefined): { username?: string; password?: 
 
 function parseHostPort(part: string, url: string, defaultPort = 6379): HostPort {
   const m = /^(\[[0-9a-fA-F:]+\]|[^:[\]]+)(?::(\d+))?$/.exec(part);
-  if (!m) throw new UrlError(`bad Redis URL "${mask(url)}": "${part}" is not host[:port]`);
+  if (!m) throw new UrlError(`bad Redis URL "${mask(url)}": "${part}" is not host[:port]`, { code: 'COORD_ERR_REDIS_URL_HOST' });
   const port = m[2] === undefined ? defaultPort : Number(m[2]);
-  if (!(port > 0 && port < 65536)) throw new UrlError(`bad Redis URL "${mask(url)}": port ${m[2]} is not 1-65535`);
+  if (!(port > 0 && port < 65536)) throw new UrlError(`bad Redis URL "${mask(url)}": port ${m[2]} is not 1-65535`, { code: 'COORD_ERR_REDIS_URL_HOST' });
   return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
 }
 

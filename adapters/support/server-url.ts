@@ -7,7 +7,7 @@ export type ServerUrl = Exclude<ParsedUrl, { kind: 'embedded' }>;
 export function parseServerUrl(adapter: string, options: BackendOptions): ServerUrl {
   const parsed = parseRedisUrl(options.url);
   if (parsed.kind === 'embedded') {
-    throw new UrlError(`adapter ${adapter} needs a Redis URL such as redis://127.0.0.1:6379 (got ${options.url ? parsed.display : 'none'})`);
+    throw new UrlError(`adapter ${adapter} needs a Redis URL such as redis://127.0.0.1:6379 (got ${options.url ? parsed.display : 'none'})`, { code: 'COORD_ERR_ADAPTER_URL' });
   }
   return parsed;
 }

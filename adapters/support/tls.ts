@@ -28,11 +28,11 @@ export function tlsOptions(parsed: ServerUrl, tls: BackendOptions['tls']): Conne
     try {
       options[option] = readFileSync(file);
     } catch (error) {
-      throw new ConnectionError(`cannot read the TLS ${what} "${file}" (${configName}) for ${parsed.display}: ${errorText(error)}`);
+      throw new ConnectionError(`cannot read the TLS ${what} "${file}" (${configName}) for ${parsed.display}: ${errorText(error)}`, { code: 'COORD_ERR_TLS_FILE' });
     }
   }
   if ((tls?.certFile === undefined) !== (tls?.keyFile === undefined)) {
-    throw new ConnectionError(`a TLS client certificate needs both redis.tls.certFile and redis.tls.keyFile (${parsed.display} has only one)`);
+    throw new ConnectionError(`a TLS client certificate needs both redis.tls.certFile and redis.tls.keyFile (${parsed.display} has only one)`, { code: 'COORD_ERR_TLS_CLIENT_CERT' });
   }
   return options;
 }

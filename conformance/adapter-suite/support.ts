@@ -1,5 +1,6 @@
 // What every section of the adapter suite shares: the run's key namespace,
 // a fresh backend per subtest, and small helpers for timing and errors.
+import { AssertionError } from 'node:assert';
 import { createHash, randomUUID } from 'node:crypto';
 import type { SuiteTest } from '../suite-test.ts';
 import { ReplyError, type Backend, type BackendCapabilities, type ScriptSource } from '../../core/backend.ts';
@@ -59,7 +60,8 @@ export async function until<T>(what: string, check: () => T | Promise<T>, timeou
   for (;;) {
     const value = await check();
     if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    // A check of the suite that did not hold: a failed assertion, as the suite's other checks fail.
+    if (Date.now() > deadline) throw new AssertionError({ message: `${what}: not within ${timeoutMs} ms` });
     await sleep(everyMs);
   }
 }
