@@ -10,6 +10,10 @@
 //
 //   npx tsc -p tsconfig.json && node bench/kit-import.mjs     (BENCH_ROUNDS=41 for more rounds; 21 by default)
 //
+// BENCH_BEFORE=/other/checkout (built) adds that build's kit, and this
+// build's, imported by path (dist/entries/plugin.js) to every round: a
+// before/after in the same paired rounds.
+//
 // Goal (issue 31): the kit costs ≤ 30 ms of CPU to import. Runs from the
 // repository root (the package imports itself by name, so dist/ must be
 // built). Writes bench/results/kit-import.md.
@@ -44,6 +48,11 @@ const targets = [
   ["'coordkit/plugin'", 'coordkit/plugin'],
   ["'coordkit'", 'coordkit'],
 ];
+const before = process.env.BENCH_BEFORE;
+if (before) {
+  targets.push(['this build: dist/entries/plugin.js by path', new URL('../dist/entries/plugin.js', import.meta.url).href]);
+  targets.push(['before: dist/entries/plugin.js by path', pathToFileURL(join(before, 'dist/entries/plugin.js')).href]);
+}
 const env = { ...process.env, NODE_OPTIONS: '' };
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
@@ -88,7 +97,7 @@ const text = `# What importing the plugin kit costs
 \`node bench/kit-import.mjs\` on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}: ${ROUNDS} paired rounds (each round imports, in a fresh
 process each, an empty module, \`'coordkit/plugin'\` and \`'coordkit'\`, after one warm-up round); each figure is the process's
 CPU time (user + system, \`process.cpuUsage()\`) around the one \`await import(...)\` in a script inside the package
-(\`bench/kit-import.mjs --probe\`), which resolves the package by its own name. Load average (1, 5, 15 min) before: ${loadBefore}; after: ${loadAfter} (on a shared machine CPU times
+(\`bench/kit-import.mjs --probe\`), which resolves the package by its own name.${before ? ` Rows "by path" import the built file directly; "before:" is another build (\`BENCH_BEFORE=${before}\`) in the same rounds.` : ''} Load average (1, 5, 15 min) before: ${loadBefore}; after: ${loadAfter} (on a shared machine CPU times
 are inflated too; the kit's cost over the baseline of the same round moves less).
 
 ${table}
