@@ -61,6 +61,8 @@ t.test('defaults fill every section', async (t) => {
     redis: { keyPrefix: '' },
     log: { level: 'info', format: 'auto' },
     roles: [],
+    roleStartTimeout: 60,
+    roleStopTimeout: 30,
     plugins: {
       'browser-grid': { maxConcurrentSessions: 5, heartbeatInterval: 5, redisKeyTtl: 60, headless: true, browsers: ['chromium'], limits: { queue: 10 } },
     },
