@@ -28,6 +28,12 @@ export interface Role {
    * what it holds in Redis. `reason` is for the log ('SIGTERM', 'error: …').
    */
   stop(reason: string): Promise<void>;
+  /**
+   * Seconds this role's stop may take when that is longer than the process's
+   * roleStopTimeout: a drain bounded by the plugin's own config (browser-grid's
+   * drainTimeout) is not cut short. The runtime waits for the longer of the two.
+   */
+  readonly stopTimeout?: number;
 }
 
 /** Everything a role gets from the runtime. Tests build one with their own clock, logger and backend. */

@@ -264,11 +264,13 @@ export async function startRoles(options: StartOptions): Promise<ProcessHandle> 
       controller.abort(new Error(`stopping: ${reason}`));
       for (const r of [...started].reverse()) {
         const name = `role ${r.role} of plugin ${r.plugin}`;
+        const own = (r.instance.stopTimeout ?? 0) > stopSeconds;
+        const seconds = own ? r.instance.stopTimeout! : stopSeconds;
         try {
-          const outcome = await within(Promise.resolve().then(() => r.instance.stop(reason)), stopSeconds);
+          const outcome = await within(Promise.resolve().then(() => r.instance.stop(reason)), seconds);
           if (outcome === LATE) {
             // Logged, not thrown: the other roles still get their stop, and the process still ends.
-            r.logger.error(`${name} did not stop within ${stopSeconds} s (roleStopTimeout); going on with the others`, { reason, code: 'COORD_ERR_ROLE_STOP_TIMEOUT' });
+            r.logger.error(`${name} did not stop within ${seconds} s (${own ? 'its stopTimeout' : 'roleStopTimeout'}); going on with the others`, { reason, code: 'COORD_ERR_ROLE_STOP_TIMEOUT' });
           } else r.logger.info('role stopped', { reason });
         } catch (err) {
           r.logger.error(`${name} failed to stop`, { reason, error: message(err) });

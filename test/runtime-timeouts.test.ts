@@ -80,6 +80,30 @@ t.test('a stop that never resolves: logged naming plugin and role, the others st
   t.match(late[0]!.fields, { code: 'COORD_ERR_ROLE_STOP_TIMEOUT' });
 });
 
+t.test("a role's own stopTimeout, longer than roleStopTimeout, is waited for (a drain bounded by the plugin's config)", async (t) => {
+  const events: string[] = [];
+  const draining: Plugin = {
+    ...stuck(events, 'stop'),
+    roles: {
+      drains: (): Role => ({
+        stopTimeout: 60,
+        async start() {},
+        async stop() {
+          await new Promise((r) => setTimeout(r, 1000)); // longer than roleStopTimeout below, shorter than its own
+          events.push('drained');
+        },
+      }),
+    },
+  } as Plugin;
+  const logger = memoryLogger();
+  const backend = await createBackend({ url: 'embedded://timeouts-own' });
+  t.teardown(() => backend.close());
+  const handle = await startRoles({ plugins: [draining], config: config(draining, 5, 0.2), logger, backend });
+  await handle.stop('test over');
+  t.same(events, ['drained'], 'its stop ran to the end');
+  t.same(logger.lines.filter((e) => e.level === 'error'), [], 'no timeout logged');
+});
+
 t.test('the timeouts default to 60 s and 30 s and must be positive seconds', async (t) => {
   const plugin = stuck([], 'start');
   const defaults = loadConfig({ plugins: [plugin], env: {} });

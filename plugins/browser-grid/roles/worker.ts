@@ -143,6 +143,8 @@ export function workerRole(ctx: Ctx): Role {
       for (const r of started) loops.push(supervise((r as PromiseFulfilledResult<WorkerInstance>).value));
       logger.info('workers ready', { count: instances.size, browserTypes: config.browserTypes, versions: versions.map((p) => p.version) });
     },
+    // Draining waits up to drainTimeout for sessions to close; closing the servers after it takes a few seconds more.
+    stopTimeout: config.drainTimeout + 30,
     async stop(reason) {
       stopping = true;
       await Promise.all([...instances].map((i) => i.drain(reason)));
