@@ -256,7 +256,6 @@ t.test('a port in use: one line naming the port and its config key, exit 2', asy
   t.notOk(
     p.lines.some((l) => /Redis unreachable/.test(l.msg)),
     'no "Redis unreachable" warning: the embedded backend closed because the process is ending',
-    { todo: "browser-grid's proxy keeps its backend.onState listener when start() fails (plugins/browser-grid/roles/proxy.ts)" },
   );
 });
 

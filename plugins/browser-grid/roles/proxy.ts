@@ -104,8 +104,8 @@ export function proxyRole(ctx: Ctx): Role {
     return typeof address === 'object' && address ? address.port : config.port;
   }
 
-  return {
-    async start() {
+  /** Starts what start() needs; a failure part-way leaves the rest to abandon(). */
+  async function startParts(): Promise<void> {
       stopWatchingRedis = backend.onState((state) => {
         if (state === 'ready') {
           if (!redis.up) void redisReturned();
@@ -128,6 +128,27 @@ export function proxyRole(ctx: Ctx): Role {
       const port = await listen();
       logger.info(`proxy listening on ws://${config.host}:${port}/?browser=${config.defaultBrowserType}`, { port, proxyId });
       announceListener(ctx.global, 'browser-grid', 'proxy', 'http', config.host, port);
+  }
+
+  /** A start that failed (a port in use…): the runtime calls no stop, so nothing of it may outlive it. */
+  async function abandon(): Promise<void> {
+    stopWatchingRedis(); // the process ends next: the backend closing then is not Redis lost
+    clearInterval(heartbeat);
+    await reaper?.stop().catch(() => {});
+    await subscriber?.close().catch(() => {});
+    server.close();
+  }
+
+  return {
+    // Stopping waits up to drainTimeout for open sessions, then closes the rest.
+    stopTimeout: config.drainTimeout + 30,
+    async start() {
+      try {
+        await startParts();
+      } catch (error) {
+        await abandon();
+        throw error;
+      }
     },
     async stop() {
       server.close();
