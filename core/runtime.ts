@@ -273,7 +273,7 @@ export async function startRoles(options: StartOptions): Promise<ProcessHandle> 
             r.logger.error(`${name} did not stop within ${seconds} s (${own ? 'its stopTimeout' : 'roleStopTimeout'}); going on with the others`, { reason, code: 'COORD_ERR_ROLE_STOP_TIMEOUT' });
           } else r.logger.info('role stopped', { reason });
         } catch (err) {
-          r.logger.error(`${name} failed to stop`, { reason, error: message(err) });
+          r.logger.error('role failed to stop', { reason, error: message(err) });
         }
       }
       if (owned) await owned.close().catch((err: unknown) => logger.error('backend did not close', { error: message(err) }));
