@@ -29,7 +29,7 @@ t.test('a declaration per script: key slots typed by their contract key, ARGV by
   const obniz = scriptTypesSource(join(root, 'plugins/obniz'), 'ObnizScripts');
   t.notMatch(obniz, /\bslaveHead\b|@head/, 'no argument the registry fills');
   const template = scriptTypesSource(join(root, 'templates/plugin'));
-  t.match(template, "from 'coordkit'", "a plugin of its own takes the types from the package, as its contract.ts does");
+  t.match(template, "from 'coordkit/plugin'", "a plugin of its own takes the types from the plugin kit, as its contract.ts does");
 });
 
 /** Where the package's types are, as package.json tells an installed plugin. */
@@ -44,13 +44,13 @@ function scaffold(t: Tap.Test): { dir: string; tsc(): { status: number | null; o
   const made = coordSync(['new', 'plugin', 'fixture', '--dir', join(dir, 'fixture')]);
   t.equal(made.status, 0, made.stderr);
   const plugin = join(dir, 'fixture');
-  // The scaffold's own tsconfig, with 'coordkit' mapped to this build's types (no install step); its tests left out.
+  // The scaffold's own tsconfig, with 'coordkit' and its plugin kit mapped to this build's types (no install step); its tests left out.
   const own = JSON.parse(readFileSync(join(plugin, 'tsconfig.json'), 'utf8')) as { compilerOptions: Record<string, unknown> };
   const tsconfig = {
     compilerOptions: {
       ...own.compilerOptions,
       typeRoots: [join(root, 'node_modules/@types')],
-      paths: { coordkit: [join(root, packageTypes())] },
+      paths: { coordkit: [join(root, packageTypes())], 'coordkit/plugin': [join(root, packageTypes().replace(/coordkit\.d\.ts$/, 'plugin.d.ts'))] },
     },
     include: ['*.ts', 'roles/*.ts'],
   };

@@ -1,6 +1,6 @@
 // `coord cron status`: every job with its last tick and how its runs ended,
 // plus what is queued and running, read straight from Redis.
-import type { CommandTools, PluginCommand } from 'coordkit';
+import type { CommandTools, PluginCommand } from 'coordkit/plugin';
 import type { CronContext } from './context.ts';
 
 export interface JobStatus {

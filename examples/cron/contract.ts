@@ -1,7 +1,7 @@
 // The cron plugin's keyspace, declared once: the key builders the roles use,
 // `coord schema --plugin ./examples/cron`, the conformance suite and
 // `coord inspect` all read this one declaration.
-import { defineContract } from 'coordkit';
+import { defineContract } from 'coordkit/plugin';
 
 /** A job id as it appears in keys and list items: no colon (it separates id and tick). */
 const jobId = { type: 'string', pattern: '^[A-Za-z0-9_.-]+$' };

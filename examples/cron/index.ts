@@ -2,7 +2,7 @@
 // once, however many schedulers run), runners claim them under a lease (each
 // tick runs on one runner) and record how every run ended.
 //   coord run --plugin ./examples/cron --config cron.yaml
-import type { Plugin } from 'coordkit';
+import type { Plugin } from 'coordkit/plugin';
 import { commands } from './commands.ts';
 import { checkJobs, configEnv, configSchema, type CronConfig } from './config.ts';
 import { contract, type CronKeys } from './contract.ts';

@@ -1,7 +1,7 @@
 // Conformance scenarios: drive the four scripts the way the roles do, so the
 // keyspace afterwards shows every key the plugin writes. The conformance
 // suite snapshots it and holds every key to the contract.
-import type { ConformanceScenario } from 'coordkit';
+import type { ConformanceScenario } from 'coordkit/plugin';
 import type { CronConfig, CronJob } from './config.ts';
 import type { CronKeys } from './contract.ts';
 import { claimTick, finishTick, scheduleTick, sweepLeases } from './ticks.ts';

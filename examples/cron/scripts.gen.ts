@@ -1,6 +1,6 @@
 // Generated from the headers of lua/*.lua by writeScriptTypes (coord's core/script-types.ts): do not edit.
 // Regenerate after changing a header; a call naming a slot a header does not declare then fails tsc.
-import type { ScriptArg, ScriptKey } from 'coordkit';
+import type { ScriptArg, ScriptKey } from 'coordkit/plugin';
 import type { contract } from './contract.ts';
 
 type K = (typeof contract)['keys'];

@@ -1,7 +1,7 @@
 // The keyspace of __NAME__, declared once. Key builders (ctx.keys), the Lua
 // headers, `coord schema`, the conformance suite and `coord inspect` all read
 // this declaration: no key name is spelled anywhere else.
-import { defineContract } from 'coordkit';
+import { defineContract } from 'coordkit/plugin';
 
 export const contract = defineContract({
   plugin: '__NAME__',

@@ -1,6 +1,6 @@
 // __NAME__: a coord plugin. Everything it contributes, in one screen.
 //   coord run --plugin ./__NAME__
-import type { Plugin } from 'coordkit';
+import type { Plugin } from 'coordkit/plugin';
 import { checkConfig, configEnv, configSchema, type Config } from './config.ts';
 import { contract, type Keys } from './contract.ts';
 import { memberRole } from './roles/member.ts';

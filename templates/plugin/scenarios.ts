@@ -1,6 +1,6 @@
 // Conformance scenarios: drive the plugin the way its roles do so the keyspace
 // shows every key it writes; the suite holds each key to the contract.
-import type { ConformanceScenario } from 'coordkit';
+import type { ConformanceScenario } from 'coordkit/plugin';
 import type { Config } from './config.ts';
 import type { Keys } from './contract.ts';
 import { touchMember } from './roles/member.ts';

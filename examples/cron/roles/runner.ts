@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Role, Subscriber } from 'coordkit';
+import type { Role, Subscriber } from 'coordkit/plugin';
 import { claimTick, finishTick, type Claimed } from '../ticks.ts';
 import type { CronContext } from '../context.ts';
 

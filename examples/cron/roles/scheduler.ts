@@ -1,7 +1,7 @@
 // The scheduler: at every tick of every job it queues the tick (scheduleTick;
 // run it on as many machines as you like, each tick is queued once), wakes the
 // runners, and every sweepInterval records ticks whose lease ran out as lost.
-import type { Role } from 'coordkit';
+import type { Role } from 'coordkit/plugin';
 import { scheduleTick, sweepLeases, tickOf } from '../ticks.ts';
 import type { CronContext } from '../context.ts';
 

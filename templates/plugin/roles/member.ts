@@ -2,7 +2,7 @@
 // removes its record when it stops. Replace it with your own role: start()
 // resolves once the role serves, stop() drains and releases what it holds.
 import { hostname } from 'node:os';
-import type { Role } from 'coordkit';
+import type { Role } from 'coordkit/plugin';
 import type { Ctx } from '../context.ts';
 
 /** One heartbeat: the record and the index, through the Lua script. */
