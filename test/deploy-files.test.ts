@@ -81,7 +81,10 @@ t.test('bad deployment files: one line, exit 2', async (t) => {
     coordSync(['config', '--check', write('unknown.yaml', 'plugins:\n  crno: {}\n')], env),
     `coord: config file ${join(tmp, 'unknown.yaml')}: plugin "crno" is not built in (browser-grid, webdriver, load-test, obniz) nor an npm package installed in ${root}: say where it is under modules:, e.g. modules: { crno: ./plugins/crno/index.js }`,
   );
-  oneLine(coordSync(['config', '--check', write('nomodule.yaml', 'modules:\n  cron: ./nowhere\n')], env), `coord: cannot load plugin ${join(tmp, 'nowhere')}: no such file`);
+  oneLine(
+    coordSync(['config', '--check', write('nomodule.yaml', 'modules:\n  cron: ./nowhere\n')], env),
+    `coord: config file ${join(tmp, 'nomodule.yaml')}: modules.cron = ./nowhere (${join(tmp, 'nowhere')}): no such file`,
+  );
   oneLine(
     coordSync(['config', '--check', write('misnamed.yaml', `modules:\n  crony: ${join(root, 'examples/cron')}\n`)], env),
     `coord: config file ${join(tmp, 'misnamed.yaml')}: modules.crony = ${join(root, 'examples/cron')} loads plugin "cron", not "crony": use its name under plugins: and modules:`,

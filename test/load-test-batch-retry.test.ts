@@ -24,8 +24,7 @@ t.teardown(async () => {
 function faulty(): { backend: Backend; refuseNext(n: number): void; loseReplyNext(n: number): void } {
   let refuse = 0;
   let loseReply = 0;
-  const backend: Backend = Object.create(real);
-  backend.pipeline = async (commands: readonly Command[]) => {
+  const pipeline = async (commands: readonly Command[]) => {
     if (refuse > 0) {
       refuse -= 1;
       throw new Error('CLUSTERDOWN The cluster is down');
@@ -37,6 +36,14 @@ function faulty(): { backend: Backend; refuseNext(n: number): void; loseReplyNex
     }
     return replies;
   };
+  // Every other call goes to the real backend, as the real backend (its methods use private fields).
+  const backend = new Proxy(real, {
+    get: (target, name) => {
+      if (name === 'pipeline') return pipeline;
+      const value = Reflect.get(target, name, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
   return { backend, refuseNext: (n) => (refuse = n), loseReplyNext: (n) => (loseReply = n) };
 }
 
