@@ -192,9 +192,13 @@ export function checkAttempts(t: Test, adapter: string, attempts: Attempt[], fai
   return afterMs;
 }
 
-/** node-redis's 503s after the promotion end no later than ioredis's: 2 s of slack and 1 s more for a loaded machine (the bug was ~5 s). */
+/**
+ * node-redis's 503s after the promotion end about when ioredis's do (the bug was ~5 s more, then for good). node-redis
+ * finds the new master at its next retry (at most 1 s) and then connects, where ioredis is told by the Sentinel: 2 s of
+ * slack, and 2 s more for those steps on a loaded machine (3.0 s was seen with another test file beside this one).
+ */
 export function noLongerThanIoredis(t: Test, windows: Record<string, number>): void {
-  const bound = Math.max(windows.ioredis!, 2000) + 1000;
+  const bound = Math.max(windows.ioredis!, 2000) + 2000;
   t.comment(`503s after the promotion: ioredis ${windows.ioredis} ms, node-redis ${windows['node-redis']} ms (bound ${bound} ms)`);
-  t.ok(windows['node-redis']! <= bound, `node-redis's 503s after the promotion (${windows['node-redis']} ms) ≤ max(ioredis's, 2 s) + 1 s`);
+  t.ok(windows['node-redis']! <= bound, `node-redis's 503s after the promotion (${windows['node-redis']} ms) ≤ max(ioredis's, 2 s) + 2 s`);
 }
