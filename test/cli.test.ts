@@ -85,6 +85,8 @@ t.test('config --dump: the effective config as YAML, password masked', async (t)
     redis: { url: 'redis://app:***@db.example:6380', keyPrefix: '' },
     log: { level: 'warn', format: 'auto' },
     roles: [],
+    roleStartTimeout: 60,
+    roleStopTimeout: 30,
     plugins: { echo: { greeting: 'from env', repeat: 3, stopDelayMs: 0 } },
   });
 });
