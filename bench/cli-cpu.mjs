@@ -8,9 +8,16 @@
 // Goal (issue 31): `coord grid status --redis URL` ≤ 3× `node -e 1`, as
 // --version and --help. Writes bench/results/cli-cpu.md. Needs redis-server.
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { startRedis } from '../dist/test/support/redis.js';
+
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  // The comment above is the help: print it, run nothing.
+  const head = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\nimport ')[0];
+  process.stdout.write(`${head.replace(/^\/\/ ?/gm, '')}\n`);
+  process.exit(0);
+}
+const { startRedis } = await import('../dist/test/support/redis.js');
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 21);
 const main = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
