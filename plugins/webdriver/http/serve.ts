@@ -104,8 +104,8 @@ export function listen(server: Server, host: string, port: number, what: string)
     const onError = (error: NodeJS.ErrnoException) =>
       reject(
         error.code === 'EADDRINUSE'
-          ? new WebDriverError(`${what}: port ${port} on ${host} is already in use`, { code: 'COORD_ERR_WEBDRIVER_PORT_IN_USE' })
-          : new WebDriverError(`${what}: cannot listen on ${host}:${port}: ${error.message}`, { code: 'COORD_ERR_WEBDRIVER_LISTEN' }),
+          ? new WebDriverError(`${what}: port ${port} on ${host} is already in use`, { code: 'COORD_ERR_WEBDRIVER_PORT_IN_USE', cause: error })
+          : new WebDriverError(`${what}: cannot listen on ${host}:${port}: ${error.message}`, { code: 'COORD_ERR_WEBDRIVER_LISTEN', cause: error }),
       );
     server.once('error', onError);
     server.listen(port, host, () => {
