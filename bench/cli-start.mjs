@@ -1,5 +1,6 @@
-// How long the `coord` command takes to start and finish, as a ratio to
-// `node -e 1` measured in the same run (the machine's load moves both alike).
+// How long the `coord` command takes to start and finish, and the CPU (user +
+// system, from /usr/bin/time: 10 ms ticks, hence the rounds) it uses, each as a
+// ratio to `node -e 1` measured in the same run (the machine's load moves both alike).
 // Each round runs every command once, in turn (paired rounds); the figures are
 // medians over the rounds, with the spread (lowest–highest ratio of a round).
 //
@@ -8,24 +9,34 @@
 // BENCH_BEFORE=/other/checkout/dist/cli/main.js adds that build's status
 // commands to every round (a before/after in the same paired rounds).
 //
-// Goals (issue 23): --version and --help ≤ 3×, `coord plugins` ≤ 4×,
-// `coord grid status` and `coord obniz status` against a live Redis ≤ 4×.
+// Goals: wall clock (issue 23) --version and --help ≤ 3×, `coord plugins` ≤ 4×,
+// `coord grid status` and `coord obniz status` against a live Redis ≤ 4×;
+// CPU (issue 31) `coord grid status` ≤ 3×, as --version and --help.
 // Writes bench/results/cli-start.md. Needs redis-server.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { startRedis } from '../dist/test/support/redis.js';
+
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  // The comment above is the help: print it, run nothing.
+  const head = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\nimport ')[0];
+  process.stdout.write(`${head.replace(/^\/\/ ?/gm, '')}\n`);
+  process.exit(0);
+}
+const { startRedis } = await import('../dist/test/support/redis.js');
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 11);
 const main = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const redis = await startRedis();
+// name, node's arguments, goal for the wall-clock ratio, goal for the CPU ratio
 const commands = [
-  ['node -e 1', ['-e', '1'], null],
-  ['coord --version', [main, '--version'], 3],
-  ['coord --help', [main, '--help'], 3],
-  ['coord plugins', [main, 'plugins'], 4],
-  ['coord grid status --redis URL', [main, 'grid', 'status', '--redis', redis.url], 4],
-  ['coord obniz status --redis URL', [main, 'obniz', 'status', '--redis', redis.url], 4],
+  ['node -e 1', ['-e', '1'], null, null],
+  ['coord --version', [main, '--version'], 3, 3],
+  ['coord --help', [main, '--help'], 3, 3],
+  ['coord plugins', [main, 'plugins'], 4, null],
+  ['coord grid status --redis URL', [main, 'grid', 'status', '--redis', redis.url], 4, 3],
+  ['coord obniz status --redis URL', [main, 'obniz', 'status', '--redis', redis.url], 4, null],
+  ['node -e "require(\'ioredis\')"', ['-e', "require('ioredis')"], null, null],
 ];
 const before = process.env.BENCH_BEFORE;
 if (before) {
@@ -35,12 +46,14 @@ if (before) {
 const env = { ...process.env, REDIS_URL: '', COORD_REDIS_URL: '', NODE_OPTIONS: '' };
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
+/** One run: its wall-clock ms and its CPU ms (user + system). */
 function timeOnce(args) {
   const start = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, args, { env, encoding: 'utf8' });
-  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  const r = spawnSync('/usr/bin/time', ['-f', 'CPU %U %S', process.execPath, ...args], { env, encoding: 'utf8' });
+  const wall = Number(process.hrtime.bigint() - start) / 1e6;
   if (r.status !== 0) throw new Error(`node ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-  return ms;
+  const [, user, system] = /CPU (\S+) (\S+)\s*$/.exec(r.stderr);
+  return { wall, cpu: (Number(user) + Number(system)) * 1000 };
 }
 
 const loadBefore = load();
@@ -55,25 +68,36 @@ const loadAfter = load();
 redis.stop();
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const rows = commands.map(([name, , goal], i) => {
-  const ratios = ms[i].map((v, round) => v / ms[0][round]); // paired: each round against its own node -e 1
-  const ratio = median(ratios);
-  return { name, median: median(ms[i]), ratio, low: Math.min(...ratios), high: Math.max(...ratios), goal, met: goal === null ? '' : ratio <= goal ? 'yes' : 'NO' };
-});
-const table = [
-  '| command | median ms | ratio to node -e 1 (median of paired rounds) | spread of the ratio (lowest–highest round) | goal | met |',
-  '|---|---:|---:|---|---:|---|',
-  ...rows.map((r) => `| \`${r.name}\` | ${r.median.toFixed(0)} | ${r.ratio.toFixed(2)}× | ${r.low.toFixed(2)}–${r.high.toFixed(2)}× | ${r.goal === null ? '' : `≤ ${r.goal}×`} | ${r.met} |`),
-].join('\n');
+/** A table of one measure (`wall` or `cpu`): each command's median, its ratio to the same round's node -e 1, the spread. */
+function table(measure, heading, goalColumn) {
+  const rows = commands.map(([name, , wallGoal, cpuGoal], i) => {
+    const values = ms[i].map((m) => m[measure]);
+    const ratios = values.map((v, round) => v / ms[0][round][measure]); // paired: each round against its own node -e 1
+    const ratio = median(ratios);
+    const goal = goalColumn === 'wall' ? wallGoal : cpuGoal;
+    return { name, median: median(values), ratio, low: Math.min(...ratios), high: Math.max(...ratios), goal, met: goal == null ? '' : ratio <= goal ? 'yes' : 'NO' };
+  });
+  return [
+    `| command | ${heading} | ratio to node -e 1 (median of paired rounds) | spread of the ratio (lowest–highest round) | goal | met |`,
+    '|---|---:|---:|---|---:|---|',
+    ...rows.map((r) => `| \`${r.name}\` | ${r.median.toFixed(0)} | ${r.ratio.toFixed(2)}× | ${r.low.toFixed(2)}–${r.high.toFixed(2)}× | ${r.goal == null ? '' : `≤ ${r.goal}×`} | ${r.met} |`),
+  ].join('\n');
+}
 const text = `# coord CLI start-up
 
 \`node bench/cli-start.mjs\` on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}: ${ROUNDS} paired rounds (each round runs every
 command once, in this order, after one warm-up round); each command's time is the wall clock of the whole process,
-from spawn to exit. \`coord grid status\` and \`coord obniz status\` ask a live redis-server on loopback (empty
+from spawn to exit, and its CPU (user + system, /usr/bin/time). \`coord grid status\` and \`coord obniz status\` ask a live redis-server on loopback (empty
 keyspace).${before ? ` Rows "before:" run another build (\`BENCH_BEFORE=${before}\`) in the same rounds.` : ''} Load average (1, 5, 15 min) before: ${loadBefore};
 after: ${loadAfter} (on a shared machine absolute times are inflated; the ratio to \`node -e 1\` of the same round is the figure to read).
 
-${table}
+## Wall clock
+
+${table('wall', 'median ms', 'wall')}
+
+## CPU
+
+${table('cpu', 'median CPU ms (user + system)', 'cpu')}
 `;
 console.log(text);
 writeFileSync(fileURLToPath(new URL('./results/cli-start.md', import.meta.url)), text);

@@ -73,12 +73,7 @@ export async function addUsers(
   const reply = await ctx.scripts.run('addUsers', {
     keys: { users: {}, cursor: {}, state: {}, epoch: {} },
     args: {
-      usersTail: workerKeyTail('workerUsers'),
-      commandsTail: workerKeyTail('workerCommands'),
-      expectEpoch: epoch,
-      now: nowSeconds(ctx),
-      commandId: randomUUID(),
-      cap: ctx.config.commandStreamMaxLen,
+      ...userCommandArgs(ctx, epoch),
       count: users.count,
       ids: JSON.stringify(users.ids),
       target: users.target,
@@ -88,17 +83,24 @@ export async function addUsers(
   return pairs(reply, 'addUsers');
 }
 
+/** What addUsers and removeUsers share: where each worker's users and commands are (key endings from the contract), the epoch they expect, and the command they write. */
+function userCommandArgs(ctx: ScriptCtx, epoch: number) {
+  return {
+    usersTail: workerKeyTail('workerUsers'),
+    commandsTail: workerKeyTail('workerCommands'),
+    expectEpoch: epoch,
+    now: nowSeconds(ctx),
+    commandId: randomUUID(),
+    cap: ctx.config.commandStreamMaxLen,
+  };
+}
+
 /** Unassigns the `count` users with the highest ids, each with its remove_user command (removeUsers.lua); resolves to the pairs removed. */
 export async function removeUsers(ctx: ScriptCtx, epoch: number, users: { count: number; target: number }): Promise<[string, string][]> {
   const reply = await ctx.scripts.run('removeUsers', {
     keys: { users: {}, state: {}, epoch: {} },
     args: {
-      usersTail: workerKeyTail('workerUsers'),
-      commandsTail: workerKeyTail('workerCommands'),
-      expectEpoch: epoch,
-      now: nowSeconds(ctx),
-      commandId: randomUUID(),
-      cap: ctx.config.commandStreamMaxLen,
+      ...userCommandArgs(ctx, epoch),
       count: users.count,
       target: users.target,
     },
