@@ -45,7 +45,7 @@ async function runUntilReady(t: Test, args: string[]): Promise<string> {
   const coord = spawnGroup(t, 'npx', ['coord', ...args, '--log-format', 'json'], { cwd: project, env });
   let code: number | null | undefined;
   void coord.exited.then((c) => (code = c));
-  await until(`npx coord ${args.join(' ')} ready (stderr: ${coord.err().slice(-300)})`, () => /"msg":"ready"/.test(coord.out()) || code !== undefined, 120_000);
+  await until(() => `npx coord ${args.join(' ')} ready (stderr: ${coord.err().slice(-300)})`, () => /"msg":"ready"/.test(coord.out()) || code !== undefined, 120_000);
   t.match(coord.out(), /"msg":"ready"/, `npx coord ${args.join(' ')}: ready`, { stderr: coord.err().slice(-1000) });
   coord.signal('SIGINT');
   await coord.exited; // npx ends as a terminal's Ctrl-C ends it; coord's own stop is in its log
@@ -137,7 +137,7 @@ walkthrough('with TypeScript 5');
 t.test('npx coord run --plugin browser-grid serves a Playwright client and drains on Ctrl-C', async (t) => {
   const port = await freePort();
   const grid = spawnGroup(t, 'npx', ['coord', 'run', '--plugin', 'browser-grid', '--set', `browser-grid.port=${port}`, '--log-format', 'json'], { cwd: project, env });
-  const seen = (pattern: RegExp) => until(`${pattern} (stderr: ${grid.err().slice(-500)})`, () => pattern.test(grid.out()), 120_000);
+  const seen = (pattern: RegExp) => until(() => `${pattern} (stderr: ${grid.err().slice(-500)})`, () => pattern.test(grid.out()), 120_000);
   await seen(/"msg":"ready"/);
   t.match(grid.out(), `proxy listening on ws://127.0.0.1:${port}/?browser=chromium`, 'prints the ws URL');
   const browser = await chromium.connect(`ws://127.0.0.1:${port}/?browser=chromium`, { timeout: 60_000 });

@@ -54,7 +54,11 @@ t.test('npx coord run: Ctrl-C drains and ends 0 when npm runs it with bash, as R
     cwd: root,
     env: { ...env, npm_config_script_shell: 'bash' },
   });
-  await until(`ready (stderr: ${run.err().slice(-300)})`, () => /"msg":"ready"/.test(run.out()), 120_000);
+  let ended: unknown;
+  void run.exited.then((code) => (ended = code ?? 'a signal'));
+  const output = () => `stdout: ${run.out().slice(-300)}; stderr: ${run.err().slice(-300)}`;
+  await until(() => `ready (${output()})`, () => /"msg":"ready"/.test(run.out()) || ended !== undefined, 120_000);
+  t.equal(ended, undefined, `npx coord run is running (${output()})`);
   run.signal('SIGINT');
   t.equal(await run.exited, 0, 'exit 0');
   t.match(run.out(), /"reason":"SIGINT","msg":"role stopped"/, 'the roles drained');

@@ -2,13 +2,13 @@
 // process to be reaped): every few ms until check() is truthy, or a clear
 // error naming what did not happen.
 
-/** Resolves to check()'s first truthy value; rejects naming `what` after timeoutMs. */
-export async function until<T>(what: string, check: () => T | Promise<T>, timeoutMs = 10_000, everyMs = 25): Promise<NonNullable<T>> {
+/** Resolves to check()'s first truthy value; rejects naming `what` after timeoutMs (a function: worded when it fails, e.g. with a process's output so far). */
+export async function until<T>(what: string | (() => string), check: () => T | Promise<T>, timeoutMs = 10_000, everyMs = 25): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
     if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    if (Date.now() > deadline) throw new Error(`${typeof what === 'function' ? what() : what}: not within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
