@@ -107,4 +107,13 @@ t.test('a selenium-webdriver session appears live, a waiting client shows in the
   await page.locator('[data-testid=slot-orch-ui\\:2][data-busy=false]').waitFor(WAIT);
   await page.screenshot({ path: join(shots, 'webdriver-ui-idle.png'), fullPage: true });
   t.equal(await page.getByTestId('error').textContent(), '', 'no error shown at any point at the end');
+
+  // an ended row no longer changes: the refresh keeps its element, so a click or an opened <details> survives it
+  await row.locator('details').last().locator('summary').click();
+  await row.evaluate((tr) => ((tr as unknown as { marked: boolean }).marked = true));
+  const updated = await page.getByTestId('updated').textContent();
+  await page.waitForFunction((before) => document.querySelector('[data-testid=updated]')?.textContent !== before, updated, WAIT);
+  await page.waitForFunction((before) => document.querySelector('[data-testid=updated]')?.textContent !== before, await page.getByTestId('updated').textContent(), WAIT);
+  t.equal(await row.evaluate((tr) => (tr as unknown as { marked?: boolean }).marked === true), true, 'two refreshes later the row is the same element');
+  t.equal(await row.locator('details').last().evaluate((d) => (d as HTMLDetailsElement).open), true, 'and its opened capabilities stay open');
 });

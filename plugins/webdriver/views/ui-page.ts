@@ -80,6 +80,23 @@ const el = (tag, attrs = {}, ...children) => {
   for (const c of children) e.append(c instanceof Node ? c : document.createTextNode(c === undefined || c === null ? '' : String(c)));
   return e;
 };
+// The page polls every second. Rebuilding a list would replace the element under
+// a click in progress (mousedown on one link, mouseup on its replacement: no
+// click) and close an opened <details>; so an entry whose signature is unchanged
+// keeps its element, and only entries that changed, came or went are touched.
+const kept = new WeakMap(); // container → Map(signature → element)
+function keepChildren(container, entries) {
+  const before = kept.get(container) || new Map();
+  const after = new Map();
+  const wanted = entries.map(([signature, build]) => {
+    const element = before.get(signature) || build();
+    after.set(signature, element);
+    return element;
+  });
+  kept.set(container, after);
+  for (const child of [...container.children]) if (!wanted.includes(child)) child.remove();
+  wanted.forEach((element, i) => { if (container.children[i] !== element) container.insertBefore(element, container.children[i] || null); });
+}
 const parse = (text) => { try { return JSON.parse(text); } catch { return {}; } };
 const secs = (n) => (typeof n === 'number' ? n.toFixed(1) : '');
 const caps = (text) => el('details', {}, el('summary', {}, 'show'), el('pre', {}, JSON.stringify(parse(text), null, 2)));
@@ -99,14 +116,14 @@ let playing = null;
 function renderTimeline(rows) {
   const s = rows.find((r) => r.id === playing);
   const video = document.getElementById('video');
-  document.getElementById('timeline').replaceChildren(...(s ? s.events : []).map((e) => {
+  keepChildren(document.getElementById('timeline'), (s ? s.events : []).map((e, i) => [playing + '#' + i + JSON.stringify(e), () => {
     const button = el('button', { type: 'button', 'data-testid': 'timeline-event', 'data-offset': e.offset }, eventText(e));
     button.addEventListener('click', () => { if (typeof e.offset === 'number') video.currentTime = e.offset; });
     return el('li', {}, button);
-  }));
+  }]));
 }
 
-// the player sits outside the table, which is rebuilt every second: a video in a row would restart
+// the player sits outside the table, whose rows are rebuilt when they change: a video in a row would restart
 function recordingLink(s) {
   const a = el('a', { href: s.recording, 'data-testid': 'recording-' + s.id }, 'play');
   a.addEventListener('click', (event) => {
@@ -136,14 +153,14 @@ function render(data) {
         slot.id + ': ' + (slot.sessionId ? slot.sessionId.slice(0, 8) : 'free')))));
   }));
   const rows = [...sessionsInfo.sessions, ...sessionsInfo.queue, ...sessionsInfo.ended];
-  document.getElementById('sessions').replaceChildren(...rows.map((s) => el('tr', { 'data-testid': 'session-' + s.id, 'data-state': s.state },
+  keepChildren(document.getElementById('sessions'), rows.map((s) => [JSON.stringify(s), () => el('tr', { 'data-testid': 'session-' + s.id, 'data-state': s.state },
     el('td', {}, el('code', {}, s.id)), el('td', { class: 'state' }, s.state), el('td', {}, browser(s)),
     el('td', {}, s.nodeId ? s.nodeId + (s.slot ? ' / ' + s.slot.id : '') : ''), el('td', {}, s.queuedAt || ''),
     el('td', { class: 'num' }, secs(s.queuedSeconds)), el('td', { class: 'num' }, secs(s.startupSeconds)), el('td', { class: 'num' }, secs(s.aliveSeconds)),
-    el('td', {}, s.lastCode || ''), el('td', {}, eventsCell(s)), el('td', {}, s.recording ? recordingLink(s) : ''), el('td', {}, caps(s.capabilities)))));
+    el('td', {}, s.lastCode || ''), el('td', {}, eventsCell(s)), el('td', {}, s.recording ? recordingLink(s) : ''), el('td', {}, caps(s.capabilities)))]));
   renderTimeline(rows);
-  document.getElementById('queue').replaceChildren(...sessionsInfo.queue.map((s) => el('tr', { 'data-testid': 'queued-' + s.id },
-    el('td', {}, el('code', {}, s.id)), el('td', { class: 'num' }, secs(s.queuedSeconds)), el('td', {}, caps(s.requestedCapabilities)))));
+  keepChildren(document.getElementById('queue'), sessionsInfo.queue.map((s) => [JSON.stringify(s), () => el('tr', { 'data-testid': 'queued-' + s.id },
+    el('td', {}, el('code', {}, s.id)), el('td', { class: 'num' }, secs(s.queuedSeconds)), el('td', {}, caps(s.requestedCapabilities)))]));
 }
 
 async function poll() {
