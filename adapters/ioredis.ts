@@ -4,8 +4,9 @@
 // retryDelay; this file only translates calls, replies, errors and events.
 // Behind Sentinel each connection asks the sentinels for the master whenever
 // it (re)connects, and drops a master that was demoted (READONLY) to ask again.
-import calculateSlot from 'cluster-key-slot';
-import { Cluster, Redis, ReplyError as IoredisReplyError, type RedisOptions } from 'ioredis';
+import type CalculateSlot from 'cluster-key-slot';
+import type { Cluster, Redis, RedisOptions } from 'ioredis';
+import { lazyModule } from '../core/lazy-module.ts';
 import { ReplyError, type Arg, type BackendFactory, type BackendOptions, type Command, type Reply, type Subscriber } from '../core/backend.ts';
 import { paceSubscriberPicks } from './ioredis-cluster-subscriber.ts';
 import type { ErrorKinds } from './support/backend-error.ts';
@@ -18,6 +19,12 @@ import { READY_TIMEOUT_MS, retryDelay, SENTINEL_MAX_RETRY_MS } from './support/r
 import { isAllSentinelsError, sentinelErrorText } from './support/sentinel-errors.ts';
 import { parseServerUrl } from './support/server-url.ts';
 import { tlsOptions } from './support/tls.ts';
+
+// Both are CommonJS, so required rather than imported: Node's ESM import of a
+// CommonJS package parses its modules for their export names, which cost
+// ~100 ms of CPU each time the CLI connects (`coord grid status`).
+const ioredis = lazyModule<typeof import('ioredis')>('ioredis');
+const calculateSlot = lazyModule<typeof CalculateSlot>('cluster-key-slot');
 
 type Client = Redis | Cluster;
 
@@ -48,7 +55,7 @@ interface Connection {
 export const createIoredisBackend: BackendFactory = (options) => new IoredisBackend(options);
 
 const ioredisErrors: ErrorKinds = {
-  isReply: (error): error is Error => error instanceof IoredisReplyError,
+  isReply: (error): error is Error => error instanceof ioredis().ReplyError,
   isConnection: (error) =>
     error instanceof Error && (error.message === 'Connection is closed.' || error.name === 'MaxRetriesPerRequestError'),
 };
@@ -112,7 +119,7 @@ class IoredisBackend extends RedisClientBackend<Connection> {
     if (commands.length === 0) return [];
     // ioredis pipelines on a cluster need every key on one node; concurrent
     // sends are routed one by one and still travel together.
-    if (this.#client instanceof Cluster) return pipelineBySend((command) => this.send(command), commands);
+    if (this.#client instanceof ioredis().Cluster) return pipelineBySend((command) => this.send(command), commands);
     await this.reachable();
     const pipeline = this.#client.pipeline();
     for (const [name, ...args] of commands) pipeline.call(name, ...args);
@@ -164,14 +171,14 @@ class IoredisBackend extends RedisClientBackend<Connection> {
     const redisOptions: RedisOptions = { ...this.#redisOptions, connectionName };
     const client =
       this.parsed.kind === 'cluster'
-        ? new Cluster(this.parsed.hosts, { redisOptions, clusterRetryStrategy: (times) => retryDelay(times - 1) })
+        ? new (ioredis().Cluster)(this.parsed.hosts, { redisOptions, clusterRetryStrategy: (times) => retryDelay(times - 1) })
         : this.parsed.kind === 'sentinel'
-          ? new Redis({ ...redisOptions, ...this.#sentinelOptions(this.parsed.masterName) })
-          : new Redis({ ...redisOptions, host: this.parsed.hosts[0]!.host, port: this.parsed.hosts[0]!.port });
+          ? new (ioredis().Redis)({ ...redisOptions, ...this.#sentinelOptions(this.parsed.masterName) })
+          : new (ioredis().Redis)({ ...redisOptions, host: this.parsed.hosts[0]!.host, port: this.parsed.hosts[0]!.port });
     client.on('error', (error: unknown) => this.#noteError(error));
     // Why a sentinel did not name a master (unreachable, refused our password, knows no such name).
     if (this.parsed.kind === 'sentinel') client.on('sentinelError', (error: unknown) => this.#noteError(error));
-    if (client instanceof Cluster) {
+    if (client instanceof ioredis().Cluster) {
       client.on('node error', (error: unknown) => this.#noteError(error));
       paceSubscriberPicks(client);
     }
@@ -183,7 +190,7 @@ class IoredisBackend extends RedisClientBackend<Connection> {
   }
 
   protected call({ client, pending }: Connection, [name, ...args]: Command): Promise<unknown> {
-    const target = client instanceof Cluster ? (publisherFor(client, name, args) ?? client) : client;
+    const target = client instanceof ioredis().Cluster ? (publisherFor(client, name, args) ?? client) : client;
     return pending.run(target.call(name, ...args));
   }
 
@@ -244,7 +251,7 @@ class IoredisBackend extends RedisClientBackend<Connection> {
 
   /** The connections to SCAN: the one server, or every master of the cluster. */
   async #masters(): Promise<Redis[]> {
-    if (!(this.#client instanceof Cluster)) return [this.#client];
+    if (!(this.#client instanceof ioredis().Cluster)) return [this.#client];
     // The node list is known once the cluster has loaded its slots; a PING waits for that.
     await this.send(['PING']);
     return this.#client.nodes('master');
@@ -259,7 +266,7 @@ class IoredisBackend extends RedisClientBackend<Connection> {
  */
 function publisherFor(cluster: Cluster, name: string, args: Arg[]): Redis | undefined {
   if (name.toUpperCase() !== 'PUBLISH' || args.length === 0) return undefined;
-  const nodeKey = cluster.slots[calculateSlot(String(args[0]))]?.[0];
+  const nodeKey = cluster.slots[calculateSlot()(String(args[0]))]?.[0];
   if (nodeKey === undefined) return undefined; // slots not loaded yet: any node will do
   return cluster.nodes('master').find((node) => `${node.options.host}:${node.options.port}` === nodeKey);
 }

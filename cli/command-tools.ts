@@ -80,8 +80,9 @@ export function commandTools(plugin: Plugin, options: Readonly<Record<string, un
       const controller = new AbortController();
       const ctx = roleContext({
         plugin,
-        // The plugin was checked when it was loaded (built-in ones by their own tests): only its scripts are needed here.
-        scripts: plugin.scripts === undefined ? [] : loadScriptDir(plugin.scripts, plugin.contract),
+        // The plugin was checked when it was loaded (built-in ones by their own tests): only its scripts are needed
+        // here, parsed when the command first runs one (a status command reads keys and runs none).
+        scripts: () => (plugin.scripts === undefined ? [] : loadScriptDir(plugin.scripts, plugin.contract)),
         config: config.plugins[plugin.name] ?? {},
         global: { redis: config.redis, log: config.log },
         backend,

@@ -2,12 +2,15 @@
 // machines (stdout not a TTY, or format=json), readable lines for people
 // (a TTY, or format=pretty). pino-pretty runs as a synchronous stream in this
 // thread, not as a worker transport, so it behaves the same on Deno and
-// every line is written before the process exits.
-import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
+// every line is written before the process exits. pino itself loads with the
+// first line: `coord grid status`, which logs nothing when all goes well,
+// does not pay for it.
+import type Pino from 'pino';
+import type { DestinationStream, Logger as PinoLogger } from 'pino';
 import type PinoPretty from 'pino-pretty';
 import type { GlobalConfig } from './plugin.ts';
 import { lazyModule } from './lazy-module.ts';
-import type { Logger } from './logger.ts';
+import type { Logger, LogLevel } from './logger.ts';
 import { stderrIsTTY, stdoutIsTTY } from './platform.ts';
 
 /**
@@ -27,6 +30,7 @@ export interface LogOptions {
 
 // Loaded only for readable output: a command whose log goes to a pipe (or is JSON) does not pay for it.
 const prettyStream = lazyModule<typeof PinoPretty>('pino-pretty');
+const pinoModule = lazyModule<typeof Pino>('pino');
 
 /**
  * The logger `coord run` uses, backed by pino: JSON lines for machines
@@ -40,6 +44,28 @@ const prettyStream = lazyModule<typeof PinoPretty>('pino-pretty');
  * const handle = await startProcess({ plugins: [plugin], config, logger });
  */
 export function createLogger(options: LogOptions = {}): Logger {
+  const level = LEVELS.indexOf(options.level ?? 'info');
+  return deferred(() => pinoLogger(options), (wanted) => LEVELS.indexOf(wanted) >= level);
+}
+
+const LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
+
+/** A logger made by `make` on its first line at a level `writes` (its children's too); lines below it are dropped here. */
+function deferred(make: () => Logger, writes: (level: LogLevel) => boolean): Logger {
+  let made: Logger | undefined;
+  const logger = () => (made ??= make());
+  const at = (level: LogLevel): Logger[LogLevel] => (writes(level) ? (msg, fields) => logger()[level](msg, fields) : () => {});
+  return {
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    child: (bindings) => deferred(() => logger().child(bindings), writes),
+  };
+}
+
+function pinoLogger(options: LogOptions): Logger {
+  const pino = pinoModule();
   const fd = options.stderr ? 2 : 1;
   const tty = options.tty ?? (options.stderr ? stderrIsTTY() : stdoutIsTTY());
   const pretty = options.format === 'pretty' || (options.format !== 'json' && tty);

@@ -16,8 +16,8 @@ import { scriptRunner, type ScriptDefinition } from './scripts.ts';
 export interface RoleContextParts<C = Record<string, unknown>, K extends Record<string, KeySpec> = Record<string, KeySpec>> {
   /** The plugin, or only what a context is made from: its name and contract (a thread need not load the rest). */
   plugin: Pick<Plugin<C, K>, 'name' | 'contract'>;
-  /** The plugin's parsed scripts (registerPlugin parses them once; loadScriptDir parses a folder). */
-  scripts: readonly ScriptDefinition[];
+  /** The plugin's parsed scripts (registerPlugin parses them once; loadScriptDir parses a folder), or a function that parses them when one is first run. */
+  scripts: readonly ScriptDefinition[] | (() => readonly ScriptDefinition[]);
   /** The plugin's config section, validated and frozen. */
   config: Readonly<C>;
   global: Readonly<GlobalConfig>;

@@ -316,10 +316,16 @@ function readLuaFiles(path: string): Record<string, string> {
   return files;
 }
 
-/** A runner for a set of scripts on one backend, under a key prefix. */
-export function scriptRunner(backend: Backend, contract: ContractSpec, definitions: readonly ScriptDefinition[], keyPrefix = ''): ScriptRunner {
-  const byName = new Map(definitions.map((d) => [d.name, d]));
+/**
+ * A runner for a set of scripts on one backend, under a key prefix.
+ * `definitions` may be a function, called when a script is first asked for:
+ * a command that may run none (`coord grid status`) does not parse them.
+ */
+export function scriptRunner(backend: Backend, contract: ContractSpec, definitions: readonly ScriptDefinition[] | (() => readonly ScriptDefinition[]), keyPrefix = ''): ScriptRunner {
+  let parsed: Map<string, ScriptDefinition> | undefined;
+  const scripts = () => (parsed ??= new Map((typeof definitions === 'function' ? definitions() : definitions).map((d) => [d.name, d])));
   const definition = (name: string): ScriptDefinition => {
+    const byName = scripts();
     const def = byName.get(name);
     if (!def) throw new ScriptError(`no script "${name}" in plugin ${contract.plugin} (have: ${[...byName.keys()].join(', ') || 'none'})`, { code: 'COORD_ERR_SCRIPT_UNKNOWN' });
     return def;
@@ -349,7 +355,9 @@ export function scriptRunner(backend: Backend, contract: ContractSpec, definitio
     return { keys, args };
   };
   return {
-    names: [...byName.keys()],
+    get names() {
+      return [...scripts().keys()];
+    },
     definition,
     prepare,
     async run(name, call) {

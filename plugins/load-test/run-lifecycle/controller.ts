@@ -11,25 +11,25 @@
 // incomplete (the workers stop their users by themselves within the same bound).
 // Its parts: test-run.ts (a test's state), ramp.ts (users towards the target,
 // load shapes), worker-acks.ts (what it waits for from workers), run-writes.ts
-// (users and timeline), redis-watch.ts (Redis silent or back), keyspace.ts.
+// (users and timeline), worker-changes.ts (workers joining or dead mid-test),
+// redis-watch.ts (Redis silent or back), keyspace.ts.
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { TestState } from '../contract.ts';
 import type { Ctx } from '../context.ts';
-import type { StartPayload } from '../envelope.ts';
 import { ConflictError, InputError } from '../errors.ts';
-import { RequestAccounting } from '../metrics/accounting.ts';
 import { ResultAggregator, type Batch, type TestResult } from '../metrics/results.ts';
 import { noRequestsOutcome } from '../metrics/traffic.ts';
 import { loadScenario } from '../scenario/loader.ts';
 import { checkUrls } from '../scenario/scenario.ts';
 import { resolveShape } from '../scenario/shape.ts';
-import { beginTest, broadcast, dropWorker, endTest, transitionState } from '../scripts.ts';
-import { clearRuntimeState, prepareResources, readBatches, readWorkers, type WorkerView } from './keyspace.ts';
+import { beginTest, broadcast, endTest, transitionState } from '../scripts.ts';
+import { clearRuntimeState, prepareResources, readBatches, readWorkers } from './keyspace.ts';
 import { rampStep, type RampHost } from './ramp.ts';
 import { RedisWatch } from './redis-watch.ts';
-import { assign, timeline } from './run-writes.ts';
-import { AT_ONCE, type Abandoned, describeShape, plannedLength, RAMP_TICK_MS, type Run, settingsOf, type StartOptions, type TestStatus } from './test-run.ts';
+import { timeline } from './run-writes.ts';
+import { AT_ONCE, type Abandoned, describeShape, newRun, RAMP_TICK_MS, type Run, sayAbandoned, settingsOf, type StartOptions, type TestStatus } from './test-run.ts';
+import { dropDeadWorker, startJoinedWorkers } from './worker-changes.ts';
 import { readTallies, waitForAcks, waitForWorkers } from './worker-acks.ts';
 
 export type { StartOptions, TestStatus } from './test-run.ts';
@@ -124,50 +124,13 @@ export class TestController implements RampHost {
     await this.resetAbandoned();
     const { epoch, generation } = await beginTest(ctx, this.id, this.leaseSeconds());
     const params = { ...scenario.params, ...options.params };
-    const arrival = options.rate !== undefined || shape?.kind === 'rate-stages';
-    const firstRate = shape?.kind === 'rate-stages' ? shape.startRate : options.rate;
-    let finish!: (r: TestResult) => void;
-    const finished = new Promise<TestResult>((r) => (finish = r));
-    const firstUsers = shape?.kind === 'stages' ? 0 : options.users;
-    const runMs = plannedLength(options, shape);
-    const payload: StartPayload = {
-      scenario: absolute,
-      params: options.params ?? {},
-      target_users: firstUsers,
-      rate: firstRate,
-      metrics: options.metrics,
-      ...(shape?.kind === 'rate-stages' ? { arrival: true } : {}),
-      ...(runMs === undefined ? {} : { run_ms: runMs }),
-    };
-    const run: Run = {
-      epoch,
-      generation,
-      options,
-      scenarioPath: absolute,
-      scenario,
-      payload,
-      aggregator: new ResultAggregator(epoch, ctx.clock.now(), arrival ? 'arrival-rate' : 'users', scenarioPath),
-      accounting: new RequestAccounting(epoch),
-      cursors: new Map(),
-      snapshot: workers.map((w) => w.id),
-      target: firstUsers,
-      assigned: 0,
-      spawnRate: shape?.kind === 'stages' ? AT_ONCE : options.spawnRate,
-      shape,
-      runningAt: performance.now(),
-      sentRate: shape?.kind === 'rate-stages' ? firstRate : undefined,
-      rampBusy: false,
-      rampCarry: 1, // the first user starts at once, the next ones at the spawn rate
-      lastRampAt: performance.now(),
-      finished,
-      finish,
-    };
+    const run = newRun({ options, scenarioPath, absolute, scenario, shape, snapshot: workers.map((w) => w.id), epoch, generation, nowMs: ctx.clock.now() });
     try {
       await clearRuntimeState(ctx, { metrics: true });
       await ctx.backend.send(['SET', ctx.keys.cursor(), 0]);
       await prepareResources(ctx, scenario, params);
       // The test's clock starts once the workers can run users (a cold worker loads its scenario first): its duration is the span users ran.
-      await waitForAcks(ctx, run, await broadcast(ctx, epoch, 'start_test', payload, run.snapshot), 'start_test');
+      await waitForAcks(ctx, run, await broadcast(ctx, epoch, 'start_test', run.payload, run.snapshot), 'start_test');
       run.aggregator = new ResultAggregator(epoch, ctx.clock.now(), run.aggregator.mode, scenarioPath);
       await timeline(this.ctx, run, 'start', `scenario ${scenarioPath}, ${shape ? `load shape ${describeShape(shape)}` : `target ${options.users} users`}`);
       await this.transition('PREPARING', 'RUNNING', false, epoch);
@@ -185,7 +148,7 @@ export class TestController implements RampHost {
     run.ramp = setInterval(() => void rampStep(this, run), RAMP_TICK_MS);
     void rampStep(this, run);
     if (options.durationMs) run.durationTimer = setTimeout(() => void this.stop('duration reached').catch(() => {}), options.durationMs);
-    return { epoch, finished };
+    return { epoch, finished: run.finished };
   }
 
   async setUsers(users: number): Promise<void> {
@@ -258,16 +221,7 @@ export class TestController implements RampHost {
     if (run.abandoned) return run.abandoned;
     clearInterval(run.ramp);
     clearTimeout(run.durationTimer);
-    if (how === 'state lost') {
-      this.log.error('the test lost its coordination state: ending it here', { epoch: run.epoch, why });
-      run.accounting.note('Redis lost the test\'s state (restarted empty?): requests after that are not in the results');
-    } else if (how === 'redis lost') {
-      this.log.error(`${why}: ending the test here with the results read so far`, { epoch: run.epoch });
-      run.accounting.note(`${why}: the test ended there, and the requests its workers recorded after the last batch read are not in the results`);
-    } else if (how === 'interrupted') {
-      this.log.warn(`${why}: ending the test here with the results read so far`, { epoch: run.epoch });
-      run.accounting.note(`${why}: the test ended before its workers confirmed their stop, so their last metrics may be missing`);
-    } else this.log.warn('the test was taken over by another orchestrator: ending it here', { epoch: run.epoch, why });
+    sayAbandoned(this.log, run, why, how);
     const result = this.resultOf(run, this.ctx.clock.now(), endedAt);
     run.abandoned = result;
     this.finishedWith(run, result);
@@ -370,14 +324,9 @@ export class TestController implements RampHost {
       if ((run || this.stopping) && !this.leaseEnding) await this.holdLease();
       const workers = await readWorkers(this.ctx);
       // A failover or a pause stops every heartbeat at once: none is taken for dead until they could be written again.
-      if (this.redis.heardLongEnough()) for (const w of workers.filter((w) => !w.alive)) await this.dropWorker(w, run);
+      if (this.redis.heardLongEnough()) for (const w of workers.filter((w) => !w.alive)) await dropDeadWorker(this.ctx, w, run, !!this.stopping);
       if (run && !this.stopping) {
-        const joined = workers.filter((w) => w.alive && !run.snapshot.includes(w.id)).map((w) => w.id);
-        if (joined.length) {
-          await broadcast(this.ctx, run.epoch, 'start_test', run.payload, joined);
-          run.snapshot.push(...joined);
-          this.log.info('workers joined the test', { workers: joined });
-        }
+        await startJoinedWorkers(this.ctx, run, workers);
         this.take(run, await readBatches(this.ctx, run.cursors));
         run.aggregator.users(this.ctx.clock.now(), run.assigned);
       }
@@ -389,26 +338,6 @@ export class TestController implements RampHost {
       this.log.warn('monitor pass failed', { error: (err as Error).message });
     } finally {
       this.monitorBusy = false;
-    }
-  }
-
-  private async dropWorker(w: WorkerView, run: Run | undefined): Promise<void> {
-    const { ctx } = this;
-    const users = await dropWorker(ctx, w.id);
-    this.log.warn('worker dead: dropped', { workerId: w.id, lastHeartbeatAgeS: w.lastHeartbeatAgeS, status: w.status, users: users.length });
-    if (!run) return;
-    run.snapshot = run.snapshot.filter((id) => id !== w.id);
-    run.aggregator.workersLost.push(w.id);
-    await timeline(this.ctx, run, 'worker_dead', `${w.id}: ${users.length} users reassigned`);
-    if (users.length && !this.stopping) {
-      while (run.rampBusy) await new Promise((r) => setTimeout(r, 10));
-      run.rampBusy = true;
-      try {
-        run.assigned -= users.length;
-        await assign(ctx, run, users.length, users);
-      } finally {
-        run.rampBusy = false;
-      }
     }
   }
 

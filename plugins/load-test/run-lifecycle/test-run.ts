@@ -3,11 +3,12 @@
 // (Run), which the controller, the ramp and the monitor share.
 import type { TestState } from '../contract.ts';
 import type { StartPayload } from '../envelope.ts';
-import type { RequestAccounting } from '../metrics/accounting.ts';
-import type { ResultAggregator, TestResult } from '../metrics/results.ts';
+import { RequestAccounting } from '../metrics/accounting.ts';
+import { ResultAggregator, type TestResult } from '../metrics/results.ts';
 import type { CheckedScenario } from '../scenario/scenario.ts';
 import type { LoadShape, Stage } from '../scenario/shape.ts';
 import { stagesDurationMs } from '../scenario/shape.ts';
+import type { Logger } from '../../../entries/plugin.ts';
 import type { WorkerView } from './keyspace.ts';
 
 export interface StartOptions {
@@ -113,4 +114,75 @@ export function settingsOf(run: Run): NonNullable<TestStatus['settings']> {
     ...(options.rate === undefined ? {} : { rate: options.rate }),
     ...(options.params ? { params: options.params } : {}),
   };
+}
+
+/**
+ * A test about to start: its first target (0 for stages, which ramp from
+ * there), its first arrival rate, the start_test payload its workers get, and
+ * results that count from `nowMs`. `scenarioPath` as the user gave it, `absolute` resolved.
+ */
+export function newRun(start: {
+  options: StartOptions;
+  scenarioPath: string;
+  absolute: string;
+  scenario: CheckedScenario;
+  shape: LoadShape | undefined;
+  snapshot: string[];
+  epoch: number;
+  generation: string;
+  nowMs: number;
+}): Run {
+  const { options, shape, epoch } = start;
+  const arrival = options.rate !== undefined || shape?.kind === 'rate-stages';
+  const firstRate = shape?.kind === 'rate-stages' ? shape.startRate : options.rate;
+  let finish!: (r: TestResult) => void;
+  const finished = new Promise<TestResult>((r) => (finish = r));
+  const firstUsers = shape?.kind === 'stages' ? 0 : options.users;
+  const runMs = plannedLength(options, shape);
+  const payload: StartPayload = {
+    scenario: start.absolute,
+    params: options.params ?? {},
+    target_users: firstUsers,
+    rate: firstRate,
+    metrics: options.metrics,
+    ...(shape?.kind === 'rate-stages' ? { arrival: true } : {}),
+    ...(runMs === undefined ? {} : { run_ms: runMs }),
+  };
+  return {
+    epoch,
+    generation: start.generation,
+    options,
+    scenarioPath: start.absolute,
+    scenario: start.scenario,
+    payload,
+    aggregator: new ResultAggregator(epoch, start.nowMs, arrival ? 'arrival-rate' : 'users', start.scenarioPath),
+    accounting: new RequestAccounting(epoch),
+    cursors: new Map(),
+    snapshot: start.snapshot,
+    target: firstUsers,
+    assigned: 0,
+    spawnRate: shape?.kind === 'stages' ? AT_ONCE : options.spawnRate,
+    shape,
+    runningAt: performance.now(),
+    sentRate: shape?.kind === 'rate-stages' ? firstRate : undefined,
+    rampBusy: false,
+    rampCarry: 1, // the first user starts at once, the next ones at the spawn rate
+    lastRampAt: performance.now(),
+    finished,
+    finish,
+  };
+}
+
+/** Says why a test ends here without its normal stop: in the log, and in its results' accounting (which marks them incomplete). */
+export function sayAbandoned(log: Logger, run: Run, why: string, how: Abandoned): void {
+  if (how === 'state lost') {
+    log.error('the test lost its coordination state: ending it here', { epoch: run.epoch, why });
+    run.accounting.note("Redis lost the test's state (restarted empty?): requests after that are not in the results");
+  } else if (how === 'redis lost') {
+    log.error(`${why}: ending the test here with the results read so far`, { epoch: run.epoch });
+    run.accounting.note(`${why}: the test ended there, and the requests its workers recorded after the last batch read are not in the results`);
+  } else if (how === 'interrupted') {
+    log.warn(`${why}: ending the test here with the results read so far`, { epoch: run.epoch });
+    run.accounting.note(`${why}: the test ended before its workers confirmed their stop, so their last metrics may be missing`);
+  } else log.warn('the test was taken over by another orchestrator: ending it here', { epoch: run.epoch, why });
 }
