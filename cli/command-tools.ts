@@ -75,7 +75,7 @@ export function commandTools(plugin: Plugin, options: Readonly<Record<string, un
       const config = loadConfig({ ...commandConfigInput(options), plugins: [plugin] });
       if (!config.redis.url) throw new UsageError(noDeployment(name, plugin.name, config.plugins[plugin.name]), { code: 'COORD_ERR_CLI_NO_DEPLOYMENT' });
       // Standard output is the command's result: its log lines go to standard error.
-      const logger = createLogger({ ...config.log, stderr: true }).child({ plugin: plugin.name });
+      const logger = createLogger({ ...config.log, stderr: true, lazy: true }).child({ plugin: plugin.name });
       const backend = await connectBackend(config.redis, logger);
       const controller = new AbortController();
       const ctx = roleContext({

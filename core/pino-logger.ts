@@ -2,9 +2,10 @@
 // machines (stdout not a TTY, or format=json), readable lines for people
 // (a TTY, or format=pretty). pino-pretty runs as a synchronous stream in this
 // thread, not as a worker transport, so it behaves the same on Deno and
-// every line is written before the process exits. pino itself loads with the
-// first line: `coord grid status`, which logs nothing when all goes well,
-// does not pay for it.
+// every line is written before the process exits. pino is required, not
+// imported (CommonJS), and a short command's logger (lazy) loads it with its
+// first line: `coord grid status`, which logs nothing when all goes well, does
+// not pay for it.
 import type Pino from 'pino';
 import type { DestinationStream, Logger as PinoLogger } from 'pino';
 import type PinoPretty from 'pino-pretty';
@@ -26,6 +27,13 @@ export interface LogOptions {
   stderr?: boolean;
   /** Whether the destination is a terminal (default: whether stdout is one). */
   tty?: boolean;
+  /**
+   * Load pino with the first line written at an enabled level, not now: for a
+   * short command that usually writes none (`coord grid status`). A process
+   * that runs (`coord run`, `coord load run`) makes it at once, so its first
+   * warning on a stop, say, does not wait for pino to load.
+   */
+  lazy?: boolean;
 }
 
 // Loaded only for readable output: a command whose log goes to a pipe (or is JSON) does not pay for it.
@@ -44,6 +52,7 @@ const pinoModule = lazyModule<typeof Pino>('pino');
  * const handle = await startProcess({ plugins: [plugin], config, logger });
  */
 export function createLogger(options: LogOptions = {}): Logger {
+  if (!options.lazy) return pinoLogger(options);
   const level = LEVELS.indexOf(options.level ?? 'info');
   return deferred(() => pinoLogger(options), (wanted) => LEVELS.indexOf(wanted) >= level);
 }
