@@ -16,8 +16,7 @@
 // Goals (issue 32), on a quiet machine: the first request within 1 s of
 // launch; start-up CPU ≤ 1.5× autocannon's.
 //
-//   npm run build && node bench/load-startup.mjs      (BENCH_ROUNDS=11 by default;
-//   BENCH_BEFORE=/other/checkout/dist/cli/main.js adds that build's .mjs runs)
+//   npm run build && node bench/load-startup.mjs      (BENCH_ROUNDS=11 by default)
 //
 // Writes bench/results/load-startup.md.
 import { spawn } from 'node:child_process';
@@ -45,7 +44,7 @@ const ask = (type) =>
     server.send({ type });
   });
 
-const loadRun = (scenario, workers, main = cli) => [process.execPath, main, 'load', 'run', '--scenario', join(here, scenario), '--users', '1', '--duration', '1s', '--workers', workers, '--param', `baseUrl=${url}`];
+const loadRun = (scenario, workers) => [process.execPath, cli, 'load', 'run', '--scenario', join(here, scenario), '--users', '1', '--duration', '1s', '--workers', workers, '--param', `baseUrl=${url}`];
 const tools = [
   ['autocannon -c 1 -d 1', [join(here, '../node_modules/.bin/autocannon'), '-c', '1', '-d', '1', url]],
   ['coord load run .mjs --workers 1', loadRun('load-scenario.mjs', '1')],
@@ -53,11 +52,6 @@ const tools = [
   ['coord load run .ts --workers 1', loadRun('load-scenario.ts', '1')],
   ['coord load run .ts --workers auto', loadRun('load-scenario.ts', 'auto')],
 ];
-// BENCH_BEFORE=/other/checkout/dist/cli/main.js: that build's .mjs runs in the same rounds (a before/after).
-if (process.env.BENCH_BEFORE) {
-  tools.push(['before: coord load run .mjs --workers 1', loadRun('load-scenario.mjs', '1', process.env.BENCH_BEFORE)]);
-  tools.push(['before: coord load run .mjs --workers auto', loadRun('load-scenario.mjs', 'auto', process.env.BENCH_BEFORE)]);
-}
 
 /** One run of a tool: ms from spawn to its first request, CPU ms, wall ms. */
 async function runOnce([command, ...args]) {
@@ -73,7 +67,7 @@ async function runOnce([command, ...args]) {
   const [user, system] = readFileSync(timeFile, 'utf8').trim().split('\n').at(-1).split(' ').map(Number);
   const { firstAt, count } = await ask('count');
   if (!firstAt) throw new Error(`${command} ${args.join(' ')} sent no request`);
-  return { firstMs: firstAt - spawnedAt, cpuMs: Math.round((user + system) * 1000), wallMs, count };
+  return { firstMs: firstAt - spawnedAt, cpuMs: (user + system) * 1000, wallMs, count };
 }
 
 const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
@@ -106,7 +100,7 @@ const text = `# load-test start-up: the first request, and its cost
 
 \`node bench/load-startup.mjs\` on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}: ${ROUNDS} paired rounds after one warm-up
 round (every tool once per round, the order turned round each round). Each tool sends 1 connection's (user's) requests for 1 s
-to the bench's HTTP server.${process.env.BENCH_BEFORE ? ` Rows "before:" run another build (\`BENCH_BEFORE=${process.env.BENCH_BEFORE}\`) in the same rounds.` : ''} First request: ms from spawning the tool to the server receiving its first request. CPU: the
+to the bench's HTTP server. First request: ms from spawning the tool to the server receiving its first request. CPU: the
 tool's whole process (every thread), start to exit, its 1 s of requests included (/usr/bin/time, 10 ms ticks). Ratios
 are to autocannon in the same round: median (lowest–highest round). Load average (1, 5, 15 min) before: ${loadBefore};
 after: ${loadAfter}.
