@@ -56,7 +56,9 @@ t.test('with 2 workers × 2 sessions the 5th client waits, the 6th gets 429, and
 
 t.test('20 clients in parallel each get a working browser', async (t) => {
   const port = await freePort();
-  const options = { port, workers: 2, maxConcurrentSessions: 5, queueSize: 20, queueTimeout: 60 };
+  // Heartbeats may come late while 20 browsers start on a loaded machine: a 3 s stale threshold would take the busy
+  // workers (and their Playwright version) for gone and refuse clients with 428, as seen once in CI.
+  const options = { port, workers: 2, maxConcurrentSessions: 5, queueSize: 20, queueTimeout: 60, staleThreshold: 20, redisKeyTtl: 30, reaperRunInterval: 40 };
   await grid('{many}:', options, ['worker', 'proxy']);
   const titles = await Promise.all(
     Array.from({ length: 20 }, async (_v, i) => {
