@@ -94,7 +94,8 @@ function keepChildren(container, entries) {
     return element;
   });
   kept.set(container, after);
-  for (const child of [...container.children]) if (!wanted.includes(child)) child.remove();
+  const keep = new Set(wanted);
+  for (const child of [...container.children]) if (!keep.has(child)) child.remove();
   wanted.forEach((element, i) => { if (container.children[i] !== element) container.insertBefore(element, container.children[i] || null); });
 }
 const parse = (text) => { try { return JSON.parse(text); } catch { return {}; } };
