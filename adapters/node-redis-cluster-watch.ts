@@ -18,11 +18,13 @@ export const TOPOLOGY_REFRESH_MS = 1000;
 export function watchClusterTopology(cluster: ClusterClient, onError: (error: unknown) => void): () => void {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  let lastRead = 0;
   const unreachable = () =>
     cluster.masters.some((master) => master.client !== undefined && !master.client.isReady) ||
     (cluster.pubSubNode !== undefined && !cluster.pubSubNode.client.isReady);
   const refresh = () => {
     if (stopped || !cluster.isOpen) return (timer = undefined);
+    lastRead = Date.now();
     cluster._slots
       .rediscover()
       .catch(onError)
@@ -31,9 +33,11 @@ export function watchClusterTopology(cluster: ClusterClient, onError: (error: un
         if (unreachable()) schedule();
       });
   };
+  // at most one read a TOPOLOGY_REFRESH_MS, the first at once: a connection that failed on a node just
+  // replaced must not wait a period to learn its replacement
   const schedule = () => {
     if (stopped || timer) return;
-    timer = setTimeout(refresh, TOPOLOGY_REFRESH_MS);
+    timer = setTimeout(refresh, Math.max(0, lastRead + TOPOLOGY_REFRESH_MS - Date.now()));
     timer.unref();
   };
   // Both come once per failed (re)connection attempt of a node's client, a never-ready one's too.
