@@ -1,7 +1,8 @@
 // A worker's metric batches when writes fail, on real Redis: a flush Redis
 // refused is kept and written again, before anything newer; a batch written
 // twice (the write went through, its reply was lost) is counted once by the
-// orchestrator's accounting; what never arrives is named as unaccounted.
+// orchestrator's accounting; what never arrives is named as unaccounted;
+// a worker whose final count cannot be read is named by the orchestrator.
 import t from 'tap';
 import { createBackend } from '../adapters/index.ts';
 import type { Backend, Command } from '../core/backend.ts';
@@ -9,6 +10,8 @@ import { scenarioContext } from '../conformance/scenario-context.ts';
 import { RequestAccounting } from '../plugins/load-test/metrics/accounting.ts';
 import plugin from '../plugins/load-test/index.ts';
 import { readBatches } from '../plugins/load-test/run-lifecycle/keyspace.ts';
+import type { Run } from '../plugins/load-test/run-lifecycle/test-run.ts';
+import { readTallies } from '../plugins/load-test/run-lifecycle/worker-acks.ts';
 import { MetricsRecorder } from '../plugins/load-test/metrics/recorder.ts';
 import type { Ctx } from '../plugins/load-test/context.ts';
 import { startRedis } from './support/redis.ts';
@@ -103,4 +106,18 @@ t.test('a batch Redis acknowledged and then lost (a failover to a replica behind
   t.match(last.verdict(), { unaccounted: 8 }, 'from the batches alone, only the earlier loss shows');
   last.claim('w2', recorder.writer, recorder.requests);
   t.match(last.verdict(), { unaccounted: 11 }, 'the worker\'s final total names the lost last batch too');
+});
+
+t.test('the workers\' final counts: each read for this test is claimed; one missing, of another test or unreadable is returned, for the orchestrator to name', async (t) => {
+  const ctx = scenarioContext({ plugin, backend: real, keyPrefix: '{bt}:', signal: new AbortController().signal }) as unknown as Ctx;
+  const status = (workerId: string) => ctx.keys.workerStatus({ workerId });
+  await real.send(['HSET', status('done'), 'requests', 12, 'requests_epoch', 5, 'requests_writer', 'wr1']);
+  await real.send(['HSET', status('idle'), 'requests', 0, 'requests_epoch', 5, 'requests_writer', 'none']);
+  await real.send(['HSET', status('older'), 'requests', 40, 'requests_epoch', 4, 'requests_writer', 'wr0']);
+  await real.send(['HSET', status('uncounted'), 'status', 'running']);
+  await real.send(['SET', status('broken'), 'not a hash']); // its HMGET fails: WRONGTYPE
+  const run = { epoch: 5, accounting: new RequestAccounting(5) } as Run;
+  const unread = await readTallies(ctx, run, ['done', 'idle', 'older', 'uncounted', 'broken', 'gone', 'done']);
+  t.same(unread, ['older', 'uncounted', 'broken', 'gone'], 'every worker without a count for this test, each once');
+  t.match(run.accounting.verdict(), { unaccounted: 12, reasons: [/worker done: 12 of its 12 requests are in no metric batch read/] }, 'the count read is claimed (no batch was read here)');
 });

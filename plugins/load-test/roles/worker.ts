@@ -69,9 +69,12 @@ export function workerRole(ctx: Ctx, opts: { id?: string; threads?: boolean } = 
   const statusKey = keys.workerStatus({ workerId: id });
   const now = () => (clock.now() / 1000).toFixed(3);
 
+  /** The status hash's fields for the last test's count (none before a test ended). */
+  const tallyFields = () => (tally?.writer ? ['requests', tally.requests, 'requests_epoch', tally.epoch, 'requests_writer', tally.writer] : []);
+
   async function beat(): Promise<void> {
     const status = session ? 'running' : 'idle';
-    const accounted = tally?.writer ? ['requests', tally.requests, 'requests_epoch', tally.epoch, 'requests_writer', tally.writer] : [];
+    const accounted = tallyFields();
     const replies = await backend.multi([
       ['HSET', statusKey, 'status', status, 'last_heartbeat', now(), ...Object.entries(stats.sample()).flat(), 'epoch', epoch, 'host', hostname(), ...accounted],
       ['EXPIRE', statusKey, Math.ceil(Math.max(60, config.deadAfter * 10))],
@@ -92,6 +95,23 @@ export function workerRole(ctx: Ctx, opts: { id?: string; threads?: boolean } = 
       // Not a member any more: the orchestrator took us for dead and gave our users to others.
       log.warn('dropped by the orchestrator while running a test: stopping its users', { epoch });
       await endSession();
+    }
+  }
+
+  /**
+   * A heartbeat with what the test's users recorded, retried while Redis may come back (a failover): the
+   * acknowledgement that follows tells the orchestrator the count is there to read.
+   */
+  async function beatBeforeAcknowledging(): Promise<void> {
+    const giveUpAt = performance.now() + config.redisLostAfter * 1000;
+    for (;;) {
+      try {
+        return await beat();
+      } catch (err) {
+        if (stopping || performance.now() > giveUpAt) throw err;
+        log.warn('writing the final count failed; retrying', { error: (err as Error).message });
+        await clock.sleep(500, ctx.signal);
+      }
     }
   }
 
@@ -199,7 +219,9 @@ export function workerRole(ctx: Ctx, opts: { id?: string; threads?: boolean } = 
         epoch = Math.max(epoch, env.epoch);
         const old = await endSession();
         if (old) log.info('test stopped', { epoch, requests: old.recorded });
-        await beat(); // with what the test's users recorded, before the acknowledgement
+        // a worker that ran none of this test says so: the orchestrator takes a missing count for lost metrics
+        if (tally?.epoch !== env.epoch) tally = { epoch: env.epoch, requests: 0, writer: 'none' };
+        await beatBeforeAcknowledging();
         break;
       }
     }
@@ -274,8 +296,8 @@ export function workerRole(ctx: Ctx, opts: { id?: string; threads?: boolean } = 
       await within(loop ?? Promise.resolve(), REDIS_STEP_MS, 'the command loop').catch(() => {});
       await thread?.terminate();
       if (wasRunning) {
-        // Mid-test: leave the membership to the orchestrator, which reassigns our users now.
-        await within(backend.send(['HSET', statusKey, 'status', 'dead', 'last_heartbeat', now()]), REDIS_STEP_MS, 'leaving').catch(() => {});
+        // Mid-test: leave the membership to the orchestrator, which reassigns our users now and reads our count.
+        await within(backend.send(['HSET', statusKey, 'status', 'dead', 'last_heartbeat', now(), ...tallyFields()]), REDIS_STEP_MS, 'leaving').catch(() => {});
       } else {
         const leave = backend.multi([
           ['SREM', keys.workers(), id],

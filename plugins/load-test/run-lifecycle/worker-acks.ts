@@ -45,13 +45,18 @@ export async function waitForWorkers(ctx: Ctx): Promise<WorkerView[]> {
   }
 }
 
-/** Each worker's final count of HTTP requests (its heartbeat has it once its users stopped), claimed in the test's accounting. */
-export async function readTallies(ctx: Ctx, run: Run, workers: readonly string[]): Promise<void> {
+/**
+ * Each worker's final count of HTTP requests (its heartbeat has it once its users stopped), claimed in the test's
+ * accounting. Returns the workers whose count for this test could not be read (an error, or none written).
+ */
+export async function readTallies(ctx: Ctx, run: Run, workers: readonly string[]): Promise<string[]> {
   const ids = [...new Set(workers)];
-  if (!ids.length) return;
+  if (!ids.length) return [];
   const replies = await ctx.backend.pipeline(ids.map((workerId): Command => ['HMGET', ctx.keys.workerStatus({ workerId }), 'requests', 'requests_epoch', 'requests_writer']));
-  ids.forEach((id, i) => {
+  return ids.filter((id, i) => {
     const [requests, epoch, writer] = (replies[i] instanceof Error ? [] : replies[i]) as (string | null)[];
-    if (requests != null && writer != null && Number(epoch) === run.epoch) run.accounting.claim(id, writer, Number(requests));
+    if (requests == null || writer == null || Number(epoch) !== run.epoch) return true;
+    run.accounting.claim(id, writer, Number(requests));
+    return false;
   });
 }
