@@ -11,6 +11,8 @@
 // thread). What a terminated
 // thread's users recorded since its last metric batch is lost; the batch is
 // written when the stop is asked, so that is at most the step they were in.
+// The thread's ticks carry its count of requests so far, which the worker
+// reports as the test's final one: the orchestrator names what is missing.
 import { Worker } from 'node:worker_threads';
 import type { StartPayload } from '../envelope.ts';
 import type { GlobalConfig } from '../../../entries/plugin.ts';
@@ -72,7 +74,7 @@ export const INTERRUPTED_BLOCKED_MS = 2 * TICK_MS;
 
 type FromThread =
   | CallMessage
-  | { type: 'tick' }
+  | { type: 'tick'; requests?: number; writer?: string }
   | { type: 'ready'; mode: UsersSession['mode'] }
   | { type: 'failed'; message: string }
   | { type: 'done'; seq: number; error?: string }
@@ -109,7 +111,7 @@ export class UserThread {
       for (const wake of [...this.heard]) wake();
       if (msg.type === 'call') void answerCall(ctx.backend, this.worker, msg);
       else if (msg.type === 'log') ctx.logger[msg.level](msg.msg, msg.fields);
-      else if (msg.type !== 'tick') this.listener?.(msg);
+      else this.listener?.(msg);
     });
     this.worker.on('error', (err) => ctx.logger.error("the users' thread failed", { workerId, error: err.message }));
     this.worker.on('exit', () => {
@@ -182,6 +184,10 @@ export class ThreadSession implements UsersSession {
         this.waiting.get(msg.seq)?.();
         this.waiting.delete(msg.seq);
         if (msg.error) this.thread.ctx.logger.error('users not recorded as running', { error: msg.error });
+        return;
+      case 'tick':
+        // the count so far, kept in case the thread must be terminated before it says its final one
+        if (!this.stoppedMessage && msg.writer) (this.requests = msg.requests!), (this.writer = msg.writer);
         return;
       case 'stopped':
         this.recorded = msg.recorded;

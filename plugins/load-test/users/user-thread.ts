@@ -5,7 +5,7 @@
 // interrupt, stop). Its backend calls — metric batches included, in the same
 // format as ever — go to the main thread (port-backend.ts). It says "tick"
 // every TICK_MS, so the main thread knows when users' code holds it, and can
-// terminate it to stop them.
+// terminate it to stop them, with the count of requests recorded so far.
 import { parentPort, workerData } from 'node:worker_threads';
 import { findUp, loadScriptDir, type Logger, type LogLevel, roleContext, systemClock } from '../../../entries/plugin.ts';
 import { PLUGIN_NAME } from '../config.ts';
@@ -90,6 +90,7 @@ async function handle(msg: ToThread): Promise<void> {
 }
 
 port.on('message', (msg: ToThread) => void handle(msg));
-setInterval(() => port.postMessage({ type: 'tick' }), TICK_MS);
+// With the running test's count so far: what the main thread says it recorded if it must terminate this thread.
+setInterval(() => port.postMessage(session ? { type: 'tick', requests: session.requests, writer: session.writer } : { type: 'tick' }), TICK_MS);
 // Warm: the scenario a test will most likely run (load-test.scenario) is loaded before the test asks.
 if (data.preload) await loadScenario(data.preload).catch(() => {});
