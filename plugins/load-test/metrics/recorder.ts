@@ -82,6 +82,11 @@ export class MetricsRecorder {
    * session's flush timer, and a thread terminated at a stop loses what it had not flushed.
    */
   flushDue: { everyMs: number; flush: () => void } | undefined;
+  /**
+   * Where HTTP requests are counted as they are recorded, in memory the worker's main thread shares: a users'
+   * thread terminated before it flushed still tells what it recorded (thread-session.ts).
+   */
+  countedIn: Int32Array | undefined;
   private lastFlushAt = performance.now();
 
   constructor(
@@ -97,6 +102,7 @@ export class MetricsRecorder {
   record(metric: string, ms: number, error?: string, kind: MetricKind = 'custom', detail?: FailureDetail): void {
     this.recorded += 1;
     if (!this.enabled) return;
+    if (kind === 'http' && this.countedIn) Atomics.add(this.countedIn, 0, 1);
     this.add(metric, ms, error, kind, detail);
     if (this.flushDue && performance.now() - this.lastFlushAt >= this.flushDue.everyMs) this.flushDue.flush();
   }

@@ -11,8 +11,9 @@
 // thread). What a terminated
 // thread's users recorded since its last metric batch is lost; the batch is
 // written when the stop is asked, so that is at most the step they were in.
-// The thread's ticks carry its count of requests so far, which the worker
-// reports as the test's final one: the orchestrator names what is missing.
+// Its users' requests are also counted in memory shared with the main
+// thread as they are recorded, which the worker then reports as the test's
+// final count: the orchestrator names what no batch holds.
 import { Worker } from 'node:worker_threads';
 import type { StartPayload } from '../envelope.ts';
 import type { GlobalConfig } from '../../../entries/plugin.ts';
@@ -56,7 +57,7 @@ export interface UserThreadData {
 /** The main thread's orders. */
 export type ToThread =
   | ReplyMessage
-  | { type: 'start'; epoch: number; scenario: string; payload: StartPayload }
+  | { type: 'start'; epoch: number; scenario: string; payload: StartPayload; counter: SharedArrayBuffer }
   | { type: 'add'; seq: number; ids: number[] }
   | { type: 'remove'; seq: number; id: number }
   | { type: 'target'; users: number }
@@ -74,8 +75,8 @@ export const INTERRUPTED_BLOCKED_MS = 2 * TICK_MS;
 
 type FromThread =
   | CallMessage
-  | { type: 'tick'; requests?: number; writer?: string }
-  | { type: 'ready'; mode: UsersSession['mode'] }
+  | { type: 'tick' }
+  | { type: 'ready'; mode: UsersSession['mode']; writer: string }
   | { type: 'failed'; message: string }
   | { type: 'done'; seq: number; error?: string }
   | { type: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; msg: string; fields: Record<string, unknown> }
@@ -111,7 +112,7 @@ export class UserThread {
       for (const wake of [...this.heard]) wake();
       if (msg.type === 'call') void answerCall(ctx.backend, this.worker, msg);
       else if (msg.type === 'log') ctx.logger[msg.level](msg.msg, msg.fields);
-      else this.listener?.(msg);
+      else if (msg.type !== 'tick') this.listener?.(msg);
     });
     this.worker.on('error', (err) => ctx.logger.error("the users' thread failed", { workerId, error: err.message }));
     this.worker.on('exit', () => {
@@ -124,14 +125,15 @@ export class UserThread {
   /** A test's users in this thread: resolves once the thread has loaded its scenario. */
   async session(epoch: number, scenario: string, payload: StartPayload): Promise<ThreadSession> {
     const ready = new Promise<FromThread>((resolve) => (this.listener = (msg) => ['ready', 'failed', 'exited'].includes(msg.type) && resolve(msg)));
-    this.post({ type: 'start', epoch, scenario, payload });
+    const counter = new SharedArrayBuffer(4);
+    this.post({ type: 'start', epoch, scenario, payload, counter });
     const reply = await ready;
     if (reply.type !== 'ready') {
       if (reply.type !== 'failed') await this.terminate();
       if (reply.type === 'failed') throw new ScenarioError(reply.message);
       throw new ScenarioError("the users' thread exited before the test started", { code: 'COORD_ERR_LOAD_TEST_USERS_THREAD' });
     }
-    const session = new ThreadSession(this, epoch, reply.mode, payload.target_users);
+    const session = new ThreadSession(this, epoch, reply.mode, payload.target_users, new Int32Array(counter), reply.writer);
     this.listener = (msg) => session.onMessage(msg);
     return session;
   }
@@ -176,6 +178,9 @@ export class ThreadSession implements UsersSession {
     readonly epoch: number,
     readonly mode: UsersSession['mode'],
     private target: number,
+    /** The HTTP requests its users recorded, counted by the thread as they are. */
+    private readonly counted: Int32Array,
+    private readonly recorderWriter: string,
   ) {}
 
   onMessage(msg: FromThread): void {
@@ -184,10 +189,6 @@ export class ThreadSession implements UsersSession {
         this.waiting.get(msg.seq)?.();
         this.waiting.delete(msg.seq);
         if (msg.error) this.thread.ctx.logger.error('users not recorded as running', { error: msg.error });
-        return;
-      case 'tick':
-        // the count so far, kept in case the thread must be terminated before it says its final one
-        if (!this.stoppedMessage && msg.writer) (this.requests = msg.requests!), (this.writer = msg.writer);
         return;
       case 'stopped':
         this.recorded = msg.recorded;
@@ -253,6 +254,9 @@ export class ThreadSession implements UsersSession {
         if (now - thread.lastHeard > blockedMs || now > bound) {
           ctx.logger.warn("users' code holds their thread: terminating it", { workerId, silentMs: Math.round(now - thread.lastHeard) });
           await thread.terminate();
+          // no final word from the thread: what it recorded is in the shared count, its unwritten part named as missing
+          this.requests = Atomics.load(this.counted, 0);
+          this.writer = this.recorderWriter;
           if (this.ids.size) await within(ctx.backend.send(['SREM', ctx.keys.workerActiveUsers({ workerId }), ...this.ids]), REDIS_STEP_MS, 'marking users stopped').catch(() => {});
           break;
         }

@@ -5,7 +5,8 @@
 // interrupt, stop). Its backend calls — metric batches included, in the same
 // format as ever — go to the main thread (port-backend.ts). It says "tick"
 // every TICK_MS, so the main thread knows when users' code holds it, and can
-// terminate it to stop them, with the count of requests recorded so far.
+// terminate it to stop them; what its users recorded is counted in memory
+// the main thread shares, so it is known even then.
 import { parentPort, workerData } from 'node:worker_threads';
 import { findUp, loadScriptDir, type Logger, type LogLevel, roleContext, systemClock } from '../../../entries/plugin.ts';
 import { PLUGIN_NAME } from '../config.ts';
@@ -48,7 +49,8 @@ async function handle(msg: ToThread): Promise<void> {
   if (msg.type === 'start') {
     try {
       session = new TestSession(ctx, data.workerId, msg.epoch, await loadScenario(msg.scenario), msg.payload);
-      port.postMessage({ type: 'ready', mode: session.mode });
+      session.countRequestsIn(new Int32Array(msg.counter));
+      port.postMessage({ type: 'ready', mode: session.mode, writer: session.writer });
     } catch (err) {
       port.postMessage({ type: 'failed', message: (err as Error).message });
     }
@@ -90,7 +92,6 @@ async function handle(msg: ToThread): Promise<void> {
 }
 
 port.on('message', (msg: ToThread) => void handle(msg));
-// With the running test's count so far: what the main thread says it recorded if it must terminate this thread.
-setInterval(() => port.postMessage(session ? { type: 'tick', requests: session.requests, writer: session.writer } : { type: 'tick' }), TICK_MS);
+setInterval(() => port.postMessage({ type: 'tick' }), TICK_MS);
 // Warm: the scenario a test will most likely run (load-test.scenario) is loaded before the test asks.
 if (data.preload) await loadScenario(data.preload).catch(() => {});

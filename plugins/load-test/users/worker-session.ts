@@ -109,6 +109,11 @@ export class TestSession implements UsersSession {
     return this.recorder.writer;
   }
 
+  /** HTTP requests are also counted in `counter` as they are recorded (a users' thread's, shared with the main thread). */
+  countRequestsIn(counter: Int32Array): void {
+    this.recorder.countedIn = counter;
+  }
+
   /** Arrival-rate mode: the test's rate now (the scheduler reads it at each tick). */
   setRate(rate: number): void {
     this.payload.rate = rate;
