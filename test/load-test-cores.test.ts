@@ -2,8 +2,10 @@
 // (--workers auto: one per core) run their users in worker threads. A
 // CPU-bound scenario keeps both of this machine's cores wanted, with the
 // requests it counts equal to those the target served; Ctrl-C ends a run
-// whose steps block their thread for 1.5 s within 1 s, with what ran reported;
-// a 3 s test whose steps block for 2 s ends within 1 s of its duration.
+// whose steps block their thread for 5 s within a second, with what ran
+// reported; a 3 s test whose steps block for 6 s ends at its duration, the
+// requests its terminated threads never wrote named as missing. The bounds
+// keep a second for a loaded machine and are still far from the steps' end.
 // The target HTTP server runs in this process (it records arrival times).
 import t from 'tap';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -86,17 +88,18 @@ t.test('a CPU-bound scenario keeps every core busy; requests counted = requests 
   t.equal(result.total.count, (await target.stats()).counts['GET /ping']! - before, 'requests counted = requests served');
 });
 
-t.test('Ctrl-C ends a run whose steps block for 1.5 s within 1 s; what ran is reported', async (t) => {
+t.test('Ctrl-C ends a run whose steps block for 5 s within a second, not at the end of the step; what ran is reported', async (t) => {
   const before = (await target.stats()).counts['GET /ping'] ?? 0;
-  const run = loadRun(['--users', '4', '--duration', '60s', '--param', 'busyMs=1500', '--out', 'json']);
+  const run = loadRun(['--users', '4', '--duration', '60s', '--param', 'busyMs=5000', '--out', 'json']);
   await until('the users running', () => /users 4\/4/.test(run.stderr), 120_000);
-  await until('a second round of requests', async () => (await target.stats()).counts['GET /ping']! - before >= 8, 30_000);
+  // Ctrl-C just after a round of requests: each user is then held for 5 s, which a stop that waited for the step would take
+  await until('a second round of requests', async () => (await target.stats()).counts['GET /ping']! - before >= 8, 30_000, 5);
   const signalled = performance.now();
   run.child.kill('SIGINT');
   const code = await run.exited;
   const tookMs = performance.now() - signalled;
   t.equal(code, 130, `exit 130 (stderr: ${run.stderr.slice(-300)})`);
-  t.ok(tookMs < 1000, `exited ${tookMs.toFixed(0)} ms after SIGINT`);
+  t.ok(tookMs < 2000, `exited ${tookMs.toFixed(0)} ms after SIGINT (the docs' second, and one more for a loaded machine; the step ends at 5 s)`);
   const result = JSON.parse(run.stdout);
   const served = (await target.stats()).counts['GET /ping']! - before;
   // A thread held by a step is terminated: the one request each of its users sent since its last metric batch may be lost.
