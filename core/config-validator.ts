@@ -25,6 +25,22 @@ export function configValidator(schema: JsonSchema): ValidateFunction {
   return precompiledValidator(schema) ?? compileValidator(schema);
 }
 
+// Plugin config schemas known to compile: each was part of a config schema a
+// validator was made of in this process (precompiled by the build, or compiled
+// here). The runtime's plugin check need not compile them again, which would
+// load ajv (~100 ms of CPU) only to learn what is known.
+const compiles = new WeakSet<object>();
+
+/** Notes that `schema` compiles (it was part of a config validator made in this process). */
+export function noteCompiles(schema: object): void {
+  compiles.add(schema);
+}
+
+/** Whether `schema` is known to compile (noteCompiles). */
+export function knownToCompile(schema: object): boolean {
+  return compiles.has(schema);
+}
+
 /** The validator the build compiled for `schema`, if it did. */
 export function precompiledValidator(schema: JsonSchema, dir: URL = PRECOMPILED): ValidateFunction | undefined {
   try {

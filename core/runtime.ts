@@ -3,11 +3,13 @@
 // in order and stops them in reverse. Signals are the CLI's business: the
 // library only offers `handle.stop(reason)`. The backend is the caller's
 // (a Backend, or a function that opens one): core knows no adapter.
-import semver from 'semver';
+import type Semver from 'semver';
 import { createAjv } from './ajv.ts';
 import type { Backend } from './backend.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { CONFIG_SECTIONS, schemaAt, type CoordConfig } from './config.ts';
+import { knownToCompile } from './config-validator.ts';
+import { lazyModule } from './lazy-module.ts';
 import { defineContract } from './contract.ts';
 import { processContainer, tokens, type DependencyContainer } from './di.ts';
 import { silentLogger, type Logger } from './logger.ts';
@@ -17,6 +19,12 @@ import { loadScriptDir, type ScriptDefinition } from './scripts.ts';
 import { coordVersion } from './version.ts';
 import { ConfigError, type CoordErrorCode, StartError } from './errors.ts';
 import { clusterPrefixProblems, pluginKeyPrefix } from './key-prefix.ts';
+
+// The three semver functions a plugin's check uses, each required alone: the
+// package's index loads all of its forty (a start of coord run paid for them).
+const validVersion = lazyModule<typeof Semver.valid>('semver/functions/valid');
+const validRange = lazyModule<typeof Semver.validRange>('semver/ranges/valid');
+const satisfies = lazyModule<typeof Semver.satisfies>('semver/functions/satisfies');
 
 /** A plugin that passed every check, with its scripts parsed. */
 export interface RegisteredPlugin {
@@ -52,9 +60,9 @@ export function registerPlugin(candidate: unknown): RegisteredPlugin {
     throw new PluginError(`plugin ${name}: ${what}`, { code });
   };
   if (CONFIG_SECTIONS.includes(name)) fail(`the name is reserved (${CONFIG_SECTIONS.join(', ')} are config sections)`, 'COORD_ERR_PLUGIN_NAME');
-  if (typeof p.version !== 'string' || semver.valid(p.version) === null) fail(`version ${JSON.stringify(p.version)} is not a semver version such as 1.2.3`, 'COORD_ERR_PLUGIN_VERSION');
-  if (typeof p.coord !== 'string' || semver.validRange(p.coord) === null) fail(`coord ${JSON.stringify(p.coord)} is not a semver range such as ^0.1.0`, 'COORD_ERR_PLUGIN_VERSION');
-  if (!semver.satisfies(coordVersion, p.coord, { includePrerelease: true })) fail(`needs coord ${p.coord}, but this is coord ${coordVersion}`, 'COORD_ERR_PLUGIN_COORD_RANGE');
+  if (typeof p.version !== 'string' || validVersion()(p.version) === null) fail(`version ${JSON.stringify(p.version)} is not a semver version such as 1.2.3`, 'COORD_ERR_PLUGIN_VERSION');
+  if (typeof p.coord !== 'string' || validRange()(p.coord) === null) fail(`coord ${JSON.stringify(p.coord)} is not a semver range such as ^0.1.0`, 'COORD_ERR_PLUGIN_VERSION');
+  if (!satisfies()(coordVersion, p.coord, { includePrerelease: true })) fail(`needs coord ${p.coord}, but this is coord ${coordVersion}`, 'COORD_ERR_PLUGIN_COORD_RANGE');
   if (typeof p.description !== 'string' || !p.description.trim()) fail('description is missing: one sentence on what the plugin does');
 
   if (!isObject(p.contract)) fail('contract is missing: declare the keyspace with defineContract({...})');
@@ -103,7 +111,7 @@ function checkConfig(p: Plugin, fail: (what: string, code?: CoordErrorCode) => n
   const schema = p.config.schema;
   if (schema.type !== 'object') fail(`config.schema must describe an object (type: 'object'), got type ${JSON.stringify(schema.type)}`);
   try {
-    createAjv({ useDefaults: true }).compile(schema);
+    if (!knownToCompile(schema)) createAjv({ useDefaults: true }).compile(schema); // loadConfig compiled it already, as a rule
   } catch (err) {
     fail(`config.schema does not compile: ${message(err)}`, 'COORD_ERR_PLUGIN_CONFIG_SCHEMA');
   }

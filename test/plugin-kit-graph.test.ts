@@ -53,7 +53,7 @@ t.test('the walk follows what a load follows', async (t) => {
     'built-ins are seen',
   );
   const whole = [...loadGraph('entries/coordkit.ts').values()].flat().map(packageOf);
-  t.ok(whole.includes('semver') && whole.includes('tsyringe'), "the same walk from 'coordkit' does reach them");
+  t.ok(whole.includes('tsyringe'), "the same walk from 'coordkit' does reach a heavy one (the DI container)");
 });
 
 t.test("importing 'coordkit/plugin' reaches none of the heavy packages", async (t) => {

@@ -11,11 +11,10 @@
 // channels, patternChannels) and its `data` / `expires`, replaced by store.ts;
 // and how its commands store values (a hash as a plain object, a set as a Set,
 // a list as an array, a sorted set as a Map of member → {score, value}).
-// ioredis-mock loads fengari (Lua in JS) for its own EVAL when imported; the
-// embedded backend's scripts never reach it (they run on lua-vm.ts), and
-// coordkit does not depend on fengari itself.
+// ioredis-mock loads without fengari (Lua in JS, for its own EVAL): the
+// embedded backend's scripts run on lua-vm.ts (see redis-mock.ts).
 import type { EventEmitter } from 'node:events';
-import RedisMock from 'ioredis-mock';
+import { redisMock } from './redis-mock.ts';
 import { createStore, type Store } from './store.ts';
 
 /** The ioredis-mock internals the adapter builds on (not in its published types). */
@@ -70,7 +69,7 @@ export function dataset(name: string): Dataset {
 function open(name: string): Dataset {
   // A host no real client would use keeps these datasets apart from other ioredis-mock users in the process.
   const options = { host: `coord-embedded:${name}`, port: 6379, db: 0, lazyConnect: false };
-  const Mock = RedisMock as unknown as new (options: object) => MockInstance;
+  const Mock = redisMock() as new (options: object) => MockInstance;
   let store: Store | undefined;
   // Every instance of the dataset reads and writes one non-copying store (see store.ts).
   const instance = () => {

@@ -2,7 +2,7 @@
 // return Promises. Lua's redis.call and MULTI need the synchronous emulators: the
 // Pipeline constructor passes each one to its _createCommand, so a subclass that
 // records them there collects the whole command table once.
-import RedisMock from 'ioredis-mock';
+import { redisMock } from './redis-mock.ts';
 import { ModuleLoadError } from '../../core/errors.ts';
 import type { MockInstance } from './dataset.ts';
 
@@ -18,7 +18,7 @@ let table: ReadonlyMap<string, Emulator> | undefined;
 export function mockCommands(instance: MockInstance): ReadonlyMap<string, Emulator> {
   if (table) return table;
   const found = new Map<string, Emulator>();
-  const Pipeline = (RedisMock as unknown as { Pipeline: new (redis: MockInstance) => object }).Pipeline;
+  const Pipeline = (redisMock() as { Pipeline: new (redis: MockInstance) => object }).Pipeline;
   class Recorder extends Pipeline {
     _createCommand(name: string, emulator: Emulator) {
       if (!name.endsWith('Buffer') && !NOT_COMMANDS.has(name)) found.set(name.toLowerCase(), emulator);

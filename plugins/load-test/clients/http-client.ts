@@ -13,11 +13,16 @@
 // (request-scope.ts) rather than by a listener of its own, the response
 // headers parsed only when a step reads them, and it goes out on the user's
 // own connection when it has one (http-connections.ts).
-import { util, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { UserConnections } from './http-connections.ts';
 import type { RequestSpec, Target, Targets } from './http-targets.ts';
 import type { MetricsRecorder } from '../metrics/recorder.ts';
 import { ScopedRequest, type RequestScope } from './request-scope.ts';
+import { lazyModule } from '../../../entries/plugin.ts';
+
+// CommonJS, so required (lazyModule), not imported: Node's ESM import of a
+// CommonJS package parses it for export names, which each user thread paid.
+const undici = lazyModule<typeof import('undici')>('undici');
 
 export interface RequestOptions {
   headers?: Record<string, string>;
@@ -235,7 +240,7 @@ class Response implements HttpResponse {
 
   get headers(): ResponseHeaders {
     if (this.parsedHeaders === undefined) {
-      this.parsedHeaders = this.rawHeaders ? (util.parseHeaders(this.rawHeaders) as ResponseHeaders) : {};
+      this.parsedHeaders = this.rawHeaders ? (undici().util.parseHeaders(this.rawHeaders) as ResponseHeaders) : {};
       this.rawHeaders = null;
     }
     return this.parsedHeaders;

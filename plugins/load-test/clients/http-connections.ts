@@ -24,7 +24,12 @@
 // http-targets.ts): "blocking" only holds back further requests on the
 // connection until the headers arrive, which pipelining 1 does anyway, and
 // costs undici a second resume per request.
-import { Agent, Pool, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher, Pool } from 'undici';
+import { lazyModule } from '../../../entries/plugin.ts';
+
+// CommonJS, so required (lazyModule), not imported: Node's ESM import of a
+// CommonJS package parses it for export names, which each user thread paid.
+const undici = lazyModule<typeof import('undici')>('undici');
 import { Http1Connection } from './http1-connection.ts';
 
 const options = { keepAliveTimeout: 10_000, pipelining: 1 };
@@ -41,9 +46,9 @@ export class HttpDispatchers {
     baseUrl: string | undefined,
     private readonly connections: number,
   ) {
-    this.agent = new Agent({ ...options, connections: connections > 0 ? connections : null });
+    this.agent = new (undici().Agent)({ ...options, connections: connections > 0 ? connections : null });
     const origin = connections > 0 ? originOf(baseUrl) : undefined;
-    this.base = origin ? { origin, pool: new Pool(origin, { ...options, connections }) } : undefined;
+    this.base = origin ? { origin, pool: new (undici().Pool)(origin, { ...options, connections }) } : undefined;
   }
 
   /** Where requests to `origin` go that are not on a user's own connection. */

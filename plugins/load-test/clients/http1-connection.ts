@@ -16,7 +16,12 @@
 // the server's keep-alive hint.
 import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import { HTTPParser } from 'http-parser-js';
+import type * as HttpParserJs from 'http-parser-js';
+import { lazyModule } from '../../../entries/plugin.ts';
+
+// CommonJS, so required (lazyModule), not imported: Node's ESM import of a
+// CommonJS package parses it for export names, which each user thread paid.
+const httpParserJs = lazyModule<typeof HttpParserJs>('http-parser-js');
 
 /** What http-client.ts's Exchange is to a dispatcher. */
 export interface Http1Handler {
@@ -47,7 +52,7 @@ interface ParsedHead {
 
 export class Http1Connection {
   private socket: Socket | undefined;
-  private readonly parser = new HTTPParser(HTTPParser.RESPONSE);
+  private readonly parser = new (httpParserJs().HTTPParser)(httpParserJs().HTTPParser.RESPONSE);
   private handler: Http1Handler | undefined;
   private method = '';
   private keepAlive = true;
@@ -64,6 +69,7 @@ export class Http1Connection {
 
   constructor(origin: string) {
     this.url = new URL(origin);
+    const { HTTPParser } = httpParserJs();
     // An object, or (once any user of the package in this process read HTTPParser.kOnExecute) positional values.
     this.parser[HTTPParser.kOnHeadersComplete] = (info: ParsedHead | number, versionMinor?: number, headers?: string[], _m?: unknown, _u?: unknown, statusCode?: number) =>
       this.onHead(typeof info === 'object' ? info : { versionMinor: versionMinor!, headers: headers!, statusCode: statusCode! });
@@ -130,7 +136,7 @@ export class Http1Connection {
         ? tlsConnect({ host, port, servername: isIP(host) ? undefined : host, ALPNProtocols: ['http/1.1'] })
         : netConnect({ host, port });
     socket.setNoDelay(true);
-    this.parser.reinitialize(HTTPParser.RESPONSE);
+    this.parser.reinitialize(httpParserJs().HTTPParser.RESPONSE);
     socket.on('data', (chunk: Buffer) => {
       if (this.socket !== socket) return;
       const result = this.parser.execute(chunk);

@@ -8,7 +8,8 @@
 // own metrics. Connections close when their user stops (the hard stop closes
 // them at once). Like the HTTP client, connect and request return instead of
 // throwing.
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
+import { lazyModule } from '../../../entries/plugin.ts';
 import type { MetricsRecorder } from '../metrics/recorder.ts';
 import { ScenarioError } from '../errors.ts';
 
@@ -41,6 +42,9 @@ export interface WsReply {
 }
 
 /** Messages kept for next() at most; older ones make room. */
+// ws is CommonJS, so required (lazyModule), not imported: Node's ESM import of a
+// CommonJS package parses it for export names, which each user thread paid.
+const ws = lazyModule<typeof WebSocket>('ws');
 const MAX_QUEUED = 1000;
 const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -62,7 +66,7 @@ export class WsClient {
     if (target.protocol === 'http:' || target.protocol === 'https:') target.protocol = target.protocol === 'http:' ? 'ws:' : 'wss:';
     const name = options.metric ?? target.pathname;
     const started = performance.now();
-    const socket = new WebSocket(target, options.protocols, { headers: options.headers, handshakeTimeout: options.timeout ?? DEFAULT_TIMEOUT_MS });
+    const socket = new (ws())(target, options.protocols, { headers: options.headers, handshakeTimeout: options.timeout ?? DEFAULT_TIMEOUT_MS });
     const connection = new WsConnection(socket, name, this.recorder, () => this.open.delete(connection));
     this.open.add(connection);
     return new Promise((resolve) => {
@@ -125,7 +129,7 @@ export class WsConnection {
 
   /** Sends a message (an object is sent as JSON); throws when the connection is not open. */
   send(data: string | Uint8Array | object): void {
-    if (this.socket.readyState !== WebSocket.OPEN) {
+    if (this.socket.readyState !== ws().OPEN) {
       throw new ScenarioError(`WebSocket ${this.name} is not open${this.error ? ` (${this.error})` : ''}`, { code: 'COORD_ERR_LOAD_TEST_WS_NOT_OPEN' });
     }
     this.socket.send(typeof data === 'string' || data instanceof Uint8Array ? data : JSON.stringify(data));

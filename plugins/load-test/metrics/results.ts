@@ -255,7 +255,19 @@ export class ResultAggregator {
 }
 
 function merged(): Merged {
-  return { count: 0, errors: 0, aborted: 0, sum: 0, histogram: newHistogram() };
+  // Made when first read: a test's first totals exist before any latency does, and the histogram package
+  // (~100 ms to load) should not hold its start.
+  let histogram: Histogram | undefined;
+  return {
+    count: 0,
+    errors: 0,
+    aborted: 0,
+    sum: 0,
+    get histogram() {
+      histogram ??= newHistogram();
+      return histogram;
+    },
+  };
 }
 
 /** Adds a batch's counts; its latencies only with its histogram (a failure's duration is no request latency). */
