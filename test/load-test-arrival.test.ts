@@ -8,6 +8,7 @@ import t from 'tap';
 import { resolve } from 'node:path';
 import { startLoad, startTarget } from './support/load.ts';
 import { root } from './support/cli.ts';
+import { summaryTable } from '../plugins/load-test/report/formats.ts';
 
 const scenario = resolve(root, 'test/fixtures/load-test/slow.mjs');
 const target = await startTarget({ own: true });
@@ -34,6 +35,11 @@ t.test('a server too slow for the rate: dropped iterations are counted, waits sh
   const { finished } = await controller.start({ scenario, users: 2, spawnRate: 1000, durationMs: 3000, rate: 40, params: { baseUrl: target.url, delayMs: 200 } });
   const open = await finished;
   t.ok(open.droppedIterations > 40, `${open.droppedIterations} iterations dropped`);
+  // the dropped count has a line of its own; no row of zeros that reads as "no iteration ran"
+  t.same(open.metrics.filter((m) => m.count === 0 && m.errors === 0 && m.aborted === 0).map((m) => m.name), [], 'no metric of zeros in the result');
+  const table = summaryTable(open);
+  t.notMatch(table, /^iterations\s/m, 'the summary has no iterations row');
+  t.match(table, `dropped iterations: ${open.droppedIterations}`, 'and names the dropped ones');
   t.ok(open.total.p50 >= 300, `p50 ${open.total.p50} ms includes the wait for a free user (server time 200 ms)`);
 
   // The same users in the closed model never show the wait: they just send less.

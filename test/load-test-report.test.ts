@@ -49,7 +49,9 @@ t.test('coord load run --report: charts with legends, failures, failed threshold
   await page.mouse.move(box.x + box.width - 2, box.y + box.height / 2);
   const value = page.getByTestId('chart-errors').locator('.u-legend .u-series').nth(1).locator('.u-value');
   t.match(await value.textContent(), /^\d+ failures\/s$/, `hovering shows the value: ${await value.textContent()}`);
-  t.match(await page.getByTestId('chart-latency').locator('.u-legend .u-series').nth(2).locator('.u-value').textContent(), / ms$/, 'the other charts follow the cursor');
+  const legendValue = (chart: string, series: number) => page.getByTestId(`chart-${chart}`).locator('.u-legend .u-series').nth(series).locator('.u-value').textContent();
+  t.equal(await legendValue('latency', 0), await legendValue('errors', 0), 'the other charts follow the cursor to the same second');
+  t.match(await legendValue('latency', 2), / ms$/, 'with the latency of that second (of the refused requests)');
 
   t.match(await page.locator('tr.fail').textContent(), /errors<1%.*FAIL/, 'the failed threshold is marked');
   t.equal(await page.locator('tr.ok').count(), 1, 'the other one is not');

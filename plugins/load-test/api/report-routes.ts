@@ -32,8 +32,9 @@ export async function reportRoutes(
   const result = (await controller.status()).result;
   if (!result) throw new ConflictError('no test has run yet: start one first');
   const outcomes = evaluateThresholds(thresholds, result);
+  // a text file ends with a newline (the formats give lines without the last one, as the CLI prints them)
   const download = (type: string, name: string, body: string) =>
-    res.writeHead(200, { 'content-type': type, 'content-disposition': `attachment; filename="load-test-epoch-${result.epoch}-${name}"`, 'cache-control': 'no-store' }).end(body);
+    res.writeHead(200, { 'content-type': type, 'content-disposition': `attachment; filename="load-test-epoch-${result.epoch}-${name}"`, 'cache-control': 'no-store' }).end(`${body}\n`);
   if (route === 'GET /api/stats.csv') download('text/csv; charset=utf-8', 'stats.csv', resultCsv(result));
   else if (route === 'GET /api/failures.csv') download('text/csv; charset=utf-8', 'failures.csv', failuresCsv(result, 'failures'));
   else if (route === 'GET /api/exceptions.csv') download('text/csv; charset=utf-8', 'exceptions.csv', failuresCsv(result, 'exceptions'));

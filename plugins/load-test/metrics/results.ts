@@ -55,9 +55,10 @@ export interface SeriesPoint {
   users: number;
   rps: number;
   errors: number;
-  p50: number;
-  p95: number;
-  p99: number;
+  /** The second's latency percentiles (ms); null in a second with no request, which a chart draws as a gap, not as 0 ms. */
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
 }
 
 export interface TestResult {
@@ -225,6 +226,8 @@ export class ResultAggregator {
     // The last whole second: the one before the second the test is in (or ended in).
     const lastWhole = Math.floor(durationS) - 1;
     const metrics = [...this.perMetric.entries()]
+      // an arrival-rate test's 'iterations' carries only its dropped ones (droppedIterations): a row of zeros read as "none ran"
+      .filter(([, m]) => m.count > 0 || m.errors > 0 || m.aborted > 0)
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([name, m]) => summarize(name, m.kind, m, durationS, m.perSecond!.get(lastWhole) ?? 0));
     const last = Math.max(-1, ...this.seconds.keys(), ...this.usersAt.keys());
@@ -233,8 +236,8 @@ export class ResultAggregator {
     for (let t = 0; t <= last; t++) {
       users = this.usersAt.get(t) ?? users;
       const s = this.seconds.get(t);
-      if (s) s.point ??= { p50: percentileMs(s.histogram, 50), p95: percentileMs(s.histogram, 95), p99: percentileMs(s.histogram, 99) };
-      series.push({ t, users, rps: s?.count ?? 0, errors: s?.errors ?? 0, ...(s?.point ?? { p50: 0, p95: 0, p99: 0 }) });
+      if (s && s.histogram.totalCount > 0) s.point ??= { p50: percentileMs(s.histogram, 50), p95: percentileMs(s.histogram, 95), p99: percentileMs(s.histogram, 99) };
+      series.push({ t, users, rps: s?.count ?? 0, errors: s?.errors ?? 0, ...(s?.point ?? NO_LATENCY) });
     }
     return {
       epoch: this.epoch,
@@ -253,6 +256,8 @@ export class ResultAggregator {
     };
   }
 }
+
+const NO_LATENCY = { p50: null, p95: null, p99: null } as const;
 
 function merged(): Merged {
   // Made when first read: a test's first totals exist before any latency does, and the histogram package

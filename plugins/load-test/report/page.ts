@@ -159,7 +159,8 @@ const time = (at) => new Date(at).toLocaleTimeString();
 function figures(s) {
   const t = s.result ? s.result.total : { count: 0, errors: 0, aborted: 0, rps: 0, currentRps: 0, p50: 0, p95: 0, p99: 0 };
   return { users: s.users, target: s.target, requests: t.count, errors: t.errors, errorRate: pct(t.errors, t.count), aborted: t.aborted,
-    rps: t.rps.toFixed(1), rpsNow: String(t.currentRps), p50: ms(t.p50), p95: ms(t.p95), p99: ms(t.p99) };
+    // "now" is 0 once the test is over: its last second's rate is history (the summary keeps the average)
+    rps: t.rps.toFixed(1), rpsNow: s.state === 'RUNNING' ? String(t.currentRps) : '0', p50: ms(t.p50), p95: ms(t.p95), p99: ms(t.p99) };
 }
 function showHeadline(f) {
   for (const [id, v] of [['users', f.users], ['target', f.target], ['rps-now', f.rpsNow], ['rps', f.rps], ['p95', f.p95], ['errors', f.errors], ['error-rate', f.errorRate], ['requests', f.requests], ['aborted', f.aborted]]) {
