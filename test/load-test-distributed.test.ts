@@ -68,6 +68,11 @@ t.test('every request the workers sent is counted, across processes', async (t) 
   const served = (await target.stats()).total - before;
   t.equal(status.result.total.count, served, `${status.result.total.count} counted = ${served} served`);
   t.ok(served > 50);
+  // the result says which workers took part: each with its host, its users and its share of the requests
+  const parts = status.result.workers as { id: string; host: string; users: number; requests: number }[];
+  t.same(parts.map((w) => [w.id, w.users]), [['wA', 4], ['wB', 4]], 'both workers, 4 users each');
+  t.ok(parts.every((w) => w.host && w.requests > 0), 'each with its host and requests');
+  t.equal(parts.reduce((n, w) => n + w.requests, 0), served, 'their requests add up to those served');
 });
 
 t.test('reset stats zeroes the results of both workers; what follows is counted exactly', async (t) => {

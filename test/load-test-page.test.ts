@@ -346,6 +346,8 @@ t.test('against Locust: running settings, headline = summary, failures with thei
   const final = await headlineAndSummary(page);
   t.match(final.summary, `${final.requests} requests · ${final.errors} errors (${final.errorRate}) · ${final.rps} req/s`, 'after Stop the headline and the summary still agree');
   t.equal(await page.getByTestId('rps-now').textContent(), '0', 'and the headline says 0 req/s now');
+  const apart = /errors apart: (\d+) of (\d+) requests failed \((\d+\.\d\d)%\), (\d+) steps threw/.exec(final.summary);
+  t.ok(apart, `the summary gives the requests' failures and the steps' apart: ${final.summary}`);
   const requests = Number(final.requests);
   t.ok(requests >= 6 && requests < before, `the requests since the reset only: ${requests} (before it: ${before})`);
 
@@ -360,6 +362,7 @@ t.test('against Locust: running settings, headline = summary, failures with thei
   const steps = statRows.find((r) => r.metric === 'step:ping')!;
   t.equal(Number(total.requests), requests, `its total is the page's: ${total.requests} (requests and failed iterations)`);
   t.equal(Number(pingRow.requests) + Number(steps.requests), requests, 'the requests plus the failed iterations');
+  t.same(apart?.slice(1, 3).concat(apart[4]!).map(Number), [Number(pingRow.errors), Number(pingRow.requests), Number(steps.errors)], 'the errors apart are the CSV\'s: failed requests of requests, steps that threw');
 
   const failures = parse((await downloaded(page, 'download-failures-csv')).text, { columns: true }) as Record<string, string>[];
   t.same(failures.map((f) => [f.metric, f.error, Number(f.count)]), [['GET /ping', 'HTTP 200', Number(pingRow.errors)]], 'the failures CSV: the requests’ failures, counted');
@@ -370,6 +373,8 @@ t.test('against Locust: running settings, headline = summary, failures with thei
   t.match(exceptions[0]!.last, /^Error: the answer was not 201\niteration \d+\n\s+at /, 'with their stacks');
   const json = JSON.parse((await downloaded(page, 'download-json')).text);
   t.equal(json.total.count, requests, 'the JSON download parses and has the same total');
+  t.same(json.failed, { requests: Number(pingRow.errors), ofRequests: Number(pingRow.requests), steps: Number(steps.errors) }, 'and the errors apart');
+  t.match(json.workers, [{ id: String, host: String, users: 2, requests: Number(pingRow.requests) }], 'and the worker that took part: its host, its most users, its HTTP requests');
   t.same(json.errors.map((e: { metric: string }) => e.metric).sort(), ['GET /ping', 'step:ping'], 'and every failure with its text');
   t.ok(Array.isArray(json.probes) && Array.isArray(json.thresholds), 'and the probes and thresholds');
   await page.screenshot({ path: join(shots, 'load-page-locust-stopped.png'), fullPage: true });

@@ -75,10 +75,24 @@ export interface TestResult {
   /** Failures by metric and kind (message), with the full text of the first and last one and when they came (ms since 1970). */
   errors: FailureKind[];
   droppedIterations: number;
+  /**
+   * The total's errors apart: HTTP requests that failed (of those sent), and steps or hooks that threw. The
+   * total counts both (k6's reading); Locust's failure rate is the first alone.
+   */
+  failed: { requests: number; ofRequests: number; steps: number };
   series: SeriesPoint[];
+  /** The workers that took part: where they ran, their most users at once, the HTTP requests read from them. */
+  workers: WorkerPart[];
   workersLost: string[];
   /** Set when the results are known to miss requests (accounting.ts): how many, and why. */
   incomplete?: Incomplete;
+}
+
+export interface WorkerPart {
+  id: string;
+  host: string | null;
+  users: number;
+  requests: number;
 }
 
 export interface FailureKind {
@@ -148,6 +162,7 @@ export class ResultAggregator {
   /** The last reset (ms): batches written before it are skipped. */
   private resetAt: number | undefined;
   peakUsers = 0;
+  private byWorker = new Map<string, WorkerPart>();
   readonly workersLost: string[] = [];
   /** When the results began: the test's start, or its last reset (ms). */
   startedAt: number;
@@ -175,6 +190,7 @@ export class ResultAggregator {
     this.usersAt = new Map();
     this.dropped = 0;
     this.peakUsers = 0;
+    this.byWorker = new Map();
     this.workersLost.length = 0;
     this.users(nowMs, this.lastUsers);
   }
@@ -191,6 +207,7 @@ export class ResultAggregator {
     for (const [message, n] of Object.entries(batch.errorKinds)) this.addFailures(batch, message, n);
     // The total and the per-second series are of requests and failures; their latencies are the requests'.
     const request = batch.kind === 'http';
+    if (request) this.worker(batch.worker).requests += batch.count + (batch.aborted ?? 0);
     if (!request && !isFailureMetric(batch.metric)) return;
     let second = this.seconds.get(t);
     if (!second) this.seconds.set(t, (second = merged()));
@@ -212,6 +229,22 @@ export class ResultAggregator {
     // Workers' batches come in any order: the first is the earliest one's, the last the latest one's.
     if (at < kind.firstAt) Object.assign(kind, { first: sample.first, firstAt: at });
     if (at >= kind.lastAt) Object.assign(kind, { last: sample.last, lastAt: at });
+  }
+
+  /** The workers as their heartbeats say now: where each runs, and its users (the most at once is kept). */
+  workersSeen(workers: readonly { id: string; host?: string; users: number }[]): void {
+    for (const w of workers) {
+      if (w.users === 0 && !this.byWorker.has(w.id)) continue; // idle beside this test
+      const part = this.worker(w.id);
+      part.host = w.host ?? part.host;
+      part.users = Math.max(part.users, w.users);
+    }
+  }
+
+  private worker(id: string): WorkerPart {
+    let part = this.byWorker.get(id);
+    if (!part) this.byWorker.set(id, (part = { id, host: null, users: 0, requests: 0 }));
+    return part;
   }
 
   /** Records the number of running users at a moment (ms). */
@@ -251,10 +284,21 @@ export class ResultAggregator {
       total: summarize('total', 'total', this.total, durationS, this.seconds.get(lastWhole)?.count ?? 0),
       errors: [...this.errorKinds.values()].map((k) => ({ ...k })).sort((a, b) => b.count - a.count),
       droppedIterations: this.dropped,
+      failed: failedApart(metrics),
       series,
+      workers: [...this.byWorker.values()].map((w) => ({ ...w })).sort((a, b) => a.id.localeCompare(b.id)),
       workersLost: [...this.workersLost],
     };
   }
+}
+
+function failedApart(metrics: readonly MetricSummary[]): TestResult['failed'] {
+  const failed = { requests: 0, ofRequests: 0, steps: 0 };
+  for (const m of metrics) {
+    if (m.kind === 'http') (failed.requests += m.errors), (failed.ofRequests += m.count);
+    else if (isFailureMetric(m.name)) failed.steps += m.errors;
+  }
+  return failed;
 }
 
 const NO_LATENCY = { p50: null, p95: null, p99: null } as const;

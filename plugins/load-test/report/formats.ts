@@ -32,6 +32,9 @@ export function summaryTable(result: TestResult, outcomes: readonly ThresholdOut
     fmt(rows.at(-1)!),
   ];
   if (result.mode === 'arrival-rate') lines.push(`dropped iterations: ${result.droppedIterations}`);
+  const failedLine = failedApartLine(result);
+  if (failedLine) lines.push(failedLine);
+  if (result.workers.length > 1) lines.push(`workers: ${result.workers.map((w) => `${w.id}${w.host ? ` on ${w.host}` : ''} (${w.users} users, ${w.requests} requests)`).join(', ')}`);
   if (result.total.aborted) lines.push(`aborted: ${result.total.aborted} requests in flight when the test was stopped (not errors, not in the latencies)`);
   if (result.workersLost.length) lines.push(`workers lost: ${result.workersLost.join(', ')} (their users were reassigned)`);
   if (result.incomplete) lines.push('', `${incompleteHeadline(result)}:`, ...result.incomplete.reasons.map((r) => `  ${r}`));
@@ -44,6 +47,17 @@ export function summaryTable(result: TestResult, outcomes: readonly ThresholdOut
     for (const o of outcomes) lines.push(`  ${o.ok ? 'ok  ' : 'FAIL'}  ${o.threshold}  (actual ${formatActual(o)})`);
   }
   return lines.join('\n');
+}
+
+/**
+ * The errors apart, when steps threw: the table's errors count failed requests and steps that threw together
+ * (k6's reading); Locust's failure rate is of the requests alone.
+ */
+export function failedApartLine(result: TestResult): string | undefined {
+  const { requests, ofRequests, steps } = result.failed;
+  if (!steps) return undefined;
+  const pct = ofRequests ? ((requests / ofRequests) * 100).toFixed(2) : '0.00';
+  return `errors apart: ${requests} of ${ofRequests} requests failed (${pct}%), ${steps} steps threw (the errors above count both)`;
 }
 
 /** "INCOMPLETE results: N requests unaccounted for" (the results are known to miss requests). */
@@ -118,6 +132,8 @@ ${result.incomplete ? `<p class="verdict fail" data-testid="incomplete">${esc(in
 ${outcomes.length ? `<h2>Thresholds</h2>${table(['threshold', 'actual', 'result'], outcomes.map((o) => [o.threshold, formatActual(o), o.ok ? 'ok' : 'FAIL']), (i) => (outcomes[i]!.ok ? 'ok' : 'fail'))}` : ''}
 <h2>Charts</h2><div id="charts"></div>
 <h2>Metrics (ms)</h2>${table([...COLUMNS], [...result.metrics, result.total].map(cells))}
+${failedApartLine(result) ? `<p data-testid="failed-apart">${esc(failedApartLine(result))}</p>` : ''}
+${result.workers.length ? `<h2>Workers</h2>${table(['worker', 'host', 'most users', 'requests'], result.workers.map((w) => [w.id, w.host ?? '', w.users, w.requests]))}` : ''}
 ${result.errors.length ? `<h2>Errors</h2>${table(['metric', 'error', 'count'], result.errors.map((e) => [e.metric, e.message, e.count]))}` : ''}
 ${probes.length ? `<h2>Probes</h2>${table(['probe', 'values', 'failed runs', 'last error'], probes.map((p) => [p.name, p.points.length, Object.values(p.errors).reduce((a, b) => a + b, 0), p.lastError ?? '']))}<div id="probes" class="probes"></div>` : ''}
 <script>${uplotScript}</script>

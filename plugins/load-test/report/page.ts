@@ -186,7 +186,9 @@ function showSummary(s, r, f) {
   $('#summary').hidden = false;
   $('#summary-title').textContent = s.state === 'IDLE' ? 'last test (epoch ' + r.epoch + ')' : 'this test (epoch ' + r.epoch + ')';
   $('#summary-text').textContent = [r.scenario || '', r.mode, r.durationS.toFixed(1) + ' s', 'peak ' + r.peakUsers + ' users', f.requests + ' requests',
-    f.errors + ' errors (' + f.errorRate + ')', f.aborted ? f.aborted + ' aborted' : '', f.rps + ' req/s', 'p50 ' + f.p50 + ' ms', 'p95 ' + f.p95 + ' ms', 'p99 ' + f.p99 + ' ms']
+    f.errors + ' errors (' + f.errorRate + ')', f.aborted ? f.aborted + ' aborted' : '', f.rps + ' req/s', 'p50 ' + f.p50 + ' ms', 'p95 ' + f.p95 + ' ms', 'p99 ' + f.p99 + ' ms',
+    // the errors apart when steps threw: Locust's failure rate is of the requests alone
+    r.failed && r.failed.steps ? 'errors apart: ' + r.failed.requests + ' of ' + r.failed.ofRequests + ' requests failed (' + pct(r.failed.requests, r.failed.ofRequests) + '), ' + r.failed.steps + ' steps threw' : '']
     .concat(s.noRequests ? ['it ran no requests'] : []).filter(Boolean).join(' · ');
   const a = $('#report');
   a.href = 'api/report?' + query();

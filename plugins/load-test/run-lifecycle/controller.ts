@@ -182,6 +182,7 @@ export class TestController implements RampHost {
       try {
         await this.transition('RUNNING', 'STOPPING', false, run.epoch).catch(() => this.transition('PREPARING', 'STOPPING', false, run.epoch));
         await timeline(this.ctx, run, 'stop', reason);
+        run.aggregator.workersSeen(await readWorkers(ctx)); // a test shorter than a monitor pass is seen once at least
         const sent = await broadcast(ctx, run.epoch, 'stop_test', { reason }, run.snapshot);
         const silent = await waitForAcks(ctx, run, sent, 'stop_test');
         for (const worker of silent) run.accounting.note(`worker ${worker} did not confirm its stop: its last metrics may be missing`);
@@ -334,6 +335,7 @@ export class TestController implements RampHost {
         await startJoinedWorkers(this.ctx, run, workers);
         this.take(run, await readBatches(this.ctx, run.cursors));
         run.aggregator.users(this.ctx.clock.now(), run.assigned);
+        run.aggregator.workersSeen(workers);
       }
       if (this.tickListeners.size) {
         const status = await this.status();
