@@ -8,11 +8,13 @@
 // runs plus 5 s to the end. Reported: the steady phase's median and its
 // first and last samples (flat or growing), and MB per 1,000 users
 // (the steady median over N / 1,000).
-// coord: `coord load run --workers auto` (its default). Locust: `locust
+// coord: `coord load run --workers auto` (its default; BENCH_WORKERS=1 for one
+// thread of users). Locust: `locust
 // --headless`, one process (Debian's python3-locust; its version string is
 // empty, which only a master with workers minds).
 //
-//   npm run build && node bench/load-memory.mjs   (BENCH_USERS=5000,20000 and BENCH_SECONDS=40 by default)
+//   npm run build && node bench/load-memory.mjs   (BENCH_USERS=5000,20000, BENCH_SECONDS=40 and
+//   BENCH_TOOLS=coord,locust by default)
 //
 // Writes bench/results/load-memory.md.
 import { spawn, fork } from 'node:child_process';
@@ -24,6 +26,8 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 const USERS = (process.env.BENCH_USERS ?? '5000,20000').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 40);
+const WORKERS = process.env.BENCH_WORKERS ?? 'auto';
+const TOOLS = (process.env.BENCH_TOOLS ?? 'coord,locust').split(',');
 const cli = join(here, '../dist/cli/main.js');
 const work = mkdtempSync(join(tmpdir(), 'coord-load-memory-'));
 const loadBefore = loadavg().map((l) => l.toFixed(2)).join(' ');
@@ -90,11 +94,11 @@ function steady(samples, users) {
 
 const rows = [];
 for (const users of USERS) {
-  for (const tool of ['coord', 'locust']) {
+  for (const tool of TOOLS) {
     const before = await requests();
     const samples =
       tool === 'coord'
-        ? await sample(process.execPath, [cli, 'load', 'run', '--scenario', join(work, 'think.mjs'), '--users', String(users), '--spawn-rate', '1000', '--duration', `${SECONDS}s`, '--param', `baseUrl=${baseUrl}`, '--out', 'json'])
+        ? await sample(process.execPath, [cli, 'load', 'run', '--scenario', join(work, 'think.mjs'), '--users', String(users), '--spawn-rate', '1000', '--duration', `${SECONDS}s`, '--param', `baseUrl=${baseUrl}`, '--workers', WORKERS, '--out', 'json'])
         : await sample('locust', ['-f', join(work, 'locustfile.py'), '--headless', '-u', String(users), '-r', '1000', '-t', `${SECONDS}s`, '--host', baseUrl, '--only-summary'], { cwd: work });
     const s = steady(samples, users);
     const sent = (await requests()) - before;
@@ -104,7 +108,7 @@ for (const users of USERS) {
 }
 server.kill();
 
-const table = rows.map((r) => `| ${r.tool === 'coord' ? '`coord load run` (auto)' : 'Locust 2.12, one process'} | ${r.users.toLocaleString('en')} | ${r.median.toFixed(0)} | ${r.first.toFixed(0)} → ${r.last.toFixed(0)} | ${r.max.toFixed(0)} | **${r.perThousand.toFixed(1)}** | ${r.rps.toFixed(0)} |`);
+const table = rows.map((r) => `| ${r.tool === 'coord' ? `\`coord load run\` (--workers ${WORKERS})` : 'Locust 2.12, one process'} | ${r.users.toLocaleString('en')} | ${r.median.toFixed(0)} | ${r.first.toFixed(0)} → ${r.last.toFixed(0)} | ${r.max.toFixed(0)} | **${r.perThousand.toFixed(1)}** | ${r.rps.toFixed(0)} |`);
 const text = `# load-test memory beside Locust
 
 \`node bench/load-memory.mjs\` on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}: one run per tool and size,
@@ -117,5 +121,6 @@ second shows it here).
 |---|---:|---:|---|---:|---:|---:|
 ${table.join('\n')}
 `;
-writeFileSync(join(here, 'results/load-memory.md'), text);
+// the default run is the one kept; others (one tool, other sizes) print only
+if (!process.env.BENCH_USERS && !process.env.BENCH_TOOLS && !process.env.BENCH_WORKERS) writeFileSync(join(here, 'results/load-memory.md'), text);
 process.stdout.write(text);
