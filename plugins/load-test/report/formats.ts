@@ -114,6 +114,7 @@ export function resultHtml(result: TestResult, outcomes: readonly ThresholdOutco
   const table = (head: string[], rows: unknown[][], rowClass: (i: number) => string = () => '') =>
     `<table><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${rows.map((r, i) => `<tr class="${rowClass(i)}">${r.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`).join('')}</table>`;
   const failed = outcomes.filter((o) => !o.ok);
+  const apart = failedApartLine(result);
   const errorPct = result.total.count ? ((result.total.errors / result.total.count) * 100).toFixed(2) : '0.00';
   const verdict = !outcomes.length
     ? ''
@@ -132,7 +133,7 @@ ${result.incomplete ? `<p class="verdict fail" data-testid="incomplete">${esc(in
 ${outcomes.length ? `<h2>Thresholds</h2>${table(['threshold', 'actual', 'result'], outcomes.map((o) => [o.threshold, formatActual(o), o.ok ? 'ok' : 'FAIL']), (i) => (outcomes[i]!.ok ? 'ok' : 'fail'))}` : ''}
 <h2>Charts</h2><div id="charts"></div>
 <h2>Metrics (ms)</h2>${table([...COLUMNS], [...result.metrics, result.total].map(cells))}
-${failedApartLine(result) ? `<p data-testid="failed-apart">${esc(failedApartLine(result))}</p>` : ''}
+${apart ? `<p data-testid="failed-apart">${esc(apart)}</p>` : ''}
 ${result.workers.length ? `<h2>Workers</h2>${table(['worker', 'host', 'most users', 'requests'], result.workers.map((w) => [w.id, w.host ?? '', w.users, w.requests]))}` : ''}
 ${result.errors.length ? `<h2>Errors</h2>${table(['metric', 'error', 'count'], result.errors.map((e) => [e.metric, e.message, e.count]))}` : ''}
 ${probes.length ? `<h2>Probes</h2>${table(['probe', 'values', 'failed runs', 'last error'], probes.map((p) => [p.name, p.points.length, Object.values(p.errors).reduce((a, b) => a + b, 0), p.lastError ?? '']))}<div id="probes" class="probes"></div>` : ''}
