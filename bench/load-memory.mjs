@@ -16,32 +16,23 @@
 //   npm run build && node bench/load-memory.mjs   (BENCH_USERS=5000,20000, BENCH_SECONDS=40 and
 //   BENCH_TOOLS=coord,locust by default)
 //
-// Writes bench/results/load-memory.md.
-import { spawn, fork } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+// Writes bench/results/load-memory.md. bench/load.mjs prints the same table.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cli, median, startCountingServer } from './load-process-runs.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const USERS = (process.env.BENCH_USERS ?? '5000,20000').split(',').map(Number);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 40);
-const WORKERS = process.env.BENCH_WORKERS ?? 'auto';
-const TOOLS = (process.env.BENCH_TOOLS ?? 'coord,locust').split(',');
-const cli = join(here, '../dist/cli/main.js');
-const work = mkdtempSync(join(tmpdir(), 'coord-load-memory-'));
-const loadBefore = loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
 
-const server = fork(join(here, 'load-server.mjs'));
-const port = await new Promise((resolve) => server.once('message', (m) => resolve(m.port)));
-const baseUrl = `http://127.0.0.1:${port}`;
-
-writeFileSync(join(work, 'think.mjs'), `export default {
+const SCENARIO = `export default {
   params: { baseUrl: 'http://127.0.0.1:1' },
   steps: [{ name: 'get', run: async (user) => { await user.http.get('/', { metric: 'GET /' }); await user.sleep(1000); } }],
 };
-`);
-writeFileSync(join(work, 'locustfile.py'), `from locust import HttpUser, task, constant
+`;
+const LOCUSTFILE = `from locust import HttpUser, task, constant
 
 class ThinkUser(HttpUser):
     wait_time = constant(1)
@@ -49,7 +40,7 @@ class ThinkUser(HttpUser):
     @task
     def get(self):
         self.client.get("/")
-`);
+`;
 
 /** RSS in bytes of a process and all its descendants. */
 function treeRss(pid) {
@@ -79,12 +70,6 @@ async function sample(command, args, options = {}) {
   return samples.filter((mb) => mb > 0);
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const requests = async () => {
-  server.send({ type: 'count' });
-  return new Promise((resolve) => server.once('message', (m) => resolve(m.count)));
-};
-
 /** The steady phase: every user started (within 1,000 a second, and 5 s more) to the end. */
 function steady(samples, users) {
   const from = Math.ceil(users / 1000) + 5;
@@ -92,35 +77,69 @@ function steady(samples, users) {
   return { median: median(phase), first: phase[0], last: phase.at(-1), max: Math.max(...samples) };
 }
 
-const rows = [];
-for (const users of USERS) {
-  for (const tool of TOOLS) {
-    const before = await requests();
-    const samples =
-      tool === 'coord'
-        ? await sample(process.execPath, [cli, 'load', 'run', '--scenario', join(work, 'think.mjs'), '--users', String(users), '--spawn-rate', '1000', '--duration', `${SECONDS}s`, '--param', `baseUrl=${baseUrl}`, '--workers', WORKERS, '--out', 'json'])
-        : await sample('locust', ['-f', join(work, 'locustfile.py'), '--headless', '-u', String(users), '-r', '1000', '-t', `${SECONDS}s`, '--host', baseUrl, '--only-summary'], { cwd: work });
-    const s = steady(samples, users);
-    const sent = (await requests()) - before;
-    rows.push({ users, tool, ...s, perThousand: s.median / (users / 1000), rps: sent / SECONDS });
-    process.stderr.write(`${tool} ${users} users: steady ${s.median.toFixed(0)} MB (${s.first.toFixed(0)} → ${s.last.toFixed(0)}), ${(sent / SECONDS).toFixed(0)} req/s\n`);
+/**
+ * Each tool of `tools` ('coord', 'locust') with each number of `users` for `seconds`, against `server`: the table and
+ * how it was run (markdown). `workers`: coord's --workers.
+ */
+export async function memoryReport(server, { users = [5000, 20000], seconds = 40, workers = 'auto', tools = ['coord', 'locust'] } = {}) {
+  if (tools.includes('locust') && spawnSync('locust', ['--version']).error) {
+    throw new Error('bench/load-memory: Locust is not installed (command `locust`): apt-get install python3-locust');
   }
-}
-server.kill();
-
-const table = rows.map((r) => `| ${r.tool === 'coord' ? `\`coord load run\` (--workers ${WORKERS})` : 'Locust 2.12, one process'} | ${r.users.toLocaleString('en')} | ${r.median.toFixed(0)} | ${r.first.toFixed(0)} → ${r.last.toFixed(0)} | ${r.max.toFixed(0)} | **${r.perThousand.toFixed(1)}** | ${r.rps.toFixed(0)} |`);
-const text = `# load-test memory beside Locust
-
-\`node bench/load-memory.mjs\` on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}: one run per tool and size,
-${SECONDS} s each. Each user sends GET / and waits 1 s. RSS is the tool's whole process tree (MB), sampled each second; the
-steady phase starts 5 s after the last user started. Load average (1, 5, 15 min) before: ${loadBefore}; after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}.
-Requests per second: the server's count over the run's ${SECONDS} s (a tool that cannot keep 1 request per user per
-second shows it here).
+  const work = mkdtempSync(join(tmpdir(), 'coord-load-memory-'));
+  writeFileSync(join(work, 'think.mjs'), SCENARIO);
+  writeFileSync(join(work, 'locustfile.py'), LOCUSTFILE);
+  const loadBefore = load();
+  const rows = [];
+  try {
+    for (const n of users) {
+      for (const tool of tools) {
+        const before = (await server.ask('count')).count;
+        const samples =
+          tool === 'coord'
+            ? await sample(process.execPath, [cli, 'load', 'run', '--scenario', join(work, 'think.mjs'), '--users', String(n), '--spawn-rate', '1000', '--duration', `${seconds}s`, '--param', `baseUrl=${server.url}`, '--workers', String(workers), '--out', 'json'])
+            : await sample('locust', ['-f', join(work, 'locustfile.py'), '--headless', '-u', String(n), '-r', '1000', '-t', `${seconds}s`, '--host', server.url, '--only-summary'], { cwd: work });
+        const s = steady(samples, n);
+        const sent = (await server.ask('count')).count - before;
+        rows.push({ users: n, tool, ...s, perThousand: s.median / (n / 1000), rps: sent / seconds });
+        process.stderr.write(`memory: ${tool} ${n} users: steady ${s.median.toFixed(0)} MB (${s.first.toFixed(0)} → ${s.last.toFixed(0)}), ${(sent / seconds).toFixed(0)} req/s\n`);
+      }
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  const table = rows.map((r) => `| ${r.tool === 'coord' ? `\`coord load run\` (--workers ${workers})` : 'Locust 2.12, one process'} | ${r.users.toLocaleString('en')} | ${r.median.toFixed(0)} | ${r.first.toFixed(0)} → ${r.last.toFixed(0)} | ${r.max.toFixed(0)} | **${r.perThousand.toFixed(1)}** | ${r.rps.toFixed(0)} |`);
+  return `One run per tool and size, ${seconds} s each. Each user sends GET / and waits 1 s. RSS is the tool's whole process tree (MB),
+sampled each second; the steady phase starts 5 s after the last user started. Load average (1, 5, 15 min) before:
+${loadBefore}; after: ${load()}. Requests per second: the server's count over the run's ${seconds} s (a tool that cannot keep 1
+request per user per second shows it here).
 
 | tool | users | steady RSS MB (median) | steady first → last | max | MB per 1,000 users | req/s |
 |---|---:|---:|---|---:|---:|---:|
 ${table.join('\n')}
 `;
-// the default run is the one kept; others (one tool, other sizes) print only
-if (!process.env.BENCH_USERS && !process.env.BENCH_TOOLS && !process.env.BENCH_WORKERS) writeFileSync(join(here, 'results/load-memory.md'), text);
-process.stdout.write(text);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    // The comment above is the help: print it, run nothing.
+    const head = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\nimport ')[0];
+    process.stdout.write(`${head.replace(/^\/\/ ?/gm, '')}\n`);
+    process.exit(0);
+  }
+  const { BENCH_USERS, BENCH_SECONDS, BENCH_WORKERS, BENCH_TOOLS } = process.env;
+  const server = await startCountingServer();
+  const report = await memoryReport(server, {
+    users: (BENCH_USERS ?? '5000,20000').split(',').map(Number),
+    seconds: Number(BENCH_SECONDS ?? 40),
+    workers: BENCH_WORKERS ?? 'auto',
+    tools: (BENCH_TOOLS ?? 'coord,locust').split(','),
+  });
+  server.stop();
+  const text = `# load-test memory beside Locust
+
+\`node bench/load-memory.mjs\` on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}.
+${report}`;
+  // the default run is the one kept; others (one tool, other sizes) print only
+  if (!BENCH_USERS && !BENCH_TOOLS && !BENCH_WORKERS) writeFileSync(join(here, 'results/load-memory.md'), text);
+  process.stdout.write(text);
+}

@@ -7,6 +7,7 @@ import { fork, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { startCountingServer } from './load-process-runs.mjs';
 import { Client } from 'undici';
 import { HttpDispatchers } from '../dist/plugins/load-test/clients/http-connections.js';
 
@@ -21,13 +22,8 @@ export const scenario = join(here, 'load-scenario.mjs');
  * each tool's start (connections, and for coord the users' assignment through Redis) and stop.
  */
 export async function startTarget() {
-  const server = fork(join(here, 'load-server.mjs'));
-  const port = await new Promise((resolve) => server.once('message', (m) => resolve(m.port)));
-  const served = () =>
-    new Promise((resolve) => {
-      server.once('message', resolve);
-      server.send({ type: 'count' });
-    });
+  const server = await startCountingServer();
+  const served = () => server.ask('count');
   const sample = async (cpu) => ({ at: performance.now(), cpuUs: cpu(), server: await served() });
   const between = (a, b) => {
     const requests = b.server.count - a.server.count;
@@ -61,7 +57,7 @@ export async function startTarget() {
     await to;
     return between(a, await sample(cpu));
   }
-  return { url: `http://127.0.0.1:${port}`, measure, span, stop: () => server.kill() };
+  return { ...server, measure, span };
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));

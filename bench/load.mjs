@@ -1,35 +1,40 @@
-// load-test's throughput, in one run, against one local server (its own process):
-//  1. one worker's requests per second vs autocannon with the same number of
-//     connections (goal ≥ 1.0×), and, as the floor of coord's client, its
-//     dispatch alone on the same connections (a callback per response, nothing
-//     else);
-//  2. the same worker with metrics recorded vs not recorded (goal ≤ 5% drop);
-//  3. two worker processes vs one, on real Redis;
-//  4. `coord load run` as users run it (its own process: orchestrator,
+// load-test's cost beside autocannon's and Locust's, in one run, against one
+// local server (its own process, counting requests and connections), in
+// paired rounds (the runs of a round in turned-round order, each ratio taken
+// within a round, the median reported with the spread):
+//  1. start-up: the first request and the CPU of `coord load run` with 1 user
+//     for 1 s vs autocannon's CLI (bench/load-startup.mjs);
+//  2. a 10 s test with its start-up: `coord load run --users 50` (--workers 1
+//     and auto) vs autocannon -c 50 (and -w N), whole processes, requests per
+//     CPU-second;
+//  3. `coord load run` as users run it (its own process: orchestrator,
 //     embedded backend and worker) vs autocannon's own process, in requests
 //     per CPU-second, startup excluded (from its first progress line, when
 //     its users run, to its summary): `--workers 1` (one thread of users)
-//     vs autocannon's one thread, and `--workers auto` (one per core, load
+//     vs autocannon's one thread, `--workers auto` (one per core, load
 //     run's default) vs autocannon with --workers = the machine's cores
-//     (both process trees' CPU). LOAD_BENCH_WORKERS_AUTO=0 leaves out the
-//     second pair.
-// Requests and connections are counted by the server, so every tool is
-// measured the same way; the server's CPU per request is reported too. Each
-// run is measured whole (the tool's start to its end: coord's includes its
-// test's start and stop through Redis) and over a steady window in its middle
-// (what the tool sustains once running).
-// On a shared machine a run's throughput moves by tens of percent with what
-// else runs, so the runs of a comparison are interleaved (the order turned
-// round every round, so drift weighs on each side alike), each ratio is taken
-// within a round, and the medians are reported. The CPU time this process
-// spends per request (the server has its own) moves much less with the load,
+//     (both process trees' CPU), and auto vs --workers 1.
+//     LOAD_BENCH_WORKERS_AUTO=0 leaves out the auto runs;
+//  4. in one process: one worker's requests per second vs autocannon with the
+//     same connections (goal ≥ 1.0×), its dispatch alone on the same
+//     connections (a callback per response, nothing else: the floor of coord's
+//     client), metrics recorded vs not (goal ≤ 5% drop); and processes apart:
+//     one worker process vs autocannon's, two worker processes vs one, on Redis;
+//  5. memory: RSS per 1,000 users at 5,000 and 20,000 users with 1 s of think
+//     time vs Locust 2.12 (bench/load-memory.mjs; Debian's python3-locust).
+// Requests are counted by the server, so every tool is measured the same way.
+// In 4, each run is measured whole (the tool's start to its end: coord's
+// includes its test's start and stop through Redis) and over a steady window
+// in its middle (what the tool sustains once running); the CPU time this
+// process spends per request moves much less with the load than throughput,
 // so it is reported too; and what metrics cost is also measured apart: the
 // same path (record each request, flush, merge, result) run alone, in CPU µs
-// per request, over coord's CPU µs per request: the drop they cause when the
-// client's CPU is the limit, whatever else runs on the machine.
-// Runs unattended: npx tsc -p . && node bench/load.mjs
-// (LOAD_BENCH_ONLY=cli: only comparison 4; LOAD_BENCH_ONLY=worker: only comparison 3's
-// one worker process vs autocannon's, LOAD_BENCH_WORKER_ROUNDS rounds, 10 by default.)
+// per request, over coord's CPU µs per request.
+// Runs unattended (~25 min): npm run build && node bench/load.mjs
+// Writes bench/results/load.md. LOAD_BENCH_ONLY=startup,whole,cli,throughput,memory
+// (any of them) runs only those and prints them; LOAD_BENCH_ONLY=cli alone also writes
+// bench/results/load-cli.md; LOAD_BENCH_ONLY=worker: only 4's one worker process vs
+// autocannon's, LOAD_BENCH_WORKER_ROUNDS rounds (10 by default), into bench/results/load-worker.md.
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,6 +51,9 @@ import { ResultAggregator } from '../dist/plugins/load-test/metrics/results.js';
 import { coord } from '../dist/test/support/cli.js';
 import { startRedis } from '../dist/test/support/redis.js';
 import { processesCpuUs, processTreeCpuUs } from './proc-cpu.mjs';
+import { startupReport } from './load-startup.mjs';
+import { memoryReport } from './load-memory.mjs';
+import { autocannonArgv, loadRunArgv, pairedRounds, range } from './load-process-runs.mjs';
 import { CONNECTIONS, autocannonProcess, autocannonRun as autocannonOn, coordRun as coordOn, loadRunProcess, startTarget, connectionRun } from './load-runs.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -60,12 +68,19 @@ const CORES = cpus().length;
 const load = () => loadavg().map((n) => n.toFixed(2)).join(', ');
 const loadBefore = load();
 
-const { url, measure, span, stop: stopServer } = await startTarget();
-const ONLY_CLI = process.env.LOAD_BENCH_ONLY === 'cli';
+const target = await startTarget();
+const { url, measure, span, stop: stopServer } = target;
+const ONLY = process.env.LOAD_BENCH_ONLY?.split(',');
 const ONLY_WORKER = process.env.LOAD_BENCH_ONLY === 'worker';
+/** Whether this run includes `section` (LOAD_BENCH_ONLY). */
+const wants = (section) => !ONLY || ONLY.includes(section);
 const WORKERS_AUTO = process.env.LOAD_BENCH_WORKERS_AUTO !== '0';
 /** Rounds of `coord load run`'s process vs autocannon's. */
 const CLI_ROUNDS = 10;
+/** Rounds of the start-up runs (1 user, 1 s) and of the 10 s tests with their start-up. */
+const STARTUP_ROUNDS = 11;
+const WHOLE_ROUNDS = 5;
+const WHOLE_SECONDS = 10;
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -175,21 +190,67 @@ counted. A ratio is the worker's requests per CPU-second over autocannon's in th
   process.exit(0);
 }
 
-const cliRuns = { autocannon: [], loadRun: [], autocannonWorkers: [], loadRunAuto: [] };
-await loadRunMeasured(['--workers', '1']); // the OS's file cache of node, the CLI's modules and the scenario
-for (let round = 0; round < CLI_ROUNDS; round++) {
-  const pairs = [[cliRuns.loadRun, () => loadRunMeasured(['--workers', '1'])], [cliRuns.autocannon, () => autocannonMeasured()]];
-  if (WORKERS_AUTO) pairs.push([cliRuns.loadRunAuto, () => loadRunMeasured(['--workers', 'auto'])], [cliRuns.autocannonWorkers, () => autocannonMeasured(CORES)]);
-  for (const [list, run] of round % 2 === 0 ? pairs : [...pairs].reverse()) list.push(await run());
-}
-const cliLoad = load();
 /** Median over the rounds of b's CPU per request over a's: a's requests per CPU-second relative to b's; with the middle half. */
 function perCpu(a, b) {
   const r = a.map((x, i) => b[i].cpuUs / x.cpuUs).sort((x, y) => x - y);
   return `**${median(r).toFixed(2)}×** (${r[Math.floor(r.length / 4)].toFixed(2)}–${r[Math.ceil((3 * r.length) / 4) - 1].toFixed(2)}; all: ${r.map((x) => x.toFixed(2)).join(', ')})`;
 }
-const cliRow = (name, list) => `| ${name} | ${Math.round(median(list.map((r) => r.rps))).toLocaleString('en-US')} | ${median(list.map((r) => r.cpuUs)).toFixed(1)} | ${Math.round(1e6 / median(list.map((r) => r.cpuUs))).toLocaleString('en-US')} |`;
-const cliTable = `## \`coord load run\` vs autocannon, per CPU-second (startup excluded)
+const fmtInt = (n) => Math.round(n).toLocaleString('en-US');
+
+/** 2. A 10 s test, start-up included: whole processes, requests per CPU-second (the section, markdown). */
+async function wholeSection() {
+  const loadAtStart = load();
+  const of = { users: CONNECTIONS, connections: CONNECTIONS, seconds: WHOLE_SECONDS };
+  const tools = [
+    [`autocannon -c ${CONNECTIONS} -d ${WHOLE_SECONDS}`, autocannonArgv(url, of)],
+    ['`coord load run --workers 1`', loadRunArgv(url, of)],
+  ];
+  if (WORKERS_AUTO) {
+    tools.push([`autocannon -c ${CONNECTIONS} -d ${WHOLE_SECONDS} -w ${CORES}`, autocannonArgv(url, { ...of, workers: CORES })]);
+    tools.push(['`coord load run --workers auto`', loadRunArgv(url, { ...of, workers: 'auto' })]);
+  }
+  const runs = await pairedRounds(target, tools, WHOLE_ROUNDS, 'whole-test round');
+  const perCpuSecond = (r) => r.count / (r.cpuMs / 1000);
+  /** a's requests per CPU-second over b's, round by round: the median (lowest–highest). */
+  const vs = (a, b) => {
+    const r = runs.get(a).map((x, i) => perCpuSecond(x) / perCpuSecond(runs.get(b)[i]));
+    return `**${median(r).toFixed(2)}×** (${range(r)})`;
+  };
+  const row = ([name]) => {
+    const list = runs.get(name);
+    return `| ${name} | ${fmtInt(median(list.map((r) => r.count / (r.wallMs / 1000))))} | ${fmtInt(median(list.map((r) => r.cpuMs)))} | ${fmtInt(median(list.map(perCpuSecond)))} |`;
+  };
+  const [ac, one, acN, auto] = tools.map(([name]) => name);
+  return `## A ${WHOLE_SECONDS} s test, start-up included
+
+${WHOLE_ROUNDS} paired rounds after one warm-up round. Each tool runs as its users run it, a whole process from spawn to exit
+(bench/load-process-runs.mjs): \`coord load run --scenario bench/load-scenario.mjs --users ${CONNECTIONS} --duration ${WHOLE_SECONDS}s\` and
+autocannon's CLI with ${CONNECTIONS} connections for ${WHOLE_SECONDS} s. CPU: the process's user + system time, every thread (/usr/bin/time, 10 ms
+ticks), start-up and stop included; requests: the server's count. A ratio is coord's requests per CPU-second over autocannon's in
+the same round: median (lowest–highest round). Load average (1, 5, 15 min) before: ${loadAtStart}; after: ${load()}.
+
+| tool | requests/s over the whole process (median) | CPU ms (median) | requests per CPU-second |
+|---|---:|---:|---:|
+${tools.map(row).join('\n')}
+
+| comparison | requests per CPU-second | goal |
+|---|---|---|
+| ${one} vs autocannon | ${vs(one, ac)} | ≥ 0.8× |
+${WORKERS_AUTO ? `| ${auto} vs autocannon -w ${CORES} | ${vs(auto, acN)} | ≥ 0.8× |\n| ${auto} vs autocannon | ${vs(auto, ac)} | |\n` : ''}`;
+}
+
+/** 3. `coord load run` vs autocannon, startup excluded: the section (markdown). */
+async function cliSection() {
+  const cliRuns = { autocannon: [], loadRun: [], autocannonWorkers: [], loadRunAuto: [] };
+  await loadRunMeasured(['--workers', '1']); // the OS's file cache of node, the CLI's modules and the scenario
+  for (let round = 0; round < CLI_ROUNDS; round++) {
+    const pairs = [[cliRuns.loadRun, () => loadRunMeasured(['--workers', '1'])], [cliRuns.autocannon, () => autocannonMeasured()]];
+    if (WORKERS_AUTO) pairs.push([cliRuns.loadRunAuto, () => loadRunMeasured(['--workers', 'auto'])], [cliRuns.autocannonWorkers, () => autocannonMeasured(CORES)]);
+    for (const [list, run] of round % 2 === 0 ? pairs : [...pairs].reverse()) list.push(await run());
+  }
+  const cliLoad = load();
+  const cliRow = (name, list) => `| ${name} | ${Math.round(median(list.map((r) => r.rps))).toLocaleString('en-US')} | ${median(list.map((r) => r.cpuUs)).toFixed(1)} | ${Math.round(1e6 / median(list.map((r) => r.cpuUs))).toLocaleString('en-US')} |`;
+  return `## \`coord load run\` vs autocannon, per CPU-second (startup excluded)
 
 ${CLI_ROUNDS} rounds after a first run, the two (or four) runs of a round in turned-round order. \`coord load run\`: \`node dist/cli/main.js load run
 --scenario bench/load-scenario.mjs --users ${CONNECTIONS} --duration ${SECONDS + 1}s --workers 1\` in its own process (orchestrator and embedded
@@ -206,99 +267,94 @@ ${cliRow('`coord load run --workers 1` (one process)', cliRuns.loadRun)}
 ${WORKERS_AUTO ? `${cliRow(`autocannon's process, --workers ${CORES}`, cliRuns.autocannonWorkers)}\n${cliRow('`coord load run --workers auto`', cliRuns.loadRunAuto)}\n` : ''}
 | comparison | requests per CPU-second | goal |
 |---|---|---|
-| \`coord load run --workers 1\` vs autocannon's process | ${perCpu(cliRuns.loadRun, cliRuns.autocannon)} | ≥ 0.9× |
-${WORKERS_AUTO ? `| \`coord load run --workers auto\` vs autocannon --workers ${CORES} | ${perCpu(cliRuns.loadRunAuto, cliRuns.autocannonWorkers)} | ≥ 0.9× |\n` : `| \`coord load run --workers auto\` vs autocannon --workers ${CORES} | not run (LOAD_BENCH_WORKERS_AUTO=0) | |\n`}`;
-if (ONLY_CLI) {
-  const text = `# load-test throughput: \`coord load run\`\n\n\`LOAD_BENCH_ONLY=cli node bench/load.mjs\` — ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${CORES} cores. Load average before: ${loadBefore}.\nThe machine is shared with other jobs: the load average shows how busy it was.\n\n${cliTable}`;
-  writeFileSync(join(here, 'results/load-cli.md'), text);
-  console.log(text);
-  stopServer();
-  process.exit(0);
+| \`coord load run --workers 1\` vs autocannon's process | ${perCpu(cliRuns.loadRun, cliRuns.autocannon)} | ≥ 1.2× |
+${WORKERS_AUTO ? `| \`coord load run --workers auto\` vs autocannon --workers ${CORES} | ${perCpu(cliRuns.loadRunAuto, cliRuns.autocannonWorkers)} | ≥ 1.0× |\n| \`coord load run --workers auto\` vs \`--workers 1\` | ${perCpu(cliRuns.loadRunAuto, cliRuns.loadRun)} | ≥ 0.9× |\n` : `| \`coord load run --workers auto\` vs autocannon --workers ${CORES} | not run (LOAD_BENCH_WORKERS_AUTO=0) | |\n`}`;
 }
 
-// One worker and the orchestrator in this process, embedded backend (as `coord load run`).
-const local = await startRoles({ plugins: [plugin], backend: connectBackend, config: loadConfig({ plugins: [plugin], env: {}, flags: flags([{ path: 'roles', value: ['worker', 'orchestrator'] }]) }) });
-const controller = local.role('load-test', 'orchestrator').controller;
-const coordRun = (metrics, ctl = controller, seconds = SECONDS) => coordOn(ctl, url, seconds, metrics);
-const autocannonRun = (seconds = SECONDS) => autocannonOn(url, seconds);
-const connectionsAlone = (kind, seconds = SECONDS) => connectionRun(url, seconds, kind);
-const runOf = (name) => (name === 'autocannon' ? autocannonRun() : name === 'conn' || name === 'undici' ? connectionsAlone(name === 'conn' ? 'coord' : 'undici') : coordRun(name === 'on'));
+/** 4. In one process (coord's parts, autocannon) and processes apart (worker processes on Redis): the section (markdown). */
+async function throughputSection() {
+  const loadAtStart = load();
+  // One worker and the orchestrator in this process, embedded backend (as `coord load run`).
+  const local = await startRoles({ plugins: [plugin], backend: connectBackend, config: loadConfig({ plugins: [plugin], env: {}, flags: flags([{ path: 'roles', value: ['worker', 'orchestrator'] }]) }) });
+  const controller = local.role('load-test', 'orchestrator').controller;
+  const coordRun = (metrics, ctl = controller, seconds = SECONDS) => coordOn(ctl, url, seconds, metrics);
+  const autocannonRun = (seconds = SECONDS) => autocannonOn(url, seconds);
+  const connectionsAlone = (kind, seconds = SECONDS) => connectionRun(url, seconds, kind);
+  const runOf = (name) => (name === 'autocannon' ? autocannonRun() : name === 'conn' || name === 'undici' ? connectionsAlone(name === 'conn' ? 'coord' : 'undici') : coordRun(name === 'on'));
 
-// Warm-up: the JIT of the server and of both clients (coord's first seconds are much slower).
-for (let i = 0; i < 2; i++) {
-  await measure(autocannonRun(2));
-  await measure(connectionsAlone('coord', 2));
-  await measure(connectionsAlone('undici', 2));
-  await measure(coordRun(true, controller, 2));
-  await measure(coordRun(false, controller, 2));
-}
-const runs = { autocannon: [], conn: [], undici: [], on: [], off: [] };
-for (let round = 0; round < ROUNDS; round++) {
-  // Metrics on stands next to autocannon and to metrics off in every round: the two goals' runs are back to back.
-  const order = round % 2 === 0 ? ['autocannon', 'on', 'off', 'conn', 'undici'] : ['undici', 'conn', 'off', 'on', 'autocannon'];
-  for (const name of order) runs[name].push(await measure(runOf(name), WINDOW));
-}
-await local.stop('bench');
-
-/**
- * CPU µs per request of the metrics path alone, at `perSecond` requests a second: the worker records each request
- * and writes its batch once a second, the orchestrator reads and merges the batches and makes its result once a second
- * (as `coord load run` does for its progress line). On the embedded backend, as the runs above.
- */
-async function metricsCost(perSecond, seconds = 20) {
-  const backend = await createBackend({});
-  const ctx = scenarioContext({ plugin, backend, keyPrefix: '', signal: new AbortController().signal });
-  const recorder = new MetricsRecorder(ctx, 'bench', 1);
-  const aggregator = new ResultAggregator(1, Date.now(), 'users');
-  const cursors = new Map();
-  const latencies = Array.from({ length: 4096 }, () => 0.5 + Math.random() * 20);
-  const cpu = process.cpuUsage();
-  for (let s = 0; s < seconds; s++) {
-    for (let i = 0; i < perSecond; i++) recorder.record('GET /', latencies[i % 4096], undefined, 'http');
-    await recorder.flush();
-    for (const batch of await readBatches(ctx, cursors)) aggregator.add(batch);
-    aggregator.result(Date.now());
+  // Warm-up: the JIT of the server and of both clients (coord's first seconds are much slower).
+  for (let i = 0; i < 2; i++) {
+    await measure(autocannonRun(2));
+    await measure(connectionsAlone('coord', 2));
+    await measure(connectionsAlone('undici', 2));
+    await measure(coordRun(true, controller, 2));
+    await measure(coordRun(false, controller, 2));
   }
-  const used = process.cpuUsage(cpu);
-  await backend.close();
-  return (used.user + used.system) / (perSecond * seconds);
-}
-await metricsCost(1000, 3); // its JIT
-const metricsCosts = [];
-for (let i = 0; i < 3; i++) metricsCosts.push(await metricsCost(Math.round(rps(runs.on))));
-const metricsPath = median(metricsCosts);
+  const runs = { autocannon: [], conn: [], undici: [], on: [], off: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    // Metrics on stands next to autocannon and to metrics off in every round: the two goals' runs are back to back.
+    const order = round % 2 === 0 ? ['autocannon', 'on', 'off', 'conn', 'undici'] : ['undici', 'conn', 'off', 'on', 'autocannon'];
+    for (const name of order) runs[name].push(await measure(runOf(name), WINDOW));
+  }
+  await local.stop('bench');
 
-const workerRuns = await workerComparison();
-stopServer();
+  /**
+   * CPU µs per request of the metrics path alone, at `perSecond` requests a second: the worker records each request
+   * and writes its batch once a second, the orchestrator reads and merges the batches and makes its result once a second
+   * (as `coord load run` does for its progress line). On the embedded backend, as the runs above.
+   */
+  async function metricsCost(perSecond, seconds = 20) {
+    const backend = await createBackend({});
+    const ctx = scenarioContext({ plugin, backend, keyPrefix: '', signal: new AbortController().signal });
+    const recorder = new MetricsRecorder(ctx, 'bench', 1);
+    const aggregator = new ResultAggregator(1, Date.now(), 'users');
+    const cursors = new Map();
+    const latencies = Array.from({ length: 4096 }, () => 0.5 + Math.random() * 20);
+    const cpu = process.cpuUsage();
+    for (let s = 0; s < seconds; s++) {
+      for (let i = 0; i < perSecond; i++) recorder.record('GET /', latencies[i % 4096], undefined, 'http');
+      await recorder.flush();
+      for (const batch of await readBatches(ctx, cursors)) aggregator.add(batch);
+      aggregator.result(Date.now());
+    }
+    const used = process.cpuUsage(cpu);
+    await backend.close();
+    return (used.user + used.system) / (perSecond * seconds);
+  }
+  await metricsCost(1000, 3); // its JIT
+  const metricsCosts = [];
+  for (let i = 0; i < 3; i++) metricsCosts.push(await metricsCost(Math.round(rps(runs.on))));
+  const metricsPath = median(metricsCosts);
 
-/** Median over the rounds of a/b, each round's two runs side by side; with `steady`, of their steady windows. */
-const ratios = (a, b, of, steady) => a.map((r, i) => (steady ? r.steady[of] / b[i].steady[of] : r[of] / b[i][of]));
-const pairedRatio = (a, b, of = 'rps', steady = false) => median(ratios(a, b, of, steady));
-/** The middle half of the rounds' ratios: how far the machine moved them. */
-const spread = (a, b, of = 'rps', steady = false) => {
-  const s = ratios(a, b, of, steady).sort((x, y) => x - y);
-  return `${s[Math.floor(s.length / 4)].toFixed(2)}–${s[Math.ceil((3 * s.length) / 4) - 1].toFixed(2)}`;
-};
-const steadyOf = (list) => list.map((r) => r.steady);
-const fmt = (n) => Math.round(n).toLocaleString('en-US');
-const onVsAc = pairedRatio(runs.on, runs.autocannon);
-const onVsAcSteady = pairedRatio(runs.on, runs.autocannon, 'rps', true);
-const connVsAc = pairedRatio(runs.conn, runs.autocannon);
-const connVsAcSteady = pairedRatio(runs.conn, runs.autocannon, 'rps', true);
-const onVsConn = pairedRatio(runs.on, runs.conn);
-const cpuOnVsAc = pairedRatio(runs.on, runs.autocannon, 'cpuUs');
-const cpuOnVsAcSteady = pairedRatio(runs.on, runs.autocannon, 'cpuUs', true);
-const onVsOff = pairedRatio(runs.on, runs.off);
-const onVsOffSteady = pairedRatio(runs.on, runs.off, 'rps', true);
-const cpuOnVsOff = pairedRatio(runs.on, runs.off, 'cpuUs');
-const twoVsOne = pairedRatio(workerRuns.two, workerRuns.one);
-const list = (xs, of = 'rps') => xs.map((r) => fmt(r[of])).join(', ');
-const row = (name, list) =>
-  `| ${name} | ${fmt(rps(list))} | ${fmt(cpu(list))} | ${fmt(rps(steadyOf(list)))} | ${fmt(cpu(steadyOf(list)))} | ${fmt(serverCpu(list))} | ${connections(list)} |`;
-const table = `# load-test throughput
+  const workerRuns = await workerComparison();
 
-\`node bench/load.mjs\` — ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}).
-Load average (1, 5, 15 min) before the bench: ${loadBefore}; after: ${load()}.
+  /** Median over the rounds of a/b, each round's two runs side by side; with `steady`, of their steady windows. */
+  const ratios = (a, b, of, steady) => a.map((r, i) => (steady ? r.steady[of] / b[i].steady[of] : r[of] / b[i][of]));
+  const pairedRatio = (a, b, of = 'rps', steady = false) => median(ratios(a, b, of, steady));
+  /** The middle half of the rounds' ratios: how far the machine moved them. */
+  const spread = (a, b, of = 'rps', steady = false) => {
+    const s = ratios(a, b, of, steady).sort((x, y) => x - y);
+    return `${s[Math.floor(s.length / 4)].toFixed(2)}–${s[Math.ceil((3 * s.length) / 4) - 1].toFixed(2)}`;
+  };
+  const steadyOf = (list) => list.map((r) => r.steady);
+  const fmt = (n) => Math.round(n).toLocaleString('en-US');
+  const onVsAc = pairedRatio(runs.on, runs.autocannon);
+  const onVsAcSteady = pairedRatio(runs.on, runs.autocannon, 'rps', true);
+  const connVsAc = pairedRatio(runs.conn, runs.autocannon);
+  const connVsAcSteady = pairedRatio(runs.conn, runs.autocannon, 'rps', true);
+  const onVsConn = pairedRatio(runs.on, runs.conn);
+  const cpuOnVsAc = pairedRatio(runs.on, runs.autocannon, 'cpuUs');
+  const cpuOnVsAcSteady = pairedRatio(runs.on, runs.autocannon, 'cpuUs', true);
+  const onVsOff = pairedRatio(runs.on, runs.off);
+  const onVsOffSteady = pairedRatio(runs.on, runs.off, 'rps', true);
+  const cpuOnVsOff = pairedRatio(runs.on, runs.off, 'cpuUs');
+  const twoVsOne = pairedRatio(workerRuns.two, workerRuns.one);
+  const list = (xs, of = 'rps') => xs.map((r) => fmt(r[of])).join(', ');
+  const row = (name, list) =>
+    `| ${name} | ${fmt(rps(list))} | ${fmt(cpu(list))} | ${fmt(rps(steadyOf(list)))} | ${fmt(cpu(steadyOf(list)))} | ${fmt(serverCpu(list))} | ${connections(list)} |`;
+  return `## In one process, and processes apart
+
+Load average (1, 5, 15 min) before these runs: ${loadAtStart}; after: ${load()}.
 One local HTTP server (Node, its own process) answers \`ok\`; requests are counted by the server.
 ${CONNECTIONS} connections (autocannon) = ${CONNECTIONS} users (coord), each on its own connection (load-test.connections 0, the default), ${SECONDS} s per run,
 ${ROUNDS} rounds after warm-up runs, the runs of a round in turned-round order; a ratio is the median of the rounds' ratios, with the
@@ -348,9 +404,23 @@ Runs (whole-run requests/s, in round order): autocannon ${list(runs.autocannon)}
 autocannon's process ${list(workerRuns.autocannon)}; 1 worker ${list(workerRuns.one)}; 2 workers ${list(workerRuns.two)}.
 Steady requests/s: autocannon ${list(steadyOf(runs.autocannon))}; connections alone ${list(steadyOf(runs.conn))}; undici alone ${list(steadyOf(runs.undici))}; metrics on ${list(steadyOf(runs.on))}; off ${list(steadyOf(runs.off))};
 autocannon's process ${list(steadyOf(workerRuns.autocannon))}; 1 worker ${list(steadyOf(workerRuns.one))}; 2 workers ${list(steadyOf(workerRuns.two))}.
-Whole-run CPU µs/request: autocannon ${list(runs.autocannon, 'cpuUs')}; connections alone ${list(runs.conn, 'cpuUs')}; undici alone ${list(runs.undici, 'cpuUs')}; metrics on ${list(runs.on, 'cpuUs')}; off ${list(runs.off, 'cpuUs')}.
+Whole-run CPU µs/request: autocannon ${list(runs.autocannon, 'cpuUs')}; connections alone ${list(runs.conn, 'cpuUs')}; undici alone ${list(runs.undici, 'cpuUs')}; metrics on ${list(runs.on, 'cpuUs')}; off ${list(runs.off, 'cpuUs')}.`;
+}
 
-${cliTable}`;
-writeFileSync(join(here, 'results/load.md'), table);
-console.log(table);
+const sections = [];
+if (wants('startup')) sections.push(`## Start-up: the first request, and its cost\n\n${await startupReport(target, STARTUP_ROUNDS)}`);
+if (wants('whole')) sections.push(await wholeSection());
+if (wants('cli')) sections.push(await cliSection());
+if (wants('throughput')) sections.push(await throughputSection());
+if (wants('memory')) sections.push(`## Memory beside Locust\n\n${await memoryReport(target)}`);
+stopServer();
+const text = `# load-test's cost beside autocannon's and Locust's
+
+\`${ONLY ? `LOAD_BENCH_ONLY=${ONLY.join(',')} ` : ''}node bench/load.mjs\` — ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${CORES} cores (${cpus()[0]?.model ?? '?'}).
+Load average (1, 5, 15 min) before the bench: ${loadBefore}; after: ${load()}. Each section gives the load its runs ran at.
+
+${sections.join('\n')}`;
+if (!ONLY) writeFileSync(join(here, 'results/load.md'), text);
+else if (ONLY.join() === 'cli') writeFileSync(join(here, 'results/load-cli.md'), text);
+console.log(text);
 process.exit(0);

@@ -24,6 +24,7 @@ export interface LoadTestConfig {
   gracefulStop: number;
   redisLostAfter: number;
   connections: number;
+  threadHeapMb: number;
   maxIterationDelay: number;
   waitForWorkers: number;
   metricStreamMaxLen: number;
@@ -79,6 +80,13 @@ export const configSchema = {
     gracefulStop: seconds(5, 'How long a stopping user may finish its current step before it is aborted.'),
     redisLostAfter: seconds(30, "How long a test goes on while Redis does not answer (failing over, paused, gone): then a worker stops its users by itself, and the orchestrator ends the test with the results it holds (coord load run exits 98)."),
     connections: { type: 'integer', minimum: 0, default: 0, description: "HTTP connections per origin per worker (0: each user has its own, plus one per extra concurrent request in a step; N: the worker's users share N)." },
+    threadHeapMb: {
+      type: 'integer',
+      minimum: 0,
+      default: 1024,
+      description:
+        "Heap limit of each users' thread (MB of V8's old generation). Below 2,048, V8 collects garbage before the heap grows past about twice what is live (4× above), so a test's memory stays flat; a thread that needs more ends with an error naming this setting. 0: V8's own limit.",
+    },
     maxIterationDelay: seconds(1, 'Arrival-rate mode: how long a due iteration waits for a free user before it is dropped.'),
     waitForWorkers: { type: 'number', minimum: 0, default: 10, description: 'How long a start waits for a first worker to register.' },
     metricStreamMaxLen: { type: 'integer', minimum: 100, default: 20000, description: 'Cap (MAXLEN ~) of each metric:<id> stream.' },
@@ -100,6 +108,9 @@ export const configEnv = {
 /** `coord run --plugin load-test --role worker --run-probes --workers auto`. */
 export const configFlags = { 'run-probes': 'runProbes', workers: 'workers' } as const;
 
+/** The smallest users' thread heap limit that starts a thread with its scenario (MB). */
+const MIN_THREAD_HEAP_MB = 64;
+
 export function checkConfig(c: LoadTestConfig): string[] {
   const problems: string[] = [];
   if (c.deadAfter <= c.heartbeatInterval) {
@@ -107,6 +118,9 @@ export function checkConfig(c: LoadTestConfig): string[] {
   }
   if (c.redisLostAfter <= c.heartbeatInterval * 2) {
     problems.push(`redisLostAfter (${c.redisLostAfter}s) must be greater than two heartbeatIntervals (${c.heartbeatInterval * 2}s), or a worker stops its users between two heartbeats`);
+  }
+  if (c.threadHeapMb > 0 && c.threadHeapMb < MIN_THREAD_HEAP_MB) {
+    problems.push(`threadHeapMb (${c.threadHeapMb}) must be 0 (V8's own limit) or at least ${MIN_THREAD_HEAP_MB}: a users' thread needs that much to load its scenario`);
   }
   return problems;
 }

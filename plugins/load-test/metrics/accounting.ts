@@ -83,7 +83,7 @@ export class RequestAccounting {
       const missing = said - (this.read.get(source) ?? 0);
       if (missing <= 0) continue;
       unaccounted += missing;
-      reasons.push(`worker ${source.split('\u0000')[0]}: ${missing} of its ${said} requests are in no metric batch read (batches lost in Redis, or not written by a users' thread that had to be terminated)`);
+      reasons.push(`worker ${source.split('\u0000')[0]}: ${missing} of its ${said} requests are in no metric batch read (batches lost in Redis, or not written by a users' thread that was terminated or ran out of memory)`);
     }
     reasons.push(...this.reasons);
     return reasons.length ? { unaccounted, reasons } : undefined;

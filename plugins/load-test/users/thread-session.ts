@@ -106,7 +106,8 @@ export class UserThread {
       workerId,
       preload: ctx.config.scenario,
     };
-    this.worker = new Worker(threadModule, { workerData: data });
+    const heapMb = ctx.config.threadHeapMb;
+    this.worker = new Worker(threadModule, { workerData: data, ...(heapMb > 0 ? { resourceLimits: { maxOldGenerationSizeMb: heapMb } } : {}) });
     this.worker.on('message', (msg: FromThread) => {
       this.lastHeard = performance.now();
       for (const wake of [...this.heard]) wake();
@@ -114,7 +115,10 @@ export class UserThread {
       else if (msg.type === 'log') ctx.logger[msg.level](msg.msg, msg.fields);
       else if (msg.type !== 'tick') this.listener?.(msg);
     });
-    this.worker.on('error', (err) => ctx.logger.error("the users' thread failed", { workerId, error: err.message }));
+    this.worker.on('error', (err) => {
+      if ((err as NodeJS.ErrnoException).code !== 'ERR_WORKER_OUT_OF_MEMORY') return ctx.logger.error("the users' thread failed", { workerId, error: err.message });
+      ctx.logger.error(`the users' thread ran out of memory: its users stopped. Its heap limit is load-test.threadHeapMb (${heapMb} MB): raise it (--set load-test.threadHeapMb=…), or 0 for V8's own`, { workerId });
+    });
     this.worker.on('exit', () => {
       this.exited = true;
       for (const wake of [...this.heard]) wake();
@@ -254,13 +258,16 @@ export class ThreadSession implements UsersSession {
         if (now - thread.lastHeard > blockedMs || now > bound) {
           ctx.logger.warn("users' code holds their thread: terminating it", { workerId, silentMs: Math.round(now - thread.lastHeard) });
           await thread.terminate();
-          // no final word from the thread: what it recorded is in the shared count, its unwritten part named as missing
-          this.requests = Atomics.load(this.counted, 0);
-          this.writer = this.recorderWriter;
-          if (this.ids.size) await within(ctx.backend.send(['SREM', ctx.keys.workerActiveUsers({ workerId }), ...this.ids]), REDIS_STEP_MS, 'marking users stopped').catch(() => {});
           break;
         }
         await thread.heardOrAfter(TICK_MS / 2);
+      }
+      if (!this.stoppedMessage) {
+        // No final word from the thread (terminated, or it died: out of memory): what it recorded is in the shared
+        // count, its unwritten part named as missing.
+        this.requests = Atomics.load(this.counted, 0);
+        this.writer = this.recorderWriter;
+        if (this.ids.size) await within(ctx.backend.send(['SREM', ctx.keys.workerActiveUsers({ workerId }), ...this.ids]), REDIS_STEP_MS, 'marking users stopped').catch(() => {});
       }
       this.ids.clear();
     })());
