@@ -14,7 +14,8 @@
 // empty, which only a master with workers minds).
 //
 //   npm run build && node bench/load-memory.mjs   (BENCH_USERS=5000,20000, BENCH_SECONDS=40 and
-//   BENCH_TOOLS=coord,locust by default)
+//   BENCH_TOOLS=coord,locust by default; BENCH_SET=load-test.threadHeapMb=0 passes
+//   --set to coord, comma-separated)
 //
 // Writes bench/results/load-memory.md. bench/load.mjs prints the same table.
 import { spawn, spawnSync } from 'node:child_process';
@@ -81,7 +82,7 @@ function steady(samples, users) {
  * Each tool of `tools` ('coord', 'locust') with each number of `users` for `seconds`, against `server`: the table and
  * how it was run (markdown). `workers`: coord's --workers.
  */
-export async function memoryReport(server, { users = [5000, 20000], seconds = 40, workers = 'auto', tools = ['coord', 'locust'] } = {}) {
+export async function memoryReport(server, { users = [5000, 20000], seconds = 40, workers = 'auto', tools = ['coord', 'locust'], set = [] } = {}) {
   if (tools.includes('locust') && spawnSync('locust', ['--version']).error) {
     throw new Error('bench/load-memory: Locust is not installed (command `locust`): apt-get install python3-locust');
   }
@@ -96,7 +97,7 @@ export async function memoryReport(server, { users = [5000, 20000], seconds = 40
         const before = (await server.ask('count')).count;
         const samples =
           tool === 'coord'
-            ? await sample(process.execPath, [cli, 'load', 'run', '--scenario', join(work, 'think.mjs'), '--users', String(n), '--spawn-rate', '1000', '--duration', `${seconds}s`, '--param', `baseUrl=${server.url}`, '--workers', String(workers), '--out', 'json'])
+            ? await sample(process.execPath, [cli, 'load', 'run', '--scenario', join(work, 'think.mjs'), '--users', String(n), '--spawn-rate', '1000', '--duration', `${seconds}s`, '--param', `baseUrl=${server.url}`, '--workers', String(workers), ...set.flatMap((v) => ['--set', v]), '--out', 'json'])
             : await sample('locust', ['-f', join(work, 'locustfile.py'), '--headless', '-u', String(n), '-r', '1000', '-t', `${seconds}s`, '--host', server.url, '--only-summary'], { cwd: work });
         const s = steady(samples, n);
         const sent = (await server.ask('count')).count - before;
@@ -107,7 +108,7 @@ export async function memoryReport(server, { users = [5000, 20000], seconds = 40
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-  const table = rows.map((r) => `| ${r.tool === 'coord' ? `\`coord load run\` (--workers ${workers})` : 'Locust 2.12, one process'} | ${r.users.toLocaleString('en')} | ${r.median.toFixed(0)} | ${r.first.toFixed(0)} → ${r.last.toFixed(0)} | ${r.max.toFixed(0)} | **${r.perThousand.toFixed(1)}** | ${r.rps.toFixed(0)} |`);
+  const table = rows.map((r) => `| ${r.tool === 'coord' ? `\`coord load run\` (--workers ${workers}${set.map((v) => ` --set ${v}`).join('')})` : 'Locust 2.12, one process'} | ${r.users.toLocaleString('en')} | ${r.median.toFixed(0)} | ${r.first.toFixed(0)} → ${r.last.toFixed(0)} | ${r.max.toFixed(0)} | **${r.perThousand.toFixed(1)}** | ${r.rps.toFixed(0)} |`);
   return `One run per tool and size, ${seconds} s each. Each user sends GET / and waits 1 s. RSS is the tool's whole process tree (MB),
 sampled each second; the steady phase starts 5 s after the last user started. Load average (1, 5, 15 min) before:
 ${loadBefore}; after: ${load()}. Requests per second: the server's count over the run's ${seconds} s (a tool that cannot keep 1
@@ -126,13 +127,14 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.stdout.write(`${head.replace(/^\/\/ ?/gm, '')}\n`);
     process.exit(0);
   }
-  const { BENCH_USERS, BENCH_SECONDS, BENCH_WORKERS, BENCH_TOOLS } = process.env;
+  const { BENCH_USERS, BENCH_SECONDS, BENCH_WORKERS, BENCH_TOOLS, BENCH_SET } = process.env;
   const server = await startCountingServer();
   const report = await memoryReport(server, {
     users: (BENCH_USERS ?? '5000,20000').split(',').map(Number),
     seconds: Number(BENCH_SECONDS ?? 40),
     workers: BENCH_WORKERS ?? 'auto',
     tools: (BENCH_TOOLS ?? 'coord,locust').split(','),
+    set: BENCH_SET ? BENCH_SET.split(',') : [],
   });
   server.stop();
   const text = `# load-test memory beside Locust
@@ -140,6 +142,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
 \`node bench/load-memory.mjs\` on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}.
 ${report}`;
   // the default run is the one kept; others (one tool, other sizes) print only
-  if (!BENCH_USERS && !BENCH_TOOLS && !BENCH_WORKERS) writeFileSync(join(here, 'results/load-memory.md'), text);
+  if (!BENCH_USERS && !BENCH_TOOLS && !BENCH_WORKERS && !BENCH_SET) writeFileSync(join(here, 'results/load-memory.md'), text);
   process.stdout.write(text);
 }
