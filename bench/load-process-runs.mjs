@@ -29,9 +29,13 @@ export async function startCountingServer() {
   return { url: `http://127.0.0.1:${port}`, ask, stop: () => server.kill() };
 }
 
-/** argv of `coord load run` with the bench's scenario (`scenario`: a file of bench/). */
+/**
+ * argv of `coord load run` with the bench's scenario (`scenario`: a file of bench/). With `main` (another checkout's
+ * dist/cli/main.js), the scenario is that checkout's: inside coord's folder, as this one's (one outside gets a module
+ * hook, which costs more).
+ */
 export function loadRunArgv(url, { scenario = 'load-scenario.mjs', users = 1, seconds = 1, workers = '1', main = cli }) {
-  return [process.execPath, main, 'load', 'run', '--scenario', join(here, scenario), '--users', String(users), '--duration', `${seconds}s`, '--workers', String(workers), '--param', `baseUrl=${url}`];
+  return [process.execPath, main, 'load', 'run', '--scenario', join(dirname(main), '../../bench', scenario), '--users', String(users), '--duration', `${seconds}s`, '--workers', String(workers), '--param', `baseUrl=${url}`];
 }
 
 /** argv of autocannon's CLI (`workers` > 0: its --workers). */

@@ -37,7 +37,8 @@ const options = { keepAliveTimeout: 10_000, pipelining: 1 };
 const MAX_OWN_ORIGINS = 16;
 
 export class HttpDispatchers {
-  private readonly agent: Agent;
+  /** For requests on no connection of a user's own, made at the first: loading undici was a fifth of a users' thread's start. */
+  private sharedAgent?: Agent;
   private readonly base: { origin: string; pool: Pool } | undefined;
   /** The users' own connections not closed yet. */
   private readonly clients = new Set<Http1Connection>();
@@ -46,14 +47,14 @@ export class HttpDispatchers {
     baseUrl: string | undefined,
     private readonly connections: number,
   ) {
-    this.agent = new (undici().Agent)({ ...options, connections: connections > 0 ? connections : null });
     const origin = connections > 0 ? originOf(baseUrl) : undefined;
     this.base = origin ? { origin, pool: new (undici().Pool)(origin, { ...options, connections }) } : undefined;
   }
 
   /** Where requests to `origin` go that are not on a user's own connection. */
   shared(origin: string): Dispatcher {
-    return origin === this.base?.origin ? this.base.pool : this.agent;
+    if (origin === this.base?.origin) return this.base.pool;
+    return (this.sharedAgent ??= new (undici().Agent)({ ...options, connections: this.connections > 0 ? this.connections : null }));
   }
 
   /** The connections of one user: its own per origin when `connections` is 0, else none (the shared ones). */
@@ -75,7 +76,7 @@ export class HttpDispatchers {
 
   /** Closes every connection once its requests are done (a user's too: it may not have stopped). */
   async close(): Promise<void> {
-    await Promise.all([this.agent.close(), this.base?.pool.close(), ...[...this.clients].map((c) => this.release(c))]);
+    await Promise.all([this.sharedAgent?.close(), this.base?.pool.close(), ...[...this.clients].map((c) => this.release(c))]);
   }
 }
 

@@ -15,15 +15,20 @@ export class Target {
   /** Dispatch options of a request with no headers and no body, per method (undici does not change them). */
   private readonly plain = new Map<string, RequestSpec>();
   private readonly metrics = new Map<string, string>();
+  private shared?: Dispatcher;
 
   constructor(
     readonly origin: string,
     /** Path and query, as sent. */
     readonly path: string,
     readonly pathname: string,
-    /** The worker's shared connections to the origin (a request on a user's own connection does not use them). */
-    readonly dispatcher: Dispatcher,
+    private readonly dispatchers: HttpDispatchers,
   ) {}
+
+  /** The worker's shared connections to the origin: asked for only by a request on no connection of a user's own. */
+  get dispatcher(): Dispatcher {
+    return (this.shared ??= this.dispatchers.shared(this.origin));
+  }
 
   plainOptions(method: string): RequestSpec {
     let options = this.plain.get(method);
@@ -52,7 +57,7 @@ export class Targets {
     let target = this.cache.get(path);
     if (target === undefined) {
       const url = this.baseUrl ? new URL(path, this.baseUrl) : new URL(path);
-      target = new Target(url.origin, url.pathname + url.search, url.pathname, this.dispatchers.shared(url.origin));
+      target = new Target(url.origin, url.pathname + url.search, url.pathname, this.dispatchers);
       if (this.cache.size >= MAX_TARGETS) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(path, target);
     }
