@@ -37,7 +37,7 @@ const options = { keepAliveTimeout: 10_000, pipelining: 1 };
 const MAX_OWN_ORIGINS = 16;
 
 export class HttpDispatchers {
-  /** For requests on no connection of a user's own, made at the first: loading undici was a fifth of a users' thread's start. */
+  /** For requests on no connection of a user's own, made at the first: loading undici cost a test ~130 ms of CPU at start (bench/load-startup.mjs). */
   private sharedAgent?: Agent;
   private readonly base: { origin: string; pool: Pool } | undefined;
   /** The users' own connections not closed yet. */
