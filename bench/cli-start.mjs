@@ -16,13 +16,9 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { exitWithHelpIfAsked } from './help.mjs';
 
-if (process.argv.includes('--help') || process.argv.includes('-h')) {
-  // The comment above is the help: print it, run nothing.
-  const head = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\nimport ')[0];
-  process.stdout.write(`${head.replace(/^\/\/ ?/gm, '')}\n`);
-  process.exit(0);
-}
+exitWithHelpIfAsked(import.meta.url);
 const { startRedis } = await import('../dist/test/support/redis.js');
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 11);

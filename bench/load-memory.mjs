@@ -24,6 +24,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cli, median, startCountingServer } from './load-process-runs.mjs';
+import { exitWithHelpIfAsked } from './help.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
@@ -121,12 +122,7 @@ ${table.join('\n')}
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  if (process.argv.includes('--help') || process.argv.includes('-h')) {
-    // The comment above is the help: print it, run nothing.
-    const head = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\nimport ')[0];
-    process.stdout.write(`${head.replace(/^\/\/ ?/gm, '')}\n`);
-    process.exit(0);
-  }
+  exitWithHelpIfAsked(import.meta.url);
   const { BENCH_USERS, BENCH_SECONDS, BENCH_WORKERS, BENCH_TOOLS, BENCH_SET } = process.env;
   const server = await startCountingServer();
   const report = await memoryReport(server, {

@@ -20,11 +20,12 @@
 //   BENCH_BEFORE=/other/checkout/dist/cli/main.js adds that build's .mjs runs)
 //
 // Writes bench/results/load-startup.md. bench/load.mjs prints the same table.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { autocannonArgv, loadRunArgv, median, pairedRounds, range, startCountingServer } from './load-process-runs.mjs';
+import { exitWithHelpIfAsked } from './help.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const load = () => loadavg().map((n) => n.toFixed(2)).join(' ');
@@ -69,12 +70,7 @@ ${rows.join('\n')}
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  if (process.argv.includes('--help') || process.argv.includes('-h')) {
-    // The comment above is the help: print it, run nothing.
-    const head = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\nimport ')[0];
-    process.stdout.write(`${head.replace(/^\/\/ ?/gm, '')}\n`);
-    process.exit(0);
-  }
+  exitWithHelpIfAsked(import.meta.url);
   const server = await startCountingServer();
   const report = await startupReport(server, Number(process.env.BENCH_ROUNDS ?? 11));
   server.stop();

@@ -53,9 +53,11 @@ import { startRedis } from '../dist/test/support/redis.js';
 import { processesCpuUs, processTreeCpuUs } from './proc-cpu.mjs';
 import { startupReport } from './load-startup.mjs';
 import { memoryReport } from './load-memory.mjs';
-import { autocannonArgv, loadRunArgv, pairedRounds, range } from './load-process-runs.mjs';
+import { autocannonArgv, loadRunArgv, median, pairedRounds, range } from './load-process-runs.mjs';
+import { exitWithHelpIfAsked } from './help.mjs';
 import { CONNECTIONS, autocannonProcess, autocannonRun as autocannonOn, coordRun as coordOn, loadRunProcess, startTarget, connectionRun } from './load-runs.mjs';
 
+exitWithHelpIfAsked(import.meta.url);
 const here = dirname(fileURLToPath(import.meta.url));
 const SECONDS = 5;
 /** The steady-state window of a run (seconds after its start): without either tool's start and stop. */
@@ -82,10 +84,6 @@ const STARTUP_ROUNDS = 11;
 const WHOLE_ROUNDS = 5;
 const WHOLE_SECONDS = 10;
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const rps = (list) => median(list.map((r) => r.rps));
 const cpu = (list) => median(list.map((r) => r.cpuUs));
 const serverCpu = (list) => median(list.map((r) => r.serverCpuUs));

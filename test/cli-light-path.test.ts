@@ -7,8 +7,9 @@
 // runs, which a status never does. A load test coerces its flags and checks
 // its plugin without ajv (the config's precompiled validator has done it),
 // loads the embedded backend's ioredis-mock without fengari (its scripts run
-// on wasmoon), semver's three functions without the rest, and registers no
-// module hook for a scenario that reaches coord without one (Node's hooks
+// on wasmoon), semver's three functions without the rest, no undici when
+// every user sends one request at a time on its own connection, and registers
+// no module hook for a scenario that reaches coord without one (Node's hooks
 // thread, and every later import through it). Checked by what the process
 // loaded, not by time (bench/cli-start.mjs and bench/load-startup.mjs measure).
 import { execFile, spawnSync } from 'node:child_process';
@@ -41,7 +42,17 @@ const read = fs.readFileSync;
 fs.readFileSync = function (path, ...rest) { if (String(path).endsWith('.lua')) seen.push('lua ' + String(path)); return read.call(this, path, ...rest); };
 const register = Module.register;
 Module.register = function (specifier, ...rest) { if (String(specifier) !== ${JSON.stringify(hook)}) seen.push('register ' + String(specifier)); return register.call(this, specifier, ...rest); };
-process.on('exit', () => fs.appendFileSync(${JSON.stringify(record)}, [...Object.keys(require.cache).map((p) => 'cjs ' + p), ...seen].join('\\n') + '\\n'));`);
+process.on('exit', () => fs.appendFileSync(${JSON.stringify(record)}, [...Object.keys(require.cache).map((p) => 'cjs ' + p), ...seen].join('\\n') + '\\n'));
+// A users' thread may be terminated, which runs no exit handler: its CommonJS modules are written as they load.
+if (!require('node:worker_threads').isMainThread) {
+  const load = Module._load;
+  const written = new Set();
+  Module._load = function (...args) {
+    const loaded = load.apply(this, args);
+    for (const p of Object.keys(require.cache)) if (!written.has(p)) { written.add(p); fs.appendFileSync(${JSON.stringify(record)}, 'cjs ' + p + '\\n'); }
+    return loaded;
+  };
+}`);
   return {
     record,
     preload: ['--require', join(dir, 'preload.cjs'), '--import', join(dir, 'register.mjs')],
@@ -90,4 +101,6 @@ t.test('coord load run loads no ajv, no fengari, not all of semver, and register
   // (tap's processinfo, which follows the processes a test starts, registers its own)
   t.same(lines.filter((l) => l.startsWith('register ') && !l.includes('/@tapjs/')), [], 'no module hook registered');
   t.same(lines.filter((l) => l.startsWith('esm ') && /\/node_modules\/(undici|ws|hdr-histogram-js|http-parser-js|ioredis-mock)\//.test(l)), [], 'no CommonJS package went through the ESM loader');
+  // each user sends one request at a time on its own connection: the worker's shared ones (undici) are never needed
+  t.same(lines.filter((l) => l.includes('/node_modules/undici/')), [], 'no undici: the users ran on their own connections');
 });

@@ -15,7 +15,6 @@ export class Target {
   /** Dispatch options of a request with no headers and no body, per method (undici does not change them). */
   private readonly plain = new Map<string, RequestSpec>();
   private readonly metrics = new Map<string, string>();
-  private shared?: Dispatcher;
 
   constructor(
     readonly origin: string,
@@ -27,7 +26,7 @@ export class Target {
 
   /** The worker's shared connections to the origin: asked for only by a request on no connection of a user's own. */
   get dispatcher(): Dispatcher {
-    return (this.shared ??= this.dispatchers.shared(this.origin));
+    return this.dispatchers.shared(this.origin);
   }
 
   plainOptions(method: string): RequestSpec {
