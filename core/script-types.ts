@@ -63,7 +63,7 @@ const WIDTH = 160;
 
 /** `keys: { a: A; b: B };` on one line when it fits, else one member a line. */
 function members(part: string, types: readonly string[]): string[] {
-  if (types.length === 0) return [`    ${part}: {};`];
+  if (types.length === 0) return [`    ${part}: Record<string, never>;`]; // none (biome refuses the type {})
   const line = `    ${part}: { ${types.join('; ')} };`;
   if (line.length <= WIDTH) return [line];
   return [`    ${part}: {`, ...types.map((t) => `      ${t};`), '    };'];

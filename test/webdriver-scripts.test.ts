@@ -12,6 +12,7 @@ import type { Ctx } from '../plugins/webdriver/context.ts';
 import { readLog } from '../plugins/webdriver/session/log.ts';
 import { contract } from '../plugins/webdriver/contract.ts';
 import { allocateSlot, forgetOrchestrator, markAlive, purgeSession, queueSession, reclaimSlots, registerOrchestrator, scheduleSession, terminateSession } from '../plugins/webdriver/scripts.ts';
+import { gcOnce } from '../plugins/webdriver/roles/gc.ts';
 import { readTimeouts } from '../plugins/webdriver/session/timeouts.ts';
 import { startRedis } from './support/redis.ts';
 
@@ -203,6 +204,52 @@ t.test('purge and forget: every key of a session, an orchestrator whose retain e
   const rest: string[] = [];
   for await (const key of backend.scan(`${ctx.global.redis.keyPrefix}orchestrator*`)) rest.push(key);
   t.same(rest, [], 'no orchestrator key is left');
+});
+
+t.test('gc bounds the history: the newest gc.maxSessions and gc.maxBytes of terminated sessions are kept, each weighed once', async (t) => {
+  const served = async (ctx: Ctx, n: number) => {
+    await alive(ctx, sid(n));
+    await terminateSession(ctx, sid(n), { component: 'node', code: 'CLOSED' });
+    now += 1000; // each ends a second after the one before: the order gc keeps
+  };
+  const terminated = async (ctx: Ctx) => ((await backend.send(['SMEMBERS', ctx.keys.sessionsTerminated()])) as string[]).sort();
+
+  const byCount = grid({ gc: { maxSessions: 3 } });
+  await registerOrchestrator(byCount, offer(5));
+  for (let n = 1; n <= 5; n++) await served(byCount, n);
+  const first = await gcOnce(byCount);
+  t.same(first.purged.sort(), [sid(1), sid(2)], 'the two oldest of five go');
+  t.same(await terminated(byCount), [sid(3), sid(4), sid(5)], 'the newest three stay, for the API');
+  const left: string[] = [];
+  for await (const key of backend.scan(`${byCount.global.redis.keyPrefix}session:${sid(1)}:*`)) left.push(key);
+  t.same(left, [], 'a purged session leaves no key');
+  const weights = await Promise.all([3, 4, 5].map(async (n) => Number(await backend.send(['HGET', byCount.keys.sessionStatus({ sessionId: sid(n) }), 'bytes']))));
+  t.ok(weights.every((w) => w > 500), `each kept session was weighed: ${weights.join(', ')} bytes`);
+  if (!embedded) {
+    // On Redis the weight is what MEMORY USAGE says of its keys, read here after the fact (bytes itself adds a field).
+    let usage = 0;
+    for await (const key of backend.scan(`${byCount.global.redis.keyPrefix}session:${sid(5)}:*`)) usage += Number(await backend.send(['MEMORY', 'USAGE', key]));
+    t.ok(Math.abs(usage - weights[2]!) < 100, `weighed ${weights[2]} bytes, MEMORY USAGE now says ${usage}`);
+  }
+  await backend.send(['HSET', byCount.keys.sessionStatus({ sessionId: sid(5) }), 'bytes', '1']);
+  await gcOnce(byCount);
+  t.equal(await backend.send(['HGET', byCount.keys.sessionStatus({ sessionId: sid(5) }), 'bytes']), '1', 'a session is weighed once, not every pass');
+
+  const bySize = grid();
+  await registerOrchestrator(bySize, offer(5));
+  for (let n = 1; n <= 4; n++) await served(bySize, n);
+  t.same((await gcOnce(bySize)).purged, [], 'within the defaults nothing goes before its retention');
+  const weight = Number(await backend.send(['HGET', bySize.keys.sessionStatus({ sessionId: sid(4) }), 'bytes']));
+  const twoFit = scenarioContext({ plugin, backend, keyPrefix: bySize.global.redis.keyPrefix, signal: new AbortController().signal, clock, config: { gc: { maxBytes: Math.floor(weight * 2.5) } } }) as Ctx;
+  t.same((await gcOnce(twoFit)).purged.sort(), [sid(1), sid(2)], 'past gc.maxBytes the oldest go');
+  t.same(await terminated(bySize), [sid(3), sid(4)]);
+
+  const byAge = grid({ gc: { retention: 60 } });
+  await registerOrchestrator(byAge, offer(5));
+  await served(byAge, 1);
+  now += 61_000;
+  await served(byAge, 2);
+  t.same((await gcOnce(byAge)).purged, [sid(1)], 'the retention still applies');
 });
 
 t.test('session:ID:ready: the manager is woken by the node, or by the end of a session not yet served', async (t) => {

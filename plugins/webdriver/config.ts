@@ -44,7 +44,7 @@ export interface WebDriverConfig {
   };
   node: { sessionId?: string; orchestratorId?: string };
   api: { host: string; port: number };
-  gc: { interval: number; retention: number };
+  gc: { interval: number; retention: number; maxSessions: number; maxBytes: number };
   recording: { enabled: boolean; ffmpeg: string; fps: number; quality: number; maxWidth: number; maxHeight: number };
   storage: { id?: string; folder?: string; host: string; port: number; advertiseHost?: string; maxBytes: number; maxAge: number; interval: number };
 }
@@ -164,6 +164,8 @@ export const configSchema = {
       properties: {
         interval: seconds(60, 'How often gc runs.'),
         retention: seconds(86400, 'How long terminated sessions are kept for the API before they are purged.'),
+        maxSessions: { type: 'integer', minimum: 0, default: 10_000, description: 'Terminated sessions past this many are purged, oldest first, before their retention ends (0: no count limit).' },
+        maxBytes: { type: 'integer', minimum: 0, default: 100 * 1024 ** 2, description: 'Terminated sessions past this much Redis memory in all are purged, oldest first (0: no size limit).' },
       },
     },
     recording: {

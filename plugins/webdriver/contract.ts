@@ -37,7 +37,7 @@ export const contract = defineContract({
     sessionsTerminated: {
       pattern: 'sessions.terminated',
       type: 'set',
-      description: 'Terminated sessions, kept for the API until gc purges them after the retention period.',
+      description: 'Terminated sessions, kept for the API until gc purges them: after the retention period, or the oldest first when there are more than gc.maxSessions or they take more than gc.maxBytes.',
       ttl: 'none',
       writers: ['manager', 'node', 'orchestrator', 'gc'],
       member: uuid,
@@ -171,7 +171,13 @@ export const contract = defineContract({
       ttl: 'none',
       writers: ['manager', 'orchestrator', 'node', 'gc'],
       derivable: true,
-      fields: { queuedAt: rfc3339, pendingAt: rfc3339, aliveAt: rfc3339, terminatedAt: rfc3339 },
+      fields: {
+        queuedAt: rfc3339,
+        pendingAt: rfc3339,
+        aliveAt: rfc3339,
+        terminatedAt: rfc3339,
+        bytes: { ...counter, description: 'extension: the Redis memory of all the session\'s keys, weighed once by gc after it terminated (gc.maxBytes)' },
+      },
       required: ['queuedAt'],
     },
     sessionCapabilities: {

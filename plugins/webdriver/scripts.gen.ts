@@ -66,6 +66,24 @@ export interface WebDriverScripts {
       bounds: ScriptArg | readonly ScriptArg[];
     };
   };
+  /** measureSession: gc weighs a terminated session once, so that the history can be bounded in bytes (gc.maxBytes): the Redis memory of every key the session has (MEMORY USAGE), kept in its status hash as `bytes`. */
+  measureSession: {
+    keys: {
+      status: ScriptKey<K, 'sessionStatus'>;
+      nodeHeartbeat: ScriptKey<K, 'sessionNodeHeartbeat'>;
+      managerHeartbeat: ScriptKey<K, 'sessionManagerHeartbeat'>;
+      slot: ScriptKey<K, 'sessionSlot'>;
+      orchestrator: ScriptKey<K, 'sessionOrchestrator'>;
+      log: ScriptKey<K, 'sessionLog'>;
+      capabilities: ScriptKey<K, 'sessionCapabilities'>;
+      metadata: ScriptKey<K, 'sessionMetadata'>;
+      upstream: ScriptKey<K, 'sessionUpstream'>;
+      downstream: ScriptKey<K, 'sessionDownstream'>;
+      ready: ScriptKey<K, 'sessionReady'>;
+      storage: ScriptKey<K, 'sessionStorage'>;
+    };
+    args: Record<string, never>;
+  };
   /** purgeSession: gc forgets a terminated session and every key it had. */
   purgeSession: {
     keys: {

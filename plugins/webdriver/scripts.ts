@@ -163,6 +163,28 @@ export async function purgeSession(ctx: Ctx, sessionId: string): Promise<number>
   })) as number;
 }
 
+/** gc: the Redis memory of a terminated session's keys (an estimate on a backend without MEMORY USAGE), kept in its status as `bytes`. */
+export async function measureSession(ctx: Ctx, sessionId: string): Promise<number> {
+  const s = { sessionId };
+  return (await ctx.scripts.run('measureSession', {
+    keys: {
+      status: s,
+      nodeHeartbeat: s,
+      managerHeartbeat: s,
+      slot: s,
+      orchestrator: s,
+      log: s,
+      capabilities: s,
+      metadata: s,
+      upstream: s,
+      downstream: s,
+      ready: s,
+      storage: s,
+    },
+    args: {},
+  })) as number;
+}
+
 /** gc: an orchestrator whose retain key has expired, with all its keys. False while it is still retained. */
 export async function forgetOrchestrator(ctx: Ctx, orchestratorId: string): Promise<boolean> {
   const o = { orchestratorId };

@@ -1,10 +1,10 @@
 // gc: every gc.interval, purges terminated sessions older than the retention
-// period, terminates active sessions that have neither a node nor a manager
+// period, and the oldest past gc.maxSessions or gc.maxBytes, terminates active sessions that have neither a node nor a manager
 // heartbeat (their slot goes back, counted dead), drops managers that died
 // without deregistering, and forgets orchestrators whose retain key has expired.
 import type { Role } from '../../../entries/plugin.ts';
 import { MANAGER_HOST_TTL, type Ctx } from '../context.ts';
-import { forgetOrchestrator, purgeSession, terminateSession } from '../scripts.ts';
+import { forgetOrchestrator, measureSession, purgeSession, terminateSession } from '../scripts.ts';
 
 export interface GcResult {
   purged: string[];
@@ -13,7 +13,7 @@ export interface GcResult {
 }
 
 export async function gcOnce(ctx: Ctx): Promise<GcResult> {
-  const { backend, keys, clock, config } = ctx;
+  const { backend, keys, clock } = ctx;
   const result: GcResult = { purged: [], terminated: [], forgotten: [] };
 
   const active = (await backend.send(['SMEMBERS', keys.sessionsActive()])) as string[];
@@ -28,17 +28,7 @@ export async function gcOnce(ctx: Ctx): Promise<GcResult> {
     }
   }
 
-  const terminated = (await backend.send(['SMEMBERS', keys.sessionsTerminated()])) as string[];
-  if (terminated.length) {
-    const stamps = (await backend.pipeline(terminated.map((sessionId) => ['HGET', keys.sessionStatus({ sessionId }), 'terminatedAt'] as [string, string, string]))) as (string | null)[];
-    const before = clock.now() - config.gc.retention * 1000;
-    for (const [i, sessionId] of terminated.entries()) {
-      const at = Date.parse(stamps[i] ?? '');
-      if (Number.isFinite(at) && at > before) continue;
-      await purgeSession(ctx, sessionId);
-      result.purged.push(sessionId);
-    }
-  }
+  result.purged.push(...(await purgeHistory(ctx)));
 
   // managers that died without deregistering: silent for longer than their host key lives
   await backend.send(['ZREMRANGEBYSCORE', keys.managers(), '-inf', `(${clock.now() - MANAGER_HOST_TTL * 1000}`]);
@@ -47,6 +37,40 @@ export async function gcOnce(ctx: Ctx): Promise<GcResult> {
     if (await forgetOrchestrator(ctx, orchestratorId)) result.forgotten.push(orchestratorId);
   }
   return result;
+}
+
+/**
+ * Purges terminated sessions past the retention period, then the oldest of the
+ * rest past gc.maxSessions or gc.maxBytes (each weighed once, by measureSession,
+ * the first pass after it ended). Returns the purged session IDs.
+ */
+async function purgeHistory(ctx: Ctx): Promise<string[]> {
+  const { backend, keys, clock, config } = ctx;
+  const terminated = (await backend.send(['SMEMBERS', keys.sessionsTerminated()])) as string[];
+  if (!terminated.length) return [];
+  const stamps = (await backend.pipeline(
+    terminated.map((sessionId) => ['HMGET', keys.sessionStatus({ sessionId }), 'terminatedAt', 'bytes'] as [string, string, string, string]),
+  )) as [string | null, string | null][];
+  const before = clock.now() - config.gc.retention * 1000;
+  const expired: string[] = [];
+  const kept: { sessionId: string; at: number; bytes: number }[] = [];
+  for (const [i, sessionId] of terminated.entries()) {
+    const [terminatedAt, bytes] = stamps[i] ?? [null, null];
+    const at = Date.parse(terminatedAt ?? '');
+    if (!Number.isFinite(at) || at <= before) expired.push(sessionId);
+    else kept.push({ sessionId, at, bytes: bytes === null ? Number.NaN : Number(bytes) });
+  }
+  for (const session of kept) if (Number.isNaN(session.bytes)) session.bytes = await measureSession(ctx, session.sessionId);
+  kept.sort((a, b) => b.at - a.at); // newest first: the history keeps the newest
+  const { maxSessions, maxBytes } = config.gc;
+  let total = 0;
+  const over = kept.filter((session, i) => {
+    total += session.bytes;
+    return (maxSessions > 0 && i >= maxSessions) || (maxBytes > 0 && total > maxBytes);
+  });
+  const purged = [...expired, ...over.map((s) => s.sessionId)];
+  for (const sessionId of purged) await purgeSession(ctx, sessionId);
+  return purged;
 }
 
 export function gcRole(ctx: Ctx): Role {
@@ -68,7 +92,7 @@ export function gcRole(ctx: Ctx): Role {
   return {
     async start() {
       timer = setTimeout(tick, ctx.config.gc.interval * 1000);
-      ctx.logger.info('gc running', { everySeconds: ctx.config.gc.interval, retentionSeconds: ctx.config.gc.retention });
+      ctx.logger.info('gc running', { everySeconds: ctx.config.gc.interval, retentionSeconds: ctx.config.gc.retention, maxSessions: ctx.config.gc.maxSessions, maxBytes: ctx.config.gc.maxBytes });
     },
     async stop() {
       stopped = true;
