@@ -5,7 +5,7 @@
 // during it gets a 503 naming Redis once the proxy's Redis deadline (3 s)
 // passes, not a hang; clients are served again within seconds of its end; the
 // open browser goes on (the relay needs no Redis). Then Redis killed -9 and
-// never back: /status and new clients answer 503 naming Redis, at once; the
+// never back: /status, /readyz and new clients answer 503 naming Redis, at once; the
 // processes stay up; the open browser goes on. Figures printed;
 // docs/browser-grid.md has them.
 import t, { type Test } from 'tap';
@@ -157,6 +157,11 @@ t.test('Redis lost for good: /status and new clients answer 503 naming Redis at 
     await sleep(15_000); // the processes live on with Redis gone
     const again = await status(d);
     t.equal(again.code, 503, `${d.adapter}: the proxy still answers /status, 503 (${again.ms} ms)`);
+    const probes = await Promise.all(['/healthz', '/readyz'].map((path) => fetch(d.base + path, { signal: AbortSignal.timeout(15_000) })));
+    t.equal(probes[0]!.status, 200, `${d.adapter}: /healthz 200: the process is alive`);
+    t.equal(probes[1]!.status, 503, `${d.adapter}: /readyz 503: it cannot serve without Redis`);
+    t.match(await probes[1]!.json(), { status: 503, detail: /Redis/ }, `${d.adapter}: a problem naming Redis`);
+    await probes[0]!.body?.cancel();
     for (const p of d.processes) t.ok(p.child.exitCode === null && p.child.signalCode === null, `${d.adapter}: pid ${p.child.pid} still runs`);
     allWorked(t, d, await busy[i]!.stop(), lostAt, Date.now(), `in the ${Math.round((Date.now() - lostAt) / 1000)} s since Redis was lost`);
   }));

@@ -34,17 +34,30 @@ const authed = (path: string) => get(path, { authorization: `Bearer ${token}` })
 const client = () => chromium.connect(`ws://127.0.0.1:${port}/?browser=chromium&token=${token}`, { timeout: 60_000 });
 const recent = (iso: unknown) => typeof iso === 'string' && Math.abs(Date.now() - Date.parse(iso)) < 120_000;
 
-t.test('without the token: 401 on each resource; a method other than GET: 405', async (t) => {
+t.test('errors are RFC 9457 problems, as playwright-distributed sends: without the token 401, an unknown resource 404, a method other than GET 405', async (t) => {
+  const problem = async (res: Response, status: number, detail: RegExp) => {
+    t.equal(res.status, status, `${res.url.replace(base, '')}: ${status}`);
+    t.equal(res.headers.get('content-type'), 'application/problem+json');
+    const body = (await res.json()) as Record<string, unknown>;
+    t.match(body, { type: 'about:blank', title: String, status, detail });
+    return body;
+  };
   for (const path of ['/v1/sessions', '/v1/capacity', '/v1/workers']) {
-    const { status, body } = await get(path);
-    t.equal(status, 401, `${path} without a token`);
-    t.same(body, { error: { code: 401, message: 'missing or wrong token' } });
-    t.equal((await get(`${path}?token=wrong`)).status, 401, `${path} with a wrong token`);
+    const body = await problem(await fetch(base + path), 401, /^missing or wrong token$/);
+    t.equal(body.instance, path, 'instance names the path');
+    await problem(await fetch(`${base}${path}?token=wrong`), 401, /token/);
   }
-  const post = await fetch(`${base}/v1/sessions?token=${token}`, { method: 'POST', body: '{}' });
-  t.equal(post.status, 405);
+  await problem(await fetch(`${base}/v1/nope?token=${token}`), 404, /no such resource \/v1\/nope: the API serves \/v1\/sessions, \/v1\/capacity, \/v1\/workers/);
+  await problem(await fetch(`${base}/v1/nope`), 401, /token/); // no hint of what exists without the token
+  const post = await fetch(`${base}/v1/capacity?token=${token}`, { method: 'DELETE' });
   t.equal(post.headers.get('allow'), 'GET, HEAD');
-  await post.body?.cancel();
+  await problem(post, 405, /^DELETE \/v1\/capacity: only GET is served$/);
+  t.same(await get('/status'), { status: 401, body: { error: { code: 401, message: 'missing or wrong token' } } }, '/status keeps its own error body');
+});
+
+t.test('probes: /healthz and /readyz answer without the token', async (t) => {
+  t.same(await get('/healthz'), { status: 200, body: { status: 'ok' } });
+  t.same(await get('/readyz'), { status: 200, body: { status: 'ready', redis: 'reachable' } });
 });
 
 t.test('during two live sessions and one queued client, with the token (bearer or ?token=)', async (t) => {

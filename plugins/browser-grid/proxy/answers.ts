@@ -1,5 +1,6 @@
 // How the proxy turns a client away: an HTTP error with a JSON body
-// ({ error: { code, message } }), on an upgrade's raw socket or as a response.
+// ({ error: { code, message } }), on an upgrade's raw socket or as a response;
+// on playwright-distributed's /v1 API, an RFC 9457 problem as its server sends.
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 
@@ -8,8 +9,16 @@ export function errorBody(code: number, message: string, extra: Record<string, u
 }
 
 const REASONS: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 426: 'Upgrade Required', 428: 'Precondition Required', 429: 'Too Many Requests', 502: 'Bad Gateway', 503: 'Service Unavailable',
+  400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 405: 'Method Not Allowed', 426: 'Upgrade Required', 428: 'Precondition Required', 429: 'Too Many Requests', 502: 'Bad Gateway', 503: 'Service Unavailable',
 };
+
+/** The media type of playwright-distributed's /v1 errors (RFC 9457 problem details). */
+export const PROBLEM_TYPE = 'application/problem+json';
+
+/** An RFC 9457 problem: the status's reason as its title, what went wrong as its detail. */
+export function problemBody(status: number, detail: string, instance?: string): string {
+  return JSON.stringify({ type: 'about:blank', title: REASONS[status] ?? 'Error', status, detail, ...(instance ? { instance } : {}) });
+}
 
 /** Answers an upgrade request with an HTTP error and closes the socket. */
 export function rejectUpgrade(socket: Socket, code: number, message: string, retryAfter?: number, extra?: Record<string, unknown>, headers: string[] = []): void {

@@ -1,12 +1,14 @@
 // The proxy's plain HTTP requests: /status (the grid as JSON), /metrics
-// (Prometheus), playwright-distributed's REST API (/v1/…, rest-api.ts), and a
-// 426 on / for a client that did not ask for a WebSocket.
+// (Prometheus), playwright-distributed's REST API (/v1/…, rest-api.ts; its
+// errors RFC 9457 problems), its probes /healthz (the process answers) and
+// /readyz (Redis answers too), and a 426 on / for a client that did not ask
+// for a WebSocket.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { redisDeadline } from '../redis-deadline.ts';
 import { gridStatus } from '../status.ts';
-import { errorBody, tokenAccepted } from './answers.ts';
+import { errorBody, PROBLEM_TYPE, problemBody, tokenAccepted } from './answers.ts';
 import type { ProxyParts } from './parts.ts';
-import { isRestPath, restResource } from './rest-api.ts';
+import { isRestPath, REST_PATHS, restResource } from './rest-api.ts';
 
 export async function onRequest(parts: ProxyParts, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { ctx, proxyId, admission, leases, metrics, redis } = parts;
@@ -16,15 +18,28 @@ export async function onRequest(parts: ProxyParts, req: IncomingMessage, res: Se
     res.writeHead(status, { 'content-type': type, ...extra }).end(body);
   };
   try {
-    if (isRestPath(url.pathname)) {
-      if (!tokenAccepted(config.token, req, url)) return send(401, errorBody(401, 'missing or wrong token'));
-      if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, errorBody(405, `${req.method} ${url.pathname}: only GET is served`), 'application/json', { allow: 'GET, HEAD' });
-      if (!redis.up) return send(503, errorBody(503, 'grid unavailable: cannot reach Redis'), 'application/json', { 'retry-after': '5' });
+    // Probes answer without the token, as Kubernetes sends none.
+    if (url.pathname === '/healthz') return send(200, JSON.stringify({ status: 'ok' }));
+    if (url.pathname === '/readyz') {
+      const reachable = redis.up && (await redisDeadline(backend.send(['PING'])).then(() => true, () => false));
+      if (reachable) return send(200, JSON.stringify({ status: 'ready', redis: 'reachable' }));
+      return send(503, problemBody(503, 'not ready: cannot reach Redis', url.pathname), PROBLEM_TYPE, { 'retry-after': '5' });
+    }
+    if (url.pathname === '/v1' || url.pathname.startsWith('/v1/')) {
+      const problem = (status: number, detail: string, extra: Record<string, string> = {}) => send(status, problemBody(status, detail, url.pathname), PROBLEM_TYPE, extra);
+      if (!tokenAccepted(config.token, req, url)) return problem(401, 'missing or wrong token');
+      if (!isRestPath(url.pathname)) return problem(404, `no such resource ${url.pathname}: the API serves ${REST_PATHS.join(', ')}`);
+      if (req.method !== 'GET' && req.method !== 'HEAD') return problem(405, `${req.method} ${url.pathname}: only GET is served`, { allow: 'GET, HEAD' });
+      if (!redis.up) return problem(503, 'grid unavailable: cannot reach Redis', { 'retry-after': '5' });
       const rest = {
         backend, keys, nowMs: clock.now(), staleMs: config.staleThreshold * 1000, maxConcurrent: config.maxConcurrentSessions, maxQueueSize: config.queueSize,
         proxyId, waitingHere: admission.waiting, startedHere: leases.startedHere,
       };
-      return send(200, JSON.stringify(await redisDeadline(restResource(url.pathname, rest)), null, 2));
+      try {
+        return send(200, JSON.stringify(await redisDeadline(restResource(url.pathname, rest)), null, 2));
+      } catch (error) {
+        return problem(503, `grid unavailable: ${(error as Error).message}`, { 'retry-after': '5' });
+      }
     }
     if (url.pathname === '/status' || url.pathname === '/metrics') {
       if (!tokenAccepted(config.token, req, url)) return send(401, errorBody(401, 'missing or wrong token'));
