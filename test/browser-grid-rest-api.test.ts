@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, firefox, webkit, type Browser } from 'playwright-core';
 import { parse, parseAllDocuments } from 'yaml';
 import { root } from './support/cli.ts';
 import { freePort } from './support/redis.ts';
@@ -58,6 +58,20 @@ t.test('errors are RFC 9457 problems, as playwright-distributed sends: without t
 t.test('probes: /healthz and /readyz answer without the token', async (t) => {
   t.same(await get('/healthz'), { status: 200, body: { status: 'ok' } });
   t.same(await get('/readyz'), { status: 200, body: { status: 'ready', redis: 'reachable' } });
+});
+
+t.test('a client asking for firefox or webkit, which no worker serves: a 503 naming what is served and what that browser needs', async (t) => {
+  for (const [type, launcher, build] of [['firefox', firefox, 'Firefox'], ['webkit', webkit, 'WebKit']] as const) {
+    const at = Date.now();
+    const error = await launcher.connect(`ws://127.0.0.1:${port}/?browser=${type}&token=${token}`, { timeout: 30_000 }).then(
+      (b) => b.close().then(() => 'connected'),
+      (e: Error) => e.message,
+    );
+    t.match(error, new RegExp(`503 Service Unavailable.*no ${type} worker is registered in the grid\\. It serves chromium \\(1 worker\\)\\..*browser-grid\\.browserTypes including ${type}.*Playwright's own ${build} build \\(npx playwright install ${type}\\)`, 's'), `${type}: ${error.split('\n')[0]}`);
+    t.ok(Date.now() - at < 10_000, `${type}: answered at once, not queued (${Date.now() - at} ms)`);
+  }
+  const capacity = (await authed('/v1/capacity')).body;
+  t.same(capacity.browsers.map((b: { browser: string; workers: number }) => [b.browser, b.workers]), [['chromium', 1], ['firefox', 0], ['webkit', 0]], '/v1/capacity per browser');
 });
 
 t.test('during two live sessions and one queued client, with the token (bearer or ?token=)', async (t) => {

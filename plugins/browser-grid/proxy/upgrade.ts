@@ -136,6 +136,7 @@ class ClientUpgrade {
       if (waited !== 'unclaimed') return waited;
       this.unclaimed = true;
     }
+    if (admitted.kind === 'absent') return this.noWorker(w);
     if (admitted.kind !== 'ok') return this.notAdmitted(admitted, w);
     if (!this.gone.signal.aborted) return admitted;
     // it hung up while its worker was chosen: given back before a dial is spent on it
@@ -171,17 +172,35 @@ class ClientUpgrade {
     }
   }
 
-  /** Answers a client admission could not give a worker (none registered, none of its version, queue full or timed out), or that left. */
-  private notAdmitted(admitted: Exclude<Admitted, Chosen>, w: Wanted): undefined {
+  /**
+   * Answers a client asking for a browser no worker serves: what the grid does
+   * serve (workers per browser type, from the worker indexes) and what the
+   * browser it asked for would need.
+   */
+  private async noWorker(w: Wanted): Promise<undefined> {
+    const { ctx, metrics } = this.parts;
+    metrics.connections.inc({ browser: w.browserType, result: 'no_worker' });
+    const counts = (await ctx.backend.pipeline(browserTypes.map((browserType) => ['ZCARD', ctx.keys.workerIndex({ browserType })])).catch(() => [])) as number[];
+    const served = Object.fromEntries(browserTypes.flatMap((type, i) => (counts[i] ? [[type, counts[i]]] : [])));
+    const servedText = Object.keys(served).length
+      ? `It serves ${Object.entries(served).map(([type, n]) => `${type} (${n} worker${n === 1 ? '' : 's'})`).join(', ')}.`
+      : 'No worker of any browser is registered.';
+    const what = w.protocol === 'cdp' ? 'Chromium worker serving CDP (browser-grid.cdp)' : `${w.browserType} worker`;
+    const need =
+      w.protocol === 'cdp'
+        ? 'A CDP client needs a worker started with browser-grid.cdp=true.'
+        : w.browserType === 'chromium'
+          ? 'A chromium worker is a coord run --plugin browser-grid --role worker process.'
+          : `A ${w.browserType} worker is a worker process started with browser-grid.browserTypes including ${w.browserType}, on a host with Playwright's own ${w.browserType === 'firefox' ? 'Firefox' : 'WebKit'} build (npx playwright install ${w.browserType}): Playwright drives ${w.browserType === 'firefox' ? 'Firefox' : 'WebKit'} only through its own build, not a system ${w.browserType === 'firefox' ? 'Firefox' : 'WebKitGTK'}.`;
+    return this.answer(503, `No available servers: no ${what} is registered in the grid. ${servedText} ${need}`, 5, { served });
+  }
+
+  /** Answers a client admission could not give a worker (none of its version, queue full or timed out), or that left. */
+  private notAdmitted(admitted: Exclude<Admitted, Chosen | { kind: 'absent' }>, w: Wanted): undefined {
     const { config } = this.parts.ctx;
     const count = (result: string) => this.parts.metrics.connections.inc({ browser: w.browserType, result });
     const { browserType, version } = w;
     switch (admitted.kind) {
-      case 'absent': {
-        count('no_worker');
-        const what = w.protocol === 'cdp' ? 'Chromium worker serving CDP (browser-grid.cdp)' : `${browserType} worker`;
-        return this.answer(503, `No available servers: no ${what} is registered in the grid`, 5);
-      }
       case 'noversion': {
         count('no_version');
         const served = admitted.versions.length ? `its ${browserType} workers speak Playwright ${admitted.versions.join(', ')}` : `no ${browserType} worker has a known Playwright version yet`;
