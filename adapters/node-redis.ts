@@ -245,10 +245,18 @@ function toWire([name, ...args]: Command): string[] {
  * Keyless or unknown commands go to any node, which answers for itself.
  */
 function firstKey([name, ...args]: string[]): string | undefined {
+  const command = name!.toLowerCase();
+  // The table lists no key for a container command; its subcommands take it
+  // next (XGROUP CREATE key …). Sent to any node, such a command is answered
+  // MOVED, and @redis/client re-routes by the key it was given, not by the
+  // answer, so it would try random nodes until it gave up.
+  if (KEY_AFTER_SUBCOMMAND.has(command)) return args[1];
   try {
-    const [index] = getKeyIndexes(name!.toLowerCase(), args);
+    const [index] = getKeyIndexes(command, args);
     return index === undefined ? undefined : args[index];
   } catch {
     return undefined;
   }
 }
+
+const KEY_AFTER_SUBCOMMAND = new Set(['xgroup', 'xinfo', 'object', 'memory']);

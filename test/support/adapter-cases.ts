@@ -340,6 +340,15 @@ async function clusterRouting(t: Test, adapter: AdapterUnderTest, cluster: Redis
   for await (const key of b.scan(`route:${run}:*`, 7)) scanned.push(key);
   t.same(scanned.sort(), [...keys].sort(), 'scan sees the keys of every master, each once');
 
+  // Container commands list no key in Redis's command table: the key follows the subcommand.
+  const streams = keys.slice(0, 12).map((k) => `${k}:stream`);
+  t.same(await Promise.all(streams.map((s) => b.send(['XGROUP', 'CREATE', s, 'g', '$', 'MKSTREAM']))), streams.map(() => 'OK'), 'XGROUP CREATE goes to the node of its key');
+  const again = await Promise.all(streams.map((s) => b.send(['XGROUP', 'CREATE', s, 'g', '$']).then(() => 'created twice', (e: Error) => e.message.split(' ')[0])));
+  t.same(again, streams.map(() => 'BUSYGROUP'), "a second XGROUP CREATE gets Redis's BUSYGROUP from that node, not a redirection");
+  t.same(await Promise.all(streams.map((s) => b.send(['OBJECT', 'ENCODING', s]))), streams.map(() => 'stream'), 'OBJECT ENCODING too');
+  t.ok((await Promise.all(streams.map((s) => b.send(['MEMORY', 'USAGE', s])))).every((n) => typeof n === 'number' && n > 0), 'MEMORY USAGE too');
+  await b.pipeline(streams.map((s) => ['DEL', s]));
+
   const read = scriptSource(`return redis.call('GET', KEYS[1]) -- ${run}`);
   const scripted = await Promise.all(keys.slice(0, 12).map((k) => b.evalScript(read, [k], [])));
   t.same(scripted, keys.slice(0, 12).map((_, i) => String(i)), 'evalScript runs on the node of KEYS[1]');
