@@ -33,7 +33,8 @@ t.test('W3C capability processing and matching', async (t) => {
 });
 
 const port = await freePort();
-const { backend, page } = await startEmbeddedGrid(t, { options: { proxy: { port, token: 'sekret', bodyTimeout: 1, bodyLimit: 65536 }, api: { port: 0 }, orchestrator: { slots: 1 }, timeouts: { queue: 2, sessionTermination: 2 } } });
+const { backend, page } = await startEmbeddedGrid(t, { options: { proxy: { port, token: 'sekret', bodyTimeout: 1, bodyLimit: 65536 }, api: { port: 0 }, orchestrator: { slots: 1 }, timeouts: { queue: 2, sessionTermination: 2 }, manager: { queueTimeout: 'slot' } } });
+// queueTimeout=slot: the 2 s queue bounds only the wait for a slot, so the first session's start-up (slow on a loaded machine) is not cut short by it
 const base = `http://127.0.0.1:${port}`;
 const auth = { authorization: 'Bearer sekret' };
 const call = (method: string, path: string, body?: unknown) => w3c(base, method, path, body, auth);

@@ -36,6 +36,10 @@ export interface WebDriverConfig {
     browserBinary: string;
     driverBinary: string;
     browserArgs: string[];
+    browsers: ('auto' | 'chrome' | 'webkitgtk' | 'firefox')[];
+    webkitgtk: { driverBinary: string; browserBinary: string; browserArgs: string[] };
+    firefox: { driverBinary: string; browserBinary: string; browserArgs: string[] };
+    xvfb: string;
     nodeHost: string;
     advertiseHost?: string;
     nodeMode: 'inline' | 'process';
@@ -131,6 +135,37 @@ export const configSchema = {
           default: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
           description: 'Arguments added to goog:chromeOptions.args when the client does not give them.',
         },
+        browsers: {
+          type: 'array',
+          items: { type: 'string', enum: ['auto', 'chrome', 'webkitgtk', 'firefox'] },
+          minItems: 1,
+          uniqueItems: true,
+          default: ['chrome'],
+          description: 'Browsers this orchestrator offers, sharing its slots: chrome (chromedriver), webkitgtk (WebKitWebDriver, MiniBrowser and Xvfb), firefox (geckodriver), or auto: every one whose driver and browser this host has, as Selenium\'s node offers the drivers it finds. A named one this host cannot run stops the orchestrator at start, saying what is missing.',
+        },
+        webkitgtk: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          description: 'WebKitGTK, served through WebKitWebDriver (browserName MiniBrowser); each session runs on an Xvfb display of its own.',
+          properties: {
+            driverBinary: { type: 'string', minLength: 1, default: 'WebKitWebDriver', description: 'WebKitWebDriver: a path, or a name looked up on PATH (Debian package webkit2gtk-driver).' },
+            browserBinary: { type: 'string', minLength: 1, default: '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser', description: 'MiniBrowser: its version is registered, and it is the default webkitgtk:browserOptions.binary.' },
+            browserArgs: { type: 'array', items: { type: 'string' }, default: ['--automation'], description: 'Arguments added to webkitgtk:browserOptions.args when the client does not give them (MiniBrowser serves a driver only with --automation).' },
+          },
+        },
+        firefox: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          description: 'Firefox, served through geckodriver (browserName firefox).',
+          properties: {
+            driverBinary: { type: 'string', minLength: 1, default: 'geckodriver', description: 'geckodriver: a path, or a name looked up on PATH.' },
+            browserBinary: { type: 'string', minLength: 1, default: 'firefox-esr', description: 'Firefox: its version is registered, and it is the default moz:firefoxOptions.binary.' },
+            browserArgs: { type: 'array', items: { type: 'string' }, default: ['-headless'], description: 'Arguments added to moz:firefoxOptions.args when the client does not give them.' },
+          },
+        },
+        xvfb: { type: 'string', minLength: 1, default: 'Xvfb', description: 'The X server a node starts for a browser that needs a display (WebKitGTK): a path, or a name looked up on PATH (Debian package xvfb).' },
         nodeHost: host('Address nodes bind.'),
         advertiseHost: { type: 'string', minLength: 1, description: 'Host proxies dial to reach this machine\'s nodes (default: nodeHost).' },
         nodeMode: { type: 'string', enum: ['inline', 'process'], default: 'inline', description: 'inline: nodes run inside the orchestrator process; process: each node is its own `coord run --role node` process (needs a Redis URL).' },

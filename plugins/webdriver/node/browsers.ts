@@ -1,19 +1,23 @@
-// What a local orchestrator offers: the browser found on this machine, as
-// WebGrid spells it (browserName::browserVersion), its version read from the binary.
+// What a local orchestrator offers: each browser it serves, as WebGrid spells
+// it (browserName::browserVersion), its version read from the binary.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { WebDriverError } from '../errors.ts';
+import { outputOnDisplay } from './display.ts';
+import type { Engine } from './engines.ts';
 
-/** 'chrome::156.0.8078.108' for the Chromium or Chrome binary given. */
-export function browserEntry(binary: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(binary, ['--version'], { timeout: 15_000 }, (error, stdout) => {
-      const version = /(\d+\.\d+\.\d+\.\d+)/.exec(String(stdout))?.[1];
-      if (version) return resolve(`chrome::${version}`);
-      reject(new WebDriverError(`cannot read the browser version from "${binary} --version"${error ? `: ${error.message.split('\n')[0]}` : `: it printed ${JSON.stringify(String(stdout).trim())}`}; set webdriver.orchestrator.browserBinary`, { code: 'COORD_ERR_WEBDRIVER_BROWSER_VERSION' }));
-    });
-  });
+/** 'chrome::156.0.8078.108', 'MiniBrowser::2.50.6': the engine's browserName and the version its browser binary prints. */
+export async function browserEntry(engine: Engine, xvfb: string): Promise<string> {
+  const printed = engine.needsDisplay
+    ? await outputOnDisplay(xvfb, engine.browserBinary, ['--version'])
+    : await new Promise<string>((resolve, reject) => {
+        execFile(engine.browserBinary, ['--version'], { timeout: 15_000 }, (error, stdout) => (error && !stdout ? reject(error) : resolve(String(stdout))));
+      }).catch((error: Error) => `(${error.message.split('\n')[0]})`);
+  const version = engine.versionPattern.exec(printed)?.[1];
+  if (version) return `${engine.browserName}::${version}`;
+  const setting = engine.name === 'chrome' ? 'webdriver.orchestrator.browserBinary' : `webdriver.orchestrator.${engine.name}.browserBinary`;
+  throw new WebDriverError(`cannot read the browser version from "${engine.browserBinary} --version": it printed ${JSON.stringify(printed.trim().slice(0, 200))}; set ${setting}`, { code: 'COORD_ERR_WEBDRIVER_BROWSER_VERSION' });
 }
 
 /** A stable orchestrator ID for this machine (a name-based UUID of the host name), so a restart finds its backlog again. */

@@ -1,5 +1,6 @@
-// One chromedriver process: started on a free loopback port, ready once
-// /status says so, stopped with its browsers. (Its "started on port N" line
+// One driver process (chromedriver, WebKitWebDriver, geckodriver): started on
+// a free loopback port (on an Xvfb display of its own when its browser needs
+// one), ready once /status says so, stopped with its browsers. (Its "started on port N" line
 // cannot be relied on: piped, its output is buffered.)
 //
 // chromedriver and the Chromium it starts live in a process group of their
@@ -19,6 +20,7 @@ import { createWriteStream, existsSync, type WriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { DriverError } from '../errors.ts';
 import { hop } from '../http/hop.ts';
+import { onOwnDisplay } from './display.ts';
 
 export interface Driver {
   readonly port: number;
@@ -36,6 +38,8 @@ export interface DriverOptions {
   timeoutMs: number;
   logFile?: string;
   signal?: AbortSignal;
+  /** The X server to run the driver on a display of its own (its browser needs one): the Xvfb binary. */
+  xvfb?: string;
 }
 
 /** A port free on loopback right now (the driver binds it next; a lost race is retried). */
@@ -93,10 +97,11 @@ async function startOnce(options: DriverOptions, deadline: number): Promise<Driv
   const port = await freeLoopbackPort();
   let child: ChildProcess;
   const log: WriteStream | undefined = options.logFile ? createWriteStream(options.logFile, { flags: 'a' }) : undefined;
+  const [command, ...args] = [...(options.xvfb ? onOwnDisplay(options.xvfb) : []), options.binary, `--port=${port}`];
   try {
     child = watched
-      ? spawn(BASH, ['-c', WATCHDOG, 'coord-driver-watchdog', options.binary, `--port=${port}`], { stdio: ['pipe', 'pipe', 'pipe'] })
-      : spawn(options.binary, [`--port=${port}`], { stdio: ['pipe', 'pipe', 'pipe'] });
+      ? spawn(BASH, ['-c', WATCHDOG, 'coord-driver-watchdog', command!, ...args], { stdio: ['pipe', 'pipe', 'pipe'] })
+      : spawn(command!, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   } catch (error) {
     throw new DriverError('failure', `cannot start ${options.binary}: ${(error as Error).message}`);
   }

@@ -35,7 +35,8 @@ import { refuseUpgrade } from '../relay/websocket.ts';
 import { recordSession, restoreSession, sessionLost, type SessionRecord } from '../session/restore.ts';
 import { appendLog, terminateSession } from '../scripts.ts';
 import { rfc3339 } from '../session/time.ts';
-import { wantsRecording } from '../recording/settings.ts';
+import { recordingAsked, wantsRecording } from '../recording/settings.ts';
+import { engineFor, type Engine } from './engines.ts';
 import type { Capabilities } from '../session/capabilities.ts';
 
 export interface NodeOptions {
@@ -81,6 +82,8 @@ export class SessionNode {
   /** Where Chromium saves downloads, when the session asked for se:downloadsEnabled. */
   private downloads?: string;
   private chromePid = 0;
+  /** The engine the session's browserName names (engines.ts), known once its capabilities are read. */
+  private engine?: Engine;
   /** Whether the matched capabilities (or the grid's default) ask for a screen recording. */
   private recordWanted = false;
   /** The recording, starting beside the session rather than before it: creating a session waits for no DevTools round trip. */
@@ -134,15 +137,24 @@ export class SessionNode {
     const { ctx, id } = this;
     const { config } = ctx;
     // steps that do not depend on each other overlap: each Redis round trip is time the client waits
-    const [, port] = await Promise.all([
+    // the capabilities name the engine (its driver, browser and options); a refusal ends the session once the node is up
+    const [, port, requested] = await Promise.all([
       this.log('BOOT', `orchestrator ${this.options.orchestratorId}, pid ${process.pid}`),
       listen(this.relay.server, config.orchestrator.nodeHost, 0, `node of session ${id}`),
+      this.requestedCapabilities().catch((error: Error) => error),
     ]);
-    const warm = this.options.takeWarmDriver?.();
+    if (requested instanceof Error) {
+      await this.end('DFAILURE', requested.message);
+      throw requested;
+    }
+    const caps = requested;
+    const engine = this.engine!;
+    // warm drivers are chromedrivers
+    const warm = engine.name === 'chrome' ? this.options.takeWarmDriver?.() : undefined;
     const started = Date.now();
     await Promise.all([
       this.beat(),
-      this.log('DSTART', warm ? `${config.orchestrator.driverBinary}: a warm driver, started ${started - warm.readyAt} ms ahead` : config.orchestrator.driverBinary),
+      this.log('DSTART', warm ? `${engine.driverBinary}: a warm driver, started ${started - warm.readyAt} ms ahead` : `${engine.driverBinary}${engine.needsDisplay ? ` on an Xvfb display of its own (${config.orchestrator.xvfb})` : ''}`),
     ]);
     this.timers.push(setInterval(() => void this.beat(), config.heartbeat.interval * 1000));
     if (warm) {
@@ -150,10 +162,11 @@ export class SessionNode {
     } else {
       try {
         this.driver = await startDriver({
-          binary: config.orchestrator.driverBinary,
+          binary: engine.driverBinary,
           timeoutMs: this.options.timeouts.driverStartup * 1000,
           logFile: config.orchestrator.driverLogFile,
           signal: ctx.signal,
+          xvfb: engine.needsDisplay ? config.orchestrator.xvfb : undefined,
         });
       } catch (error) {
         const timeout = error instanceof DriverError && error.kind === 'timeout';
@@ -168,7 +181,7 @@ export class SessionNode {
     });
 
     try {
-      const [, caps] = await Promise.all([this.log('DALIVE', `port ${driver.port}, pid ${driver.pid}, ${Date.now() - started} ms`), this.requestedCapabilities()]);
+      await this.log('DALIVE', `port ${driver.port}, pid ${driver.pid}, ${Date.now() - started} ms`);
       const created = await createDriverSession(driver.port, caps, ctx.signal, this.options.timeouts.nodeStartup * 1000);
       this.driverSessionId = created.sessionId;
       this.driverTarget = { host: '127.0.0.1', port: driver.port, origin: `http://127.0.0.1:${driver.port}`, headers: driverHeaders(driver.port) };
@@ -214,13 +227,24 @@ export class SessionNode {
     throw new WebDriverError('the session ended while its node was starting', { code: 'COORD_ERR_WEBDRIVER_NODE_ABANDONED' });
   }
 
-  /** What to ask the driver for: the set the manager matched, as chromedriver takes it (with the downloads folder when the session wants managed downloads). */
+  /**
+   * What to ask the driver for: the set the manager matched, as its engine's
+   * driver takes it (with the downloads folder when a Chrome session wants
+   * managed downloads). A recording asked of an engine the grid cannot record
+   * is refused here, in words, rather than served without one.
+   */
   private async requestedCapabilities(): Promise<Capabilities> {
     const { ctx } = this;
     const matched = await matchedCapabilities(ctx, this.id, this.options.orchestratorId);
-    this.recordWanted = wantsRecording(matched, ctx.config.recording.enabled);
-    const caps = driverCapabilities(matched, { binary: ctx.config.orchestrator.browserBinary, args: ctx.config.orchestrator.browserArgs });
-    if (matched[DOWNLOADS_ENABLED] !== true) return caps;
+    const engine = engineFor(ctx.config.orchestrator, matched.browserName);
+    this.engine = engine;
+    const asked = recordingAsked(matched);
+    if (asked && !engine.recordable) {
+      throw new WebDriverError(`se:recordVideo: ${engine.browserName} (${engine.name}) sessions cannot be recorded by this grid (recordings come from Chrome's DevTools screencast): ask without se:recordVideo, or for browserName chrome`, { code: 'COORD_ERR_WEBDRIVER_NOT_RECORDABLE' });
+    }
+    this.recordWanted = engine.recordable && wantsRecording(matched, ctx.config.recording.enabled);
+    const caps = driverCapabilities(matched, engine);
+    if (matched[DOWNLOADS_ENABLED] !== true || engine.name !== 'chrome') return caps;
     this.downloads = this.folder.sub('downloads');
     return withDownloadFolder(caps, this.downloads);
   }
@@ -433,8 +457,9 @@ export class SessionNode {
       const driver = this.driver;
       this.driver = undefined;
       if (this.chromePid) killQuietly(this.chromePid);
-      // a driver whose session was deleted cleanly may serve the next session; any other is stopped
-      const reused = !!driver && this.driverFree && code !== 'DFAILURE' && driver.running && !!this.options.giveBackDriver?.(driver);
+      // a chromedriver whose session was deleted cleanly may serve the next session; any other driver is stopped
+      const reusable = !!driver && this.engine?.name === 'chrome' && this.driverFree && code !== 'DFAILURE' && driver.running;
+      const reused = reusable && !!this.options.giveBackDriver?.(driver);
       if (!reused) await driver?.stop();
       await this.folder.remove();
       await this.answersWritten(ANSWER_GRACE_MS);

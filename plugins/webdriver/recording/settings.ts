@@ -3,15 +3,20 @@ import { ConfigError, findExecutable } from '../../../entries/plugin.ts';
 import type { WebDriverConfig } from '../config.ts';
 import type { Capabilities } from '../session/capabilities.ts';
 
-/** Does the session want a recording? se:recordVideo (Selenium's docker images) or coord:options.recordVideo; else the grid's default. */
-export function wantsRecording(caps: Capabilities, gridDefault: boolean): boolean {
+/** What the session says of a recording: se:recordVideo (Selenium's docker images) or coord:options.recordVideo; undefined when it says nothing. */
+export function recordingAsked(caps: Capabilities): boolean | undefined {
   const options = caps['coord:options'];
   const asked = [caps['se:recordVideo'], typeof options === 'object' && options !== null ? (options as Record<string, unknown>).recordVideo : undefined];
   for (const value of asked) {
     if (value === true || value === 'true') return true;
     if (value === false || value === 'false') return false;
   }
-  return gridDefault;
+  return undefined;
+}
+
+/** Does the session want a recording? What it asked; else the grid's default. */
+export function wantsRecording(caps: Capabilities, gridDefault: boolean): boolean {
+  return recordingAsked(caps) ?? gridDefault;
 }
 
 /** The ffmpeg to run: the configured path, or the name found on PATH; undefined when there is none. */

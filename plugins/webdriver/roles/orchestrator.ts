@@ -6,6 +6,7 @@
 // slotReclaimInterval reclaims the slots of dead sessions and orphaned slots.
 import type { BlockingConnection, Role } from '../../../entries/plugin.ts';
 import { browserEntry, machineOrchestratorId } from '../node/browsers.ts';
+import { offeredEngines } from '../node/engines.ts';
 import { DriverPool } from '../node/driver-pool.ts';
 import type { Ctx } from '../context.ts';
 import { SessionNode } from '../node/session-node.ts';
@@ -45,8 +46,11 @@ export function orchestratorRole(ctx: Ctx): OrchestratorRole {
   let loops: Promise<void>[] = [];
   let suspects: string[] = [];
   let driverTimeout = config.timeouts.driverStartup;
+  // what this host can serve, each refused here (at start, in one line) when named and missing
+  const engines = offeredEngines(config.orchestrator);
+  // warm drivers are chromedrivers: WebKitWebDriver and geckodriver serve one session each
   const pool = new DriverPool(
-    config.orchestrator.nodeMode === 'inline' ? config.orchestrator.warmDrivers : 0,
+    config.orchestrator.nodeMode === 'inline' && engines.some((e) => e.name === 'chrome') ? config.orchestrator.warmDrivers : 0,
     { binary: config.orchestrator.driverBinary, logFile: config.orchestrator.driverLogFile, timeoutMs: () => driverTimeout * 1000 },
     (error) => logger.warn('a warm driver failed to start; nodes start their own', { error: error.message }),
   );
@@ -222,7 +226,7 @@ export function orchestratorRole(ctx: Ctx): OrchestratorRole {
   return {
     serving,
     async start() {
-      browsers = [await browserEntry(config.orchestrator.browserBinary)];
+      browsers = await Promise.all(engines.map((engine) => browserEntry(engine, config.orchestrator.xvfb)));
       await readTimeouts(ctx);
       // uploads and downloads of sessions whose process died (kill -9) without removing them
       const leftovers = await removeLeftoverFolders();

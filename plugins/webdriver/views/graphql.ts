@@ -237,6 +237,11 @@ function rootOf(ctx: Reader, grid: GridModel, gridUri: string, timeoutMs: number
       const key = json(served(slot.stereotype, version));
       counts.set(key, { slots: (counts.get(key)?.slots ?? 0) + 1, stereotype: served(slot.stereotype, version) });
     }
+    // Several browsers share the slots: each is offered on all of them, as a Selenium node gives each driver it found its max sessions.
+    if (node.stereotypes.length > 1) {
+      counts.clear();
+      for (const stereotype of node.stereotypes) counts.set(json(served(stereotype, version)), { slots: node.slots.length, stereotype: served(stereotype, version) });
+    }
     return {
       id: node.id,
       uri: orchestratorUri(node.id),

@@ -76,8 +76,11 @@ export async function readGrid(ctx: Reader): Promise<GridModel> {
   const heldIds = raw.flatMap((o) => [...o.held.values()]);
   const views = new Map((await readSessions(ctx, [...new Set([...heldIds, ...active])])).map((v) => [v.id, v]));
   const nodes = raw.map((o): GridNode => {
-    const stereotypes = o.browsers.map((b) => stereotypeOf(b, o.platformName));
+    // Chrome first: a free slot shows the first (an orchestrator offering several browsers shares its slots among them)
+    const stereotypes = o.browsers.map((b) => stereotypeOf(b, o.platformName)).sort((a, b) => Number(b.browserName === 'chrome') - Number(a.browserName === 'chrome'));
     const stereotype = stereotypes[0] ?? { browserName: '', browserVersion: '', platformName: o.platformName };
+    /** The stereotype of the browser a session in the slot runs, else the first. */
+    const stereotypeFor = (session: SessionView | undefined) => stereotypes.find((s) => session && s.browserName === browserNameOf(session)) ?? stereotype;
     return {
       id: o.id,
       up: o.up,
@@ -86,7 +89,8 @@ export async function readGrid(ctx: Reader): Promise<GridModel> {
       slots: o.slots.map((id) => {
         const holder = o.held.get(id);
         const session = holder ? views.get(holder) : undefined;
-        return { id, stereotype, session: session && session.state !== 'terminated' ? session : undefined };
+        const live = session && session.state !== 'terminated' ? session : undefined;
+        return { id, stereotype: stereotypeFor(live), session: live };
       }),
     };
   });
@@ -110,4 +114,12 @@ export async function readEnded(ctx: Reader, limit: number): Promise<SessionView
     .slice(0, limit)
     .map(([id]) => id);
   return (await readSessions(ctx, newest)).sort((a, b) => (b.status.terminatedAt ?? '').localeCompare(a.status.terminatedAt ?? ''));
+}
+
+/** The browserName a session asked for and was matched on (its driver's answer, else its request). */
+function browserNameOf(session: SessionView): unknown {
+  const actual = session.capabilities.actual as { browserName?: unknown } | undefined;
+  if (actual?.browserName) return actual.browserName;
+  const requested = session.capabilities.requested as { alwaysMatch?: { browserName?: unknown }; firstMatch?: { browserName?: unknown }[] } | undefined;
+  return requested?.alwaysMatch?.browserName ?? requested?.firstMatch?.find((m) => m.browserName)?.browserName;
 }
