@@ -54,6 +54,18 @@ export interface WebDriverConfig {
 }
 
 const seconds = (def: number, description: string) => ({ type: 'number', exclusiveMinimum: 0, default: def, description });
+/** The settings of a browser beside Chrome: its driver, its browser and the arguments filled in. */
+const engineSettings = (description: string, driver: { default: string; description: string }, browser: { default: string; description: string }, args: { default: string[]; description: string }) => ({
+  type: 'object',
+  additionalProperties: false,
+  default: {},
+  description,
+  properties: {
+    driverBinary: { type: 'string', minLength: 1, ...driver },
+    browserBinary: { type: 'string', minLength: 1, ...browser },
+    browserArgs: { type: 'array', items: { type: 'string' }, ...args },
+  },
+});
 const host = (description: string) => ({ type: 'string', minLength: 1, default: '127.0.0.1', description });
 const port = (def: number, description: string) => ({ type: 'integer', minimum: 0, maximum: 65535, default: def, description });
 
@@ -143,28 +155,18 @@ export const configSchema = {
           default: ['chrome'],
           description: 'Browsers this orchestrator offers, sharing its slots: chrome (chromedriver), webkitgtk (WebKitWebDriver, MiniBrowser and Xvfb), firefox (geckodriver), or auto: every one whose driver and browser this host has, as Selenium\'s node offers the drivers it finds. A named one this host cannot run stops the orchestrator at start, saying what is missing.',
         },
-        webkitgtk: {
-          type: 'object',
-          additionalProperties: false,
-          default: {},
-          description: 'WebKitGTK, served through WebKitWebDriver (browserName MiniBrowser); each session runs on an Xvfb display of its own.',
-          properties: {
-            driverBinary: { type: 'string', minLength: 1, default: 'WebKitWebDriver', description: 'WebKitWebDriver: a path, or a name looked up on PATH (Debian package webkit2gtk-driver).' },
-            browserBinary: { type: 'string', minLength: 1, default: '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser', description: 'MiniBrowser: its version is registered, and it is the default webkitgtk:browserOptions.binary.' },
-            browserArgs: { type: 'array', items: { type: 'string' }, default: ['--automation'], description: 'Arguments added to webkitgtk:browserOptions.args when the client does not give them (MiniBrowser serves a driver only with --automation).' },
-          },
-        },
-        firefox: {
-          type: 'object',
-          additionalProperties: false,
-          default: {},
-          description: 'Firefox, served through geckodriver (browserName firefox).',
-          properties: {
-            driverBinary: { type: 'string', minLength: 1, default: 'geckodriver', description: 'geckodriver: a path, or a name looked up on PATH.' },
-            browserBinary: { type: 'string', minLength: 1, default: 'firefox-esr', description: 'Firefox: its version is registered, and it is the default moz:firefoxOptions.binary.' },
-            browserArgs: { type: 'array', items: { type: 'string' }, default: ['-headless'], description: 'Arguments added to moz:firefoxOptions.args when the client does not give them.' },
-          },
-        },
+        webkitgtk: engineSettings(
+          'WebKitGTK, served through WebKitWebDriver (browserName MiniBrowser); each session runs on an Xvfb display of its own.',
+          { default: 'WebKitWebDriver', description: 'WebKitWebDriver: a path, or a name looked up on PATH (Debian package webkit2gtk-driver).' },
+          { default: '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser', description: 'MiniBrowser: its version is registered, and it is the default webkitgtk:browserOptions.binary.' },
+          { default: ['--automation'], description: 'Arguments added to webkitgtk:browserOptions.args when the client does not give them (MiniBrowser serves a driver only with --automation).' },
+        ),
+        firefox: engineSettings(
+          'Firefox, served through geckodriver (browserName firefox).',
+          { default: 'geckodriver', description: 'geckodriver: a path, or a name looked up on PATH.' },
+          { default: 'firefox-esr', description: 'Firefox: its version is registered, and it is the default moz:firefoxOptions.binary.' },
+          { default: ['-headless'], description: 'Arguments added to moz:firefoxOptions.args when the client does not give them.' },
+        ),
         xvfb: { type: 'string', minLength: 1, default: 'Xvfb', description: 'The X server a node starts for a browser that needs a display (WebKitGTK): a path, or a name looked up on PATH (Debian package xvfb).' },
         nodeHost: host('Address nodes bind.'),
         advertiseHost: { type: 'string', minLength: 1, description: 'Host proxies dial to reach this machine\'s nodes (default: nodeHost).' },
