@@ -83,9 +83,11 @@ async function slotComesBack(t: Test, signal: NodeJS.Signals) {
   const stopped = Date.now();
   child.kill(signal);
   const served = await queued;
-  const took = (Date.now() - stopped) / 1000;
   t.equal(served.status, 200, 'the queued client got a session');
-  t.ok(took < IDLE + 6, `${took.toFixed(1)} s after the ${signal} (idle timeout ${IDLE} s)`);
+  // when the dead session ended, not when the next one was served: a browser's start-up on a loaded machine is no part of the promise
+  const endedAt = Date.parse((await backend.send(['HGET', `session:${id}:status`, 'terminatedAt'])) as string);
+  const took = (endedAt - stopped) / 1000;
+  t.ok(took < IDLE + 3, `its session ended ${took.toFixed(1)} s after the ${signal} (idle timeout ${IDLE} s)`);
   t.equal((await codes(id)).find((c) => c === 'STIMEOUT'), 'STIMEOUT', 'the dead client\'s session ended idle (STIMEOUT)');
   child.kill('SIGKILL');
   t.equal((await w3c(base, 'DELETE', `/session/${served.body.value!.sessionId}`)).status, 200);
