@@ -135,4 +135,22 @@ async function main(): Promise<void> {
     t.same(folders(), [], 'no Firefox folder is left in the temp folder');
     t.same(firefoxes(), [], 'no Firefox process is left');
   });
+
+  t.test('a worker killed -9 during a session leaves no Firefox behind', async (t) => {
+    const doomed = run('worker', ['workers=1', 'bidi=true']);
+    const otherPort = await freePort();
+    const other = run('proxy', [`port=${otherPort}`]);
+    await ready(doomed, other);
+    const client = await connect(`ws://127.0.0.1:${otherPort}/bidi?browser=firefox&token=${token}`);
+    await usePage(t, client, '/doomed');
+    t.equal(mainFirefoxes().length, 1, 'its Firefox runs');
+    doomed.kill('SIGKILL');
+    await doomed.exited;
+    await until('its Firefox and content processes killed', () => firefoxes().length === 0, 30_000);
+    t.pass('no Firefox process outlived the worker');
+    await until('its folder removed', () => folders().length === 0, 30_000);
+    t.pass('no Firefox folder is left in the temp folder');
+    other.kill('SIGTERM');
+    t.equal(await other.exited, 0);
+  });
 }

@@ -2,7 +2,7 @@
 // port and a folder of its own (the profile, and a HOME for the caches Firefox
 // writes there), killed with its child processes when the client leaves, its
 // folder removed. A process left running when the worker must exit at once is
-// killed by the exit hook.
+// killed by the exit hook; when the worker is killed, by the watchdog.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { killTree } from '../cdp/process-tree.ts';
 import { GridError } from '../errors.ts';
+import { unwatchFirefox, watchFirefox } from './watchdog.ts';
 
 const LAUNCH_TIMEOUT_MS = 30_000;
 
@@ -48,9 +49,14 @@ export function launchFirefox(executablePath: string, folders: Set<string>): Pro
   const child = spawn(executablePath, ['--headless', '--no-remote', '--remote-debugging-port=0', '--profile', join(folder, 'profile')], {
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true, // a process group of its own, which the watchdog kills whole
   });
   runningFirefoxes.set(child, folder);
-  child.once('exit', () => runningFirefoxes.delete(child));
+  if (child.pid) watchFirefox(child.pid, folder);
+  child.once('exit', () => {
+    runningFirefoxes.delete(child);
+    unwatchFirefox(child.pid!);
+  });
   child.once('error', () => runningFirefoxes.delete(child)); // a spawn that failed (no such file) has no exit to wait for
   return new Promise((resolve, reject) => {
     let text = '';
