@@ -6,6 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
+import { firefox } from 'playwright-core';
 import { findExecutable } from '../entries/plugin.ts';
 import { type BidiClient, connectBidi } from './support/bidi-client.ts';
 import { freePort } from './support/redis.ts';
@@ -72,9 +73,14 @@ async function main(): Promise<void> {
     t.equal(evaluated, 'hello 42', 'a script evaluated in it');
   }
 
-  t.test('a client without the token gets 401, and one asking /bidi for another browser 400', async (t) => {
+  t.test('a client without the token gets 401, one asking /bidi for another browser 400, a Playwright Firefox client 428', async (t) => {
     await t.rejects(connect(`ws://127.0.0.1:${port}/bidi?browser=firefox`), /401/, 'the token is required on /bidi');
     await t.rejects(connect(`ws://127.0.0.1:${port}/bidi?browser=chromium&token=${token}`), /400/, '/bidi serves firefox');
+    const error = await firefox.connect(`ws://127.0.0.1:${port}/?browser=firefox&token=${token}`, { timeout: 30_000 }).then(
+      (b) => b.close().then(() => 'connected'),
+      (e: Error) => e.message,
+    );
+    t.match(error, /428.*no firefox worker has a known Playwright version yet \(Firefox workers of browser-grid\.bidi serve WebDriver BiDi clients on \/bidi only\)/s, `a Playwright Firefox client is not given a BiDi worker: ${error.split('\n')[0]}`);
     t.same(mainFirefoxes(), [], 'no Firefox was started for them');
   });
 

@@ -215,7 +215,9 @@ class ClientUpgrade {
     switch (admitted.kind) {
       case 'noversion': {
         count('no_version');
-        const served = admitted.versions.length ? `its ${browserType} workers speak Playwright ${admitted.versions.join(', ')}` : `no ${browserType} worker has a known Playwright version yet`;
+        // a Firefox BiDi worker (browser-grid.bidi) is a firefox worker of no Playwright version
+        const bidiOnly = browserType === 'firefox' ? ' (Firefox workers of browser-grid.bidi serve WebDriver BiDi clients on /bidi only)' : '';
+        const served = admitted.versions.length ? `its ${browserType} workers speak Playwright ${admitted.versions.join(', ')}` : `no ${browserType} worker has a known Playwright version yet${bidiOnly}`;
         const newest = admitted.versions.at(-1);
         const message = `Playwright ${version} is not served by this grid: ${served}. Connect with a client of a served version${newest ? ` (e.g. npm i -D playwright@${newest})` : ''}.${this.unclaimed ? ` No worker process started it on demand: none allows ${version} in browser-grid.versionsOnDemand.` : ''}`;
         return this.answer(428, message, undefined, { clientVersion: version, versions: admitted.versions });
