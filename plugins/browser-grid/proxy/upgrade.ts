@@ -21,8 +21,8 @@ import { relaySession } from './session.ts';
 
 const DIAL_TIMEOUT_MS = 10_000;
 /**
- * A BiDi worker answers only once the client's Firefox has started and taken its session,
- * which takes 5–9 s on an idle machine (roles/worker.ts, bidi/front.ts).
+ * A BiDi worker answers only once the client's Firefox has started and taken its session
+ * (bidi/front.ts): 5–9 s on an idle machine, more on a loaded one.
  */
 const BIDI_DIAL_TIMEOUT_MS = 60_000;
 /** The protocol each path serves ('/': Playwright's). */
