@@ -44,8 +44,11 @@ t.test('a bad port range: one clear line, exit 2, nothing started', async (t) =>
     ['9000-8000', /workerPorts "9000-8000": expected FIRST-LAST with 1 <= FIRST <= LAST <= 65535/],
     ['9000-9000', /workerPorts "9000-9000" holds 1 ports, fewer than the 4 this process binds/],
     ['9000', /workerPorts/],
+    // two servers and their two CDP ports, and two BiDi ports
+    ['9000-9004 bidi', /workerPorts "9000-9004" holds 5 ports, fewer than the 6 this process binds/],
   ] as const) {
-    const r = coordSync(['run', '--plugin', 'browser-grid', '--set', `browser-grid.workerPorts=${value}`]);
+    const [ports, bidi] = value.split(' ');
+    const r = coordSync(['run', '--plugin', 'browser-grid', '--set', `browser-grid.workerPorts=${ports}`, ...(bidi ? ['--set', 'browser-grid.bidi=true'] : [])]);
     t.equal(r.status, 2, value);
     t.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
     t.match(r.stderr, message);

@@ -33,14 +33,15 @@ function grid(config: Partial<BrowserGridConfig> = {}): Ctx {
   }) as Ctx;
 }
 
-async function register(ctx: Ctx, workerId: string, fields: Record<string, string | number> = {}, ttl = 60) {
+/** Registers a worker with `fields` over a Playwright server's; a field given as null is left out. */
+async function register(ctx: Ctx, workerId: string, fields: Record<string, string | number | null> = {}, ttl = 60) {
   const base = { id: workerId, browserType: 'chromium', wsEndpoint: `ws://127.0.0.1:1/${workerId}`, status: 'available', lastHeartbeat: Math.floor(now / 1000), version: '1.65.1' };
   return ctx.scripts.run('touchWorker', {
     keys: { worker: { browserType: 'chromium', workerId }, active: {}, lifetime: {}, workerIndex: { browserType: 'chromium' }, freeIndex: { browserType: 'chromium' }, versions: { browserType: 'chromium' } },
     args: {
       ref: `chromium:${workerId}`, nowMs: now, staleMs: ctx.config.staleThreshold * 1000,
       maxConcurrent: ctx.config.maxConcurrentSessions, maxLifetime: ctx.config.maxLifetimeSessions, ttl,
-      fields: Object.entries({ ...base, ...fields }).flat().map(String),
+      fields: Object.entries({ ...base, ...fields }).filter(([, value]) => value !== null).flat().map(String),
     },
   });
 }
@@ -292,4 +293,17 @@ t.test('a CDP client is given only workers with a CDP port, whatever their versi
   const r = await select(ctx, 'c1', { version: '', protocol: 'cdp' });
   t.same(r.slice(0, 3), ['ok', 'chromium:coord', 'ws://127.0.0.1:2/']);
   t.same((await select(ctx, 'c2', { version: '1.62' })).slice(0, 2), ['ok', 'chromium:pd'], 'passed over, not dropped: Playwright clients still get it');
+});
+
+t.test('a BiDi client is given only workers with a BiDi port, and gets that port; no other client is given such a worker', async (t) => {
+  const ctx = grid({ maxConcurrentSessions: 5 });
+  // a Firefox BiDi worker: no Playwright server, so no wsEndpoint and no version
+  await register(ctx, 'firefox', { wsEndpoint: null, version: null, bidiEndpoint: 'ws://127.0.0.1:3/' });
+  t.same(await select(ctx, 'c1', { version: '' }), ['none'], 'a Playwright client naming no version: passed over');
+  t.same(await select(ctx, 'c2', { version: '', protocol: 'cdp' }), ['none'], 'a CDP client: passed over');
+  t.same((await select(ctx, 'c3', { version: '1.65' }))[0], 'noversion', 'a Playwright client naming its version: no worker speaks it');
+  t.same((await select(ctx, 'c4', { version: '', protocol: 'bidi' })).slice(0, 3), ['ok', 'chromium:firefox', 'ws://127.0.0.1:3/'], 'the BiDi client gets the BiDi port');
+  await register(ctx, 'server', { version: '1.65' });
+  t.same((await select(ctx, 'c5', { version: '', protocol: 'bidi' })).slice(0, 2), ['ok', 'chromium:firefox'], 'not the Playwright server beside it');
+  t.same((await select(ctx, 'c6', { version: '' })).slice(0, 3), ['ok', 'chromium:server', 'ws://127.0.0.1:1/server'], 'which Playwright clients get');
 });

@@ -37,6 +37,8 @@ export interface BrowserGridConfig {
   keepaliveInterval: number;
   cdp: boolean;
   cdpDirect: boolean;
+  bidi: boolean;
+  firefoxBinary?: string;
   playwrightVersions?: string[];
   playwrightCache?: string;
   ffmpeg: string;
@@ -100,6 +102,16 @@ export const configSchema = {
       type: 'boolean',
       default: true,
       description: 'Connect a CDP client straight to its browser when the worker is on the proxy\'s host (a loopback endpoint): each message then crosses one relay instead of two. The worker still owns the browser (the proxy holds a lease on it). false: always relay through the worker\'s CDP port.',
+    },
+    bidi: {
+      type: 'boolean',
+      default: false,
+      description: 'Serve WebDriver BiDi clients (Puppeteer with protocol: \'webDriverBiDi\') on ws://HOST:PORT/bidi?browser=firefox: the worker process runs `workers` Firefox workers, each with a BiDi port where every client gets a Firefox process of its own. The worker refuses to start when no Firefox binary is found.',
+    },
+    firefoxBinary: {
+      type: 'string',
+      minLength: 1,
+      description: 'The Firefox the BiDi workers run (bidi): a path, or a name looked up on PATH (default: firefox-esr, else firefox).',
     },
     playwrightVersions: {
       type: 'array',
@@ -170,8 +182,8 @@ export function checkTiming(c: BrowserGridConfig): string[] {
     const valid = ports.first >= 1 && ports.first <= ports.last && ports.last <= 65535;
     rule(valid, `workerPorts "${c.workerPorts}": expected FIRST-LAST with 1 <= FIRST <= LAST <= 65535`);
     const versions = c.playwrightVersions?.length ?? 1;
-    const needed = c.workers * (versions * c.browserTypes.length + (c.cdp && c.browserTypes.includes('chromium') ? 1 : 0));
-    rule(!valid || ports.last - ports.first + 1 >= needed, `workerPorts "${c.workerPorts}" holds ${ports.last - ports.first + 1} ports, fewer than the ${needed} this process binds (workers × playwrightVersions × browserTypes, plus a CDP port per Chromium worker of the first version when cdp is on)`);
+    const needed = c.workers * (versions * c.browserTypes.length + (c.cdp && c.browserTypes.includes('chromium') ? 1 : 0) + (c.bidi ? 1 : 0));
+    rule(!valid || ports.last - ports.first + 1 >= needed, `workerPorts "${c.workerPorts}" holds ${ports.last - ports.first + 1} ports, fewer than the ${needed} this process binds (workers × playwrightVersions × browserTypes, plus a CDP port per Chromium worker of the first version when cdp is on, plus workers BiDi ports when bidi is on)`);
   }
   if (c.advertiseHost) rule(!isWildcard(c.advertiseHost), `advertiseHost "${c.advertiseHost}" is a wildcard address, which proxies on other hosts cannot dial: give this host's name or address (or leave it unset to advertise this host's own address)`);
   rule(c.heartbeatInterval < c.redisKeyTtl, `redisKeyTtl (${c.redisKeyTtl}s) must be greater than heartbeatInterval (${c.heartbeatInterval}s), or live workers expire`);

@@ -3,7 +3,8 @@
 // The folder: roles/ (worker, proxy, reaper), proxy/ (the proxy's parts: a
 // client's upgrade and session, HTTP requests, leases), admission/ (selection,
 // queue, versions on demand), relay/ (dial and pipe), cdp/ (DevTools-protocol
-// clients), worker/ (browser servers, Playwright versions, video), foreign/
+// clients), bidi/ (WebDriver BiDi clients, each a Firefox of its own),
+// worker/ (browser servers, Playwright versions, video), foreign/
 // (playwright-distributed's workers); scripts.ts runs the Lua scripts of lua/.
 import { findUp, type Plugin } from '../../entries/plugin.ts';
 import { checkTiming, configEnv, configSchema, type BrowserGridConfig } from './config.ts';

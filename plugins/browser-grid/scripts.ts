@@ -38,7 +38,7 @@ export async function removeWorker(ctx: Ctx, ref: string): Promise<void> {
 /** selectWorker's keys, built (admission keeps them: building costs as much as a part of the script). */
 export type SelectKeys = Record<'active' | 'lifetime' | 'workerIndex' | 'freeIndex' | 'queue' | 'leases' | 'versions', string>;
 
-/** The keys selectWorker takes for clients of a browser type and queue ('1.62', 'any', 'cdp') at a proxy. */
+/** The keys selectWorker takes for clients of a browser type and queue ('1.62', 'any', 'cdp', 'bidi') at a proxy. */
 export function selectKeys(ctx: Ctx, browserType: BrowserType, queue: string, proxyId: string): SelectKeys {
   const k = ctx.keys;
   const type = { browserType };
@@ -64,7 +64,7 @@ export interface Selection {
   exclude: readonly string[];
   /** The client's Playwright major.minor, or ''. */
   version: string;
-  protocol: 'playwright' | 'cdp';
+  protocol: 'playwright' | 'cdp' | 'bidi';
 }
 
 /** Picks a worker for a new session, counting and leasing it, or says why not. */

@@ -34,6 +34,9 @@ export interface TypeTotals {
   versions: string[];
 }
 
+/** The queues of clients that name no Playwright version, besides each version's queue. */
+const UNVERSIONED_QUEUES = ['any', 'cdp', 'bidi'];
+
 export interface GridStatus {
   workers: WorkerStatus[];
   types: Record<string, TypeTotals>;
@@ -51,27 +54,27 @@ export async function gridStatus(
     return flat.filter((_v, j) => j % 2 === 0 && opts.nowMs - Number(flat[j + 1]) <= opts.staleMs).sort();
   });
   const queues = await backend.pipeline(
-    // 'cdp': the DevTools-protocol clients' queue (admission/admission.ts)
-    browserTypes.flatMap((t, i) => [...versions[i]!, 'any', 'cdp'].map((version) => ['ZCARD', keys.queue({ browserType: t, version })] as [string, ...string[]])),
+    // 'cdp', 'bidi': the DevTools-protocol and WebDriver BiDi clients' queues (admission/admission.ts)
+    browserTypes.flatMap((t, i) => [...versions[i]!, ...UNVERSIONED_QUEUES].map((version) => ['ZCARD', keys.queue({ browserType: t, version })] as [string, ...string[]])),
   );
   const queued: number[] = [];
   let at = 0;
   browserTypes.forEach((_t, i) => {
     queued[i] = 0;
-    for (let n = 0; n < versions[i]!.length + 2; n++) queued[i] += Number(queues[at++] ?? 0);
+    for (let n = 0; n < versions[i]!.length + UNVERSIONED_QUEUES.length; n++) queued[i] += Number(queues[at++] ?? 0);
   });
   const replies = await backend.pipeline(
     refs.flatMap((ref) => {
       const { browserType, workerId } = parseRef(ref);
       return [
-        ['HMGET', keys.worker({ browserType, workerId }), 'status', 'lastHeartbeat', 'wsEndpoint', 'endpoint', 'version'],
+        ['HMGET', keys.worker({ browserType, workerId }), 'status', 'lastHeartbeat', 'wsEndpoint', 'endpoint', 'version', 'bidiEndpoint'],
         ['HGET', keys.activeConnections(), ref],
         ['HGET', keys.lifetimeConnections(), ref],
       ] as [string, ...string[]][];
     }),
   );
   const workers: WorkerStatus[] = refs.map((ref, i) => {
-    const [status, beat, wsEndpoint, endpoint, version] = (replies[i * 3] as (string | null)[]) ?? [];
+    const [status, beat, wsEndpoint, endpoint, version, bidiEndpoint] = (replies[i * 3] as (string | null)[]) ?? [];
     const ms = heartbeatMs(beat);
     const age = ms === undefined ? null : opts.nowMs - ms;
     return {
@@ -79,7 +82,8 @@ export async function gridStatus(
       ...parseRef(ref),
       status: status ?? 'gone',
       // the path is the worker's secret (worker/endpoint-secret.ts): it stays in Redis
-      endpoint: withoutSecret(wsEndpoint ?? endpoint ?? ''),
+      // a Firefox BiDi worker has no Playwright server: its BiDi port
+      endpoint: withoutSecret(wsEndpoint ?? endpoint ?? bidiEndpoint ?? ''),
       version: version ?? '',
       active: Number(replies[i * 3 + 1] ?? 0),
       lifetime: Number(replies[i * 3 + 2] ?? 0),

@@ -19,8 +19,13 @@ export type Admitted =
   | { kind: 'noversion'; versions: string[] }
   | { kind: 'gone' };
 
-/** What the client speaks: Playwright's protocol, or the DevTools protocol (Puppeteer, connectOverCDP). */
-export type Protocol = 'playwright' | 'cdp';
+/** What the client speaks: Playwright's protocol, the DevTools protocol (Puppeteer, connectOverCDP), or WebDriver BiDi (Firefox). */
+export type Protocol = 'playwright' | 'cdp' | 'bidi';
+
+/** The queue a client waits in: its Playwright major.minor ('any' when it names none), or its protocol's ('cdp', 'bidi'), which no Playwright version concerns. */
+export function queueOf(protocol: Protocol, version: string): string {
+  return protocol === 'playwright' ? version || 'any' : protocol;
+}
 
 /** A safety net for a lost capacity message; not how waiting clients are normally served. */
 const RECHECK_MS = 1000;
@@ -71,7 +76,7 @@ export class Admission {
 
   private select(browserType: string, version: string, connectionId: string, ticket: string, exclude: readonly string[], protocol: Protocol): Promise<Selected> {
     if (!this.redisUp()) return Promise.reject(new GridError('Redis is unreachable', { code: 'COORD_ERR_BROWSER_GRID_REDIS_UNREACHABLE' }));
-    const keys = this.selectKeys(browserType, protocol === 'cdp' ? 'cdp' : version || 'any');
+    const keys = this.selectKeys(browserType, queueOf(protocol, version));
     return redisDeadline(selectWorker(this.ctx, keys, { connectionId, ticket, exclude, version, protocol }), (late) => {
       if (late[0] === 'ok') void this.rollback(late[1]!, connectionId);
     });
@@ -91,7 +96,7 @@ export class Admission {
     const enqueuedAt = clock.now();
     const deadline = enqueuedAt + config.queueTimeout * 1000;
     const ticket = `${deadline}:${this.proxyId}:${randomUUID().replaceAll('-', '')}`;
-    const queue = { browserType: browserType as BrowserType, version: protocol === 'cdp' ? 'cdp' : version || 'any' };
+    const queue = { browserType: browserType as BrowserType, version: queueOf(protocol, version) };
     const leave = () => void this.ctx.backend.send(['ZREM', this.ctx.keys.queue(queue), ticket]).catch(() => {});
     const position = await redisDeadline(enqueue(this.ctx, queue, ticket, enqueuedAt), leave);
     if (position === 0) return { kind: 'full' };

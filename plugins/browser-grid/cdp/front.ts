@@ -13,6 +13,7 @@ import { createServer, connect as tcpConnect, type Server, type Socket } from 'n
 import { GridError } from '../errors.ts';
 import { systemChromium } from '../worker/browser.ts';
 import { asksForPath } from '../worker/endpoint-secret.ts';
+import { readHead } from '../worker/read-head.ts';
 import { type CdpBrowser, disposeCdpBrowser, launchCdpBrowser, removeProfile, runningCdpBrowsers } from './chromium.ts';
 import { LEASE_ANSWER, asksForLease } from './lease.ts';
 import { killTree } from './process-tree.ts';
@@ -23,8 +24,6 @@ import { killTree } from './process-tree.ts';
  * page, the moment its latency is felt.
  */
 export const REFILL_DELAY_MS = 2000;
-/** A client whose upgrade request head is not whole this long after it connected is closed. */
-export const HEAD_TIMEOUT_MS = 10_000;
 
 /**
  * A worker's CDP front: a TCP port where each WebSocket upgrade on its secret path gets a
@@ -159,28 +158,4 @@ export class CdpFront {
     await Promise.all(stragglers.map((child) => new Promise((resolve) => (child.once('exit', resolve), killTree(child.pid!)))));
     await Promise.all([...this.profiles].map((profile) => removeProfile(profile, this.profiles)));
   }
-}
-
-/** The request head (through the blank line; anything after it stays unread), or undefined if the client left or was too slow. */
-function readHead(socket: Socket): Promise<Buffer | undefined> {
-  return new Promise((resolve) => {
-    let data = Buffer.alloc(0);
-    const timer = setTimeout(() => socket.destroy(), HEAD_TIMEOUT_MS);
-    socket.once('close', () => clearTimeout(timer));
-    const onData = (chunk: Buffer) => {
-      data = Buffer.concat([data, chunk]);
-      const end = data.indexOf('\r\n\r\n');
-      if (end === -1) {
-        if (data.length > 64 * 1024) (socket.destroy(), resolve(undefined));
-        return;
-      }
-      clearTimeout(timer);
-      socket.off('data', onData);
-      socket.pause();
-      if (end + 4 < data.length) socket.unshift(data.subarray(end + 4));
-      resolve(data.subarray(0, end + 4));
-    };
-    socket.on('data', onData);
-    socket.once('close', () => resolve(undefined));
-  });
 }

@@ -24,7 +24,8 @@
 -- ARGV[7] ticket                  the caller's queue ticket, or '' when it has none
 -- ARGV[8] exclude                 refs not to pick, comma-separated (workers a dial just failed on)
 -- ARGV[9] version                 the client's Playwright major.minor, or '' for any
--- ARGV[10] protocol               'cdp' for a DevTools-protocol client: only workers with a cdpEndpoint, which is returned
+-- ARGV[10] protocol               'cdp' for a DevTools-protocol client, 'bidi' for a WebDriver BiDi one: only workers
+--                                 with a cdpEndpoint (bidiEndpoint), which is returned; else only those with a wsEndpoint
 -- Returns {'ok', ref, endpoint, lifetime, active} | {'none'} | {'queued'} | {'wait'}
 --   | {'absent'} when no worker of the type is registered at all (waiting would be pointless)
 --   | {'noversion', 'v1,v2'} when no live worker speaks the client's version: the versions served
@@ -36,7 +37,7 @@ local maxConcurrent = tonumber(ARGV[4])
 local maxLifetime = tonumber(ARGV[5])
 local ticket = ARGV[7]
 local want = ARGV[9]
-local cdp = ARGV[10] == 'cdp'
+local protocol = ARGV[10]
 
 local workers = redis.call('ZCARD', KEYS[3])
 if workers == 0 then return {'absent'} end
@@ -93,13 +94,16 @@ local excluded = {}
 for ref in string.gmatch(ARGV[8], '[^,]+') do excluded[ref] = true end
 
 local function eligible(ref)
-  local state = redis.call('HMGET', ARGV[1] .. ref, 'status', 'lastHeartbeat', 'wsEndpoint', 'endpoint', 'version', 'cdpEndpoint')
+  local state = redis.call('HMGET', ARGV[1] .. ref, 'status', 'lastHeartbeat', 'wsEndpoint', 'endpoint', 'version', 'cdpEndpoint', 'bidiEndpoint')
   local beat = heartbeatMs(state[2])
   if not beat then return nil end
   local active = tonumber(redis.call('HGET', KEYS[1], ref)) or 0
   local lifetime = tonumber(redis.call('HGET', KEYS[2], ref)) or 0
   if not isFree(state[1], beat, active, lifetime) then return nil end
-  return {endpoint = state[3] or state[4], cdpEndpoint = state[6], active = active, lifetime = lifetime, band = versionBand(state[5])}
+  -- the endpoint the client's protocol is served on; none (false) when the worker does not serve it
+  local endpoint = state[3] or state[4]
+  if protocol == 'cdp' then endpoint = state[6] elseif protocol == 'bidi' then endpoint = state[7] end
+  return {endpoint = endpoint, active = active, lifetime = lifetime, band = versionBand(state[5])}
 end
 
 -- the best eligible worker among freeIndex members scored within [low, high], from the top
@@ -122,8 +126,8 @@ local function best(low, high)
         if not w then
           redis.call('ZREM', KEYS[4], ref) -- back at its next heartbeat or release
           removed = removed + 1
-        elseif cdp and not w.cdpEndpoint then
-          -- serves Playwright clients only (a playwright-distributed worker): passed over, kept
+        elseif not w.endpoint then
+          -- serves other clients only (Playwright's, or BiDi's): passed over, kept
         elseif not pick or (w.lifetime == pick.lifetime and w.active < pick.active) then
           pick, pickRef, pickScore = w, ref, score
         elseif w.lifetime < pick.lifetime then
@@ -155,4 +159,4 @@ else
 end
 redis.call('HSET', KEYS[6], ARGV[6], ref)
 if ticket ~= '' then redis.call('ZREM', KEYS[5], ticket) end
-return {'ok', ref, cdp and w.cdpEndpoint or w.endpoint, lifetime, active}
+return {'ok', ref, w.endpoint, lifetime, active}

@@ -20,6 +20,13 @@ import type { ProxyParts } from './parts.ts';
 import { relaySession } from './session.ts';
 
 const DIAL_TIMEOUT_MS = 10_000;
+/**
+ * A BiDi worker answers only once the client's Firefox has started and taken its session
+ * (bidi/front.ts): 5–9 s on an idle machine, more on a loaded one.
+ */
+const BIDI_DIAL_TIMEOUT_MS = 60_000;
+/** The protocol each path serves ('/': Playwright's). */
+const PATHS: Record<string, Protocol> = { '/': 'playwright', '/cdp': 'cdp', '/bidi': 'bidi' };
 
 /** What the client asked for. */
 interface Wanted {
@@ -103,20 +110,23 @@ class ClientUpgrade {
   private check(): Wanted | undefined {
     const { config } = this.parts.ctx;
     const url = new URL(this.req.url ?? '/', 'http://proxy');
-    const protocol = url.pathname === '/cdp' ? 'cdp' : 'playwright';
-    if (url.pathname !== '/' && protocol !== 'cdp') {
-      return this.answer(404, `no such path ${url.pathname}; connect to ws://HOST:PORT/?browser=chromium (Playwright) or ws://HOST:PORT/cdp (Puppeteer, connectOverCDP)`);
+    const protocol = Object.hasOwn(PATHS, url.pathname) ? PATHS[url.pathname]! : undefined;
+    if (!protocol) {
+      return this.answer(404, `no such path ${url.pathname}; connect to ws://HOST:PORT/?browser=chromium (Playwright), ws://HOST:PORT/cdp (Puppeteer, connectOverCDP) or ws://HOST:PORT/bidi?browser=firefox (WebDriver BiDi)`);
     }
     if (!tokenAccepted(config.token, this.req, url)) return this.answer(401, 'missing or wrong token');
     const problem = handshakeProblem(this.req);
     if (problem) return this.answer(problem.code, problem.message, undefined, undefined, problem.code === 426 ? ['Sec-WebSocket-Version: 13'] : []);
     if (!this.parts.redis.up) return this.answer(503, 'grid unavailable: cannot reach Redis', 5);
-    const browserType = protocol === 'cdp' ? 'chromium' : (url.searchParams.get('browser') ?? config.defaultBrowserType);
+    const browserType = protocol === 'cdp' ? 'chromium' : (url.searchParams.get('browser') ?? (protocol === 'bidi' ? 'firefox' : config.defaultBrowserType));
     if (!(browserTypes as readonly string[]).includes(browserType)) {
       return this.answer(400, `unknown browser "${browserType}"; expected one of ${browserTypes.join(', ')}`);
     }
-    // the DevTools protocol does not depend on the client's Playwright version
-    const version = protocol === 'cdp' ? '' : clientVersion(this.req.headers['user-agent']);
+    if (protocol === 'bidi' && browserType !== 'firefox') {
+      return this.answer(400, `browser "${browserType}" is not served over WebDriver BiDi; /bidi serves firefox: connect to ws://HOST:PORT/bidi?browser=firefox`);
+    }
+    // neither the DevTools protocol nor WebDriver BiDi depends on the client's Playwright version
+    const version = protocol === 'playwright' ? clientVersion(this.req.headers['user-agent']) : '';
     return { protocol, browserType: browserType as BrowserType, version };
   }
 
@@ -185,10 +195,12 @@ class ClientUpgrade {
     const servedText = Object.keys(served).length
       ? `It serves ${Object.entries(served).map(([type, n]) => `${type} (${n} worker${n === 1 ? '' : 's'})`).join(', ')}.`
       : 'No worker of any browser is registered.';
-    const what = w.protocol === 'cdp' ? 'Chromium worker serving CDP (browser-grid.cdp)' : `${w.browserType} worker`;
+    const what = w.protocol === 'cdp' ? 'Chromium worker serving CDP (browser-grid.cdp)' : w.protocol === 'bidi' ? 'Firefox worker serving WebDriver BiDi (browser-grid.bidi)' : `${w.browserType} worker`;
     const need =
       w.protocol === 'cdp'
         ? 'A CDP client needs a worker started with browser-grid.cdp=true.'
+        : w.protocol === 'bidi'
+          ? 'A WebDriver BiDi client needs a worker started with browser-grid.bidi=true on a host with Firefox (Debian\'s firefox-esr).'
         : w.browserType === 'chromium'
           ? 'A chromium worker is a coord run --plugin browser-grid --role worker process.'
           : `A ${w.browserType} worker is a worker process started with browser-grid.browserTypes including ${w.browserType}, on a host with Playwright's own ${w.browserType === 'firefox' ? 'Firefox' : 'WebKit'} build (npx playwright install ${w.browserType}): Playwright drives ${w.browserType === 'firefox' ? 'Firefox' : 'WebKit'} only through its own build, not a system ${w.browserType === 'firefox' ? 'Firefox' : 'WebKitGTK'}.`;
@@ -203,7 +215,9 @@ class ClientUpgrade {
     switch (admitted.kind) {
       case 'noversion': {
         count('no_version');
-        const served = admitted.versions.length ? `its ${browserType} workers speak Playwright ${admitted.versions.join(', ')}` : `no ${browserType} worker has a known Playwright version yet`;
+        // a Firefox BiDi worker (browser-grid.bidi) is a firefox worker of no Playwright version
+        const bidiOnly = browserType === 'firefox' ? ' (Firefox workers of browser-grid.bidi serve WebDriver BiDi clients on /bidi only)' : '';
+        const served = admitted.versions.length ? `its ${browserType} workers speak Playwright ${admitted.versions.join(', ')}` : `no ${browserType} worker has a known Playwright version yet${bidiOnly}`;
         const newest = admitted.versions.at(-1);
         const message = `Playwright ${version} is not served by this grid: ${served}. Connect with a client of a served version${newest ? ` (e.g. npm i -D playwright@${newest})` : ''}.${this.unclaimed ? ` No worker process started it on demand: none allows ${version} in browser-grid.versionsOnDemand.` : ''}`;
         return this.answer(428, message, undefined, { clientVersion: version, versions: admitted.versions });
@@ -246,7 +260,7 @@ class ClientUpgrade {
     try {
       // a CDP client of a worker on this host is connected straight to its browser: one relay, not two
       const leasing = w.protocol === 'cdp' && ctx.config.cdpDirect && onThisHost(chosen.endpoint);
-      return await (leasing ? dialLeased : dialUpgrade)(chosen.endpoint, this.req, DIAL_TIMEOUT_MS);
+      return await (leasing ? dialLeased : dialUpgrade)(chosen.endpoint, this.req, w.protocol === 'bidi' ? BIDI_DIAL_TIMEOUT_MS : DIAL_TIMEOUT_MS);
     } catch (error) {
       if (!(error instanceof DialError)) throw error;
       await leases.release(chosen.ref, this.connectionId, true);

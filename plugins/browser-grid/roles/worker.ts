@@ -4,7 +4,8 @@
 // recycling needs no container restart policy. The replacement starts when the
 // drain begins, so a long last session does not take the slots out meanwhile.
 // With playwrightVersions, it runs servers of each listed Playwright version;
-// with versionsOnDemand, it starts servers of a version a waiting client needs.
+// with versionsOnDemand, it starts servers of a version a waiting client needs;
+// with bidi, it runs Firefox BiDi workers too (each client a Firefox of its own).
 import { randomUUID } from 'node:crypto';
 import type { Role, Subscriber } from '../../../entries/plugin.ts';
 import { onDemandAllows, portRange } from '../config.ts';
@@ -12,6 +13,7 @@ import type { Ctx } from '../context.ts';
 import { GridError } from '../errors.ts';
 import { majorMinor, type BrowserType } from '../refs.ts';
 import { advertisedHost } from '../worker/advertise.ts';
+import { firefoxBinary } from '../worker/firefox-binary.ts';
 import { WorkerInstance } from '../worker/instance.ts';
 import { bundledPlaywright, playwrightCacheDir, playwrightOf, type Playwright } from '../worker/playwright.ts';
 import { PortPool } from '../worker/ports.ts';
@@ -39,9 +41,9 @@ export function workerRole(ctx: Ctx): Role {
   let video: VideoSupport | undefined;
 
   /** Starts one browser server of a type and files it with the running ones. */
-  async function launch(browserType: BrowserType, playwright: Playwright, cdp: boolean): Promise<WorkerInstance> {
-    video?.provide(playwright);
-    const instance = new WorkerInstance(ctx, browserType, playwright, cdp, subscriber!, ports, advertise.host);
+  async function launch(browserType: BrowserType, playwright: Playwright, cdp: boolean, firefox?: string): Promise<WorkerInstance> {
+    if (!firefox) video?.provide(playwright);
+    const instance = new WorkerInstance(ctx, browserType, playwright, cdp, subscriber!, ports, advertise.host, firefox);
     instances.add(instance);
     void instance.finished.then(() => instances.delete(instance));
     try {
@@ -61,7 +63,7 @@ export function workerRole(ctx: Ctx): Role {
       const why = await current.leaving;
       while (!stopping) {
         try {
-          current = await launch(first.browserType, first.playwright, first.servesCdp);
+          current = await launch(first.browserType, first.playwright, first.servesCdp, first.firefoxBinary);
           logger.info('browser server replaced', { browserType: first.browserType, why, workerId: current.id });
           backoff = 1000;
           break;
@@ -109,6 +111,8 @@ export function workerRole(ctx: Ctx): Role {
 
   return {
     async start() {
+      // a missing Firefox fails the start before any browser is launched
+      const firefox = config.bidi ? firefoxBinary(config.firefoxBinary) : undefined;
       video = prepareVideo(config.ffmpeg, cacheDir, logger); // before any playwright-core is loaded
       // Redis came back (maybe empty): register again now, not at the next heartbeat
       stopWatchingRedis = ctx.backend.onState((state) => {
@@ -130,9 +134,11 @@ export function workerRole(ctx: Ctx): Role {
       }
       // CDP does not depend on the Playwright version: one version's Chromium servers run the CDP fronts
       const plan = versions.flatMap((playwright, v) =>
-        config.browserTypes.flatMap((type) => Array.from({ length: config.workers }, () => ({ type, playwright, cdp: v === 0 }))),
+        config.browserTypes.flatMap((type) => Array.from({ length: config.workers }, () => ({ type, playwright, cdp: v === 0, firefox: undefined as string | undefined }))),
       );
-      const started = await Promise.allSettled(plan.map(({ type, playwright, cdp }) => launch(type, playwright, cdp)));
+      // BiDi workers are of no Playwright version: `workers` of them, beside the servers
+      if (firefox) plan.push(...Array.from({ length: config.workers }, () => ({ type: 'firefox' as const, playwright: versions[0]!, cdp: false, firefox })));
+      const started = await Promise.allSettled(plan.map(({ type, playwright, cdp, firefox }) => launch(type, playwright, cdp, firefox)));
       const failed = started.find((r) => r.status === 'rejected');
       if (failed) {
         stopping = true;

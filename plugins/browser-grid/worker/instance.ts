@@ -2,9 +2,13 @@
 // a CDP front when it serves CDP), registered and heartbeated as
 // playwright-distributed's layout documents, drained when told to (or at its
 // lifetime limit), deregistered and closed. roles/worker.ts runs and replaces them.
+// A Firefox BiDi worker (browser-grid.bidi) is one too, with no Playwright
+// server: its record has a bidiEndpoint and no wsEndpoint, and each of its
+// clients gets a Firefox of its own (bidi/front.ts).
 import { randomUUID } from 'node:crypto';
 import type { BrowserServer } from 'playwright-core';
 import { type Subscriber, withDeadline } from '../../../entries/plugin.ts';
+import { BidiFront } from '../bidi/front.ts';
 import { CdpFront } from '../cdp/front.ts';
 import type { Ctx } from '../context.ts';
 import { GridError } from '../errors.ts';
@@ -34,6 +38,8 @@ export class WorkerInstance {
   private cdp?: CdpFront;
   private cdpPort = 0;
   private cdpEndpoint = '';
+  private bidi?: BidiFront;
+  private bidiEndpoint = '';
   private server?: BrowserServer;
   private endpoint = '';
   private version = '';
@@ -54,6 +60,8 @@ export class WorkerInstance {
     private readonly ports: PortPool,
     /** The host proxies dial (worker/advertise.ts); undefined: workerHost as it is. */
     private readonly advertiseHost: string | undefined,
+    /** A Firefox BiDi worker: the Firefox binary its clients' browsers run (roles/worker.ts found it); undefined: a Playwright server. */
+    readonly firefoxBinary?: string,
   ) {
     this.ref = workerRef(browserType, this.id);
     this.commandChannel = ctx.channels.shutdown({ browserType, workerId: this.id });
@@ -66,6 +74,38 @@ export class WorkerInstance {
   }
 
   async start(): Promise<void> {
+    if (this.firefoxBinary) await this.startBidi(this.firefoxBinary);
+    else await this.startServer();
+    await this.subscriber.subscribe(this.commandChannel);
+    await this.touch();
+    this.heartbeat = setInterval(() => void this.beat(), this.ctx.config.heartbeatInterval * 1000);
+    // the paths are the secrets (Playwright's random one, the CDP and BiDi ports'): they stay in Redis
+    const endpoints = Object.fromEntries(Object.entries({ endpoint: this.endpoint, cdpEndpoint: this.cdpEndpoint, bidiEndpoint: this.bidiEndpoint }).filter(([, url]) => url).map(([name, url]) => [name, withoutSecret(url)]));
+    this.log.info('browser server registered', { ...endpoints, ...(this.version ? { version: this.version } : {}) });
+  }
+
+  /** The ws:// address of a front bound to `port` at `path`, as proxies dial it. */
+  private frontEndpoint(port: number, path: string): string {
+    const url = new URL(`ws://${this.ctx.config.workerHost}:${port}${path}`);
+    if (this.advertiseHost) url.hostname = this.advertiseHost;
+    return url.toString();
+  }
+
+  /** A Firefox BiDi worker: a BiDi port and no browser until a client comes. */
+  private async startBidi(firefoxBinary: string): Promise<void> {
+    const { config } = this.ctx;
+    // only those who read this record (the grid's proxies) know the path the BiDi port serves
+    const path = secretPath();
+    this.bidi = new BidiFront(firefoxBinary, path, (err) => this.log.warn('a BiDi client got no Firefox: its launch failed', { error: err.message }));
+    this.port = await this.bidi.start(config.workerHost, await this.ports.take());
+    this.bidiEndpoint = this.frontEndpoint(this.port, path);
+    if (isWildcard(new URL(this.bidiEndpoint).hostname)) {
+      throw new GridError(`refusing to register ${withoutSecret(this.bidiEndpoint)}: a wildcard address; set browser-grid.advertiseHost to this host's name or address`, { code: 'COORD_ERR_BROWSER_GRID_WILDCARD_ADDRESS' });
+    }
+  }
+
+  /** A Playwright browser server, with a CDP front when it serves CDP. */
+  private async startServer(): Promise<void> {
     const { config } = this.ctx;
     this.port = await this.ports.take();
     this.server = await launchBrowserServer({
@@ -90,19 +130,11 @@ export class WorkerInstance {
       const path = secretPath();
       this.cdp = new CdpFront(config.executablePath, config.launchArgs, path, undefined, (err) => this.log.warn('a CDP client got no browser: its launch failed', { error: err.message }));
       this.cdpPort = await this.cdp.start(config.workerHost, await this.ports.take());
-      const cdpUrl = new URL(`ws://${config.workerHost}:${this.cdpPort}${path}`);
-      if (this.advertiseHost) cdpUrl.hostname = this.advertiseHost;
-      this.cdpEndpoint = cdpUrl.toString();
+      this.cdpEndpoint = this.frontEndpoint(this.cdpPort, path);
     }
     this.server.process().once('exit', () => {
       if (!this.closed) void this.remove().then(() => this.close('browser process exited'));
     });
-    await this.subscriber.subscribe(this.commandChannel);
-    await this.touch();
-    this.heartbeat = setInterval(() => void this.beat(), config.heartbeatInterval * 1000);
-    // the paths are the secrets (Playwright's random one, the CDP port's): they stay in Redis
-    const cdpEndpoint = this.cdpEndpoint ? { cdpEndpoint: withoutSecret(this.cdpEndpoint) } : {};
-    this.log.info('browser server registered', { endpoint: withoutSecret(this.endpoint), version: this.version, ...cdpEndpoint });
   }
 
   /** Writes every field again, so a Redis that lost its data has the worker back within one heartbeat. */
@@ -111,14 +143,15 @@ export class WorkerInstance {
     const { free } = await touchWorker(this.ctx, this.ref, Math.ceil(config.redisKeyTtl), [
       'id', this.id,
       'browserType', this.browserType,
-      'wsEndpoint', this.endpoint,
       // playwright-distributed's proxy and monitor read `endpoint`
-      'endpoint', this.endpoint,
+      ...(this.endpoint ? ['wsEndpoint', this.endpoint, 'endpoint', this.endpoint] : []),
       ...(this.cdpEndpoint ? ['cdpEndpoint', this.cdpEndpoint] : []),
+      ...(this.bidiEndpoint ? ['bidiEndpoint', this.bidiEndpoint] : []),
       'status', this.status,
       'lastHeartbeat', Math.floor(clock.now() / 1000),
       'startedAt', this.startedAt,
-      'version', this.version,
+      // a BiDi worker speaks no Playwright version
+      ...(this.version ? ['version', this.version] : []),
     ]);
     if (free) await this.ctx.backend.send(['PUBLISH', this.ctx.channels.capacity({ browserType: this.browserType }), this.ref]);
     return free;
@@ -144,7 +177,8 @@ export class WorkerInstance {
   /** Sessions open on this server: the grid's count and the kernel's, whichever is higher (either may lag). */
   private async openSessions(): Promise<number> {
     const counted = await withDeadline(this.ctx.backend.send(['HGET', this.ctx.keys.activeConnections(), this.ref]), REDIS_CALL_MS).catch(() => null);
-    return Math.max(Number(counted ?? 0), (establishedTo(this.port) ?? 0) + (this.cdp?.sessions ?? 0));
+    const own = this.bidi ? this.bidi.sessions : (establishedTo(this.port) ?? 0) + (this.cdp?.sessions ?? 0);
+    return Math.max(Number(counted ?? 0), own);
   }
 
   /** Stops taking sessions, waits for the open ones (up to drainTimeout), deregisters, closes the browser. */
@@ -174,6 +208,7 @@ export class WorkerInstance {
     await this.subscriber.unsubscribe(this.commandChannel).catch(() => {});
     await this.server?.close().catch(() => {});
     await this.cdp?.close();
+    await this.bidi?.close();
     this.ports.release(this.port);
     this.ports.release(this.cdpPort);
     this.leave(why);
