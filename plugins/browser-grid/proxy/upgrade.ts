@@ -203,7 +203,7 @@ class ClientUpgrade {
           ? 'A WebDriver BiDi client needs a worker started with browser-grid.bidi=true on a host with Firefox (Debian\'s firefox-esr).'
         : w.browserType === 'chromium'
           ? 'A chromium worker is a coord run --plugin browser-grid --role worker process.'
-          : `A ${w.browserType} worker is a worker process started with browser-grid.browserTypes including ${w.browserType}, on a host with Playwright's own ${w.browserType === 'firefox' ? 'Firefox' : 'WebKit'} build (npx playwright install ${w.browserType}): Playwright drives ${w.browserType === 'firefox' ? 'Firefox' : 'WebKit'} only through its own build, not a system ${w.browserType === 'firefox' ? 'Firefox' : 'WebKitGTK'}.`;
+          : `A ${w.browserType} worker is a worker process started with browser-grid.browserTypes including ${w.browserType}, on a host with Playwright's own ${w.browserType === 'firefox' ? 'Firefox' : 'WebKit'} build (npx playwright install ${w.browserType}): Playwright drives ${w.browserType === 'firefox' ? 'Firefox' : 'WebKit'} only through its own build, not a system ${w.browserType === 'firefox' ? 'Firefox' : 'WebKitGTK'}.${w.browserType === 'firefox' ? " A system Firefox serves WebDriver BiDi clients (Puppeteer's) on /bidi?browser=firefox, on a grid with browser-grid.bidi=true." : ''}`;
     return this.answer(503, `No available servers: no ${what} is registered in the grid. ${servedText} ${need}`, 5, { served });
   }
 
