@@ -140,6 +140,13 @@ async function webkitThroughGrid(): Promise<void> {
     await browser.deleteSession();
   });
 
+  t.test('a request naming no browser gets chrome, the first browser offered', async (t) => {
+    const created = await w3c(base, 'POST', '/session', { capabilities: { alwaysMatch: {} } });
+    t.equal(created.status, 200, created.body.value?.message ?? '');
+    t.equal(created.body.value?.capabilities?.browserName, 'chrome');
+    t.equal((await w3c(base, 'DELETE', `/session/${created.body.value?.sessionId}`)).status, 200);
+  });
+
   t.test('a recording asked of WebKitGTK: session not created, saying why', async (t) => {
     const answer = await w3c(base, 'POST', '/session', { capabilities: { alwaysMatch: { browserName: 'MiniBrowser', 'se:recordVideo': true } } });
     t.equal(answer.status, 500);

@@ -1,5 +1,7 @@
 // `coord grid status`: the grid as a table, read straight from Redis.
+// `coord grid apikey create|list|revoke`: the grid's API keys (api-keys.ts).
 import type { CommandTools, PluginCommand } from '../../entries/plugin.ts';
+import { createApiKey, listApiKeys, revokeApiKeys } from './api-keys.ts';
 import type { Ctx } from './context.ts';
 import { gridStatus, type GridStatus } from './status.ts';
 
@@ -17,6 +19,62 @@ export const commands: PluginCommand[] = [
           maxConcurrent: ctx.config.maxConcurrentSessions,
         });
         tools.print(options.json ? JSON.stringify(status, null, 2) : statusTables(status, tools.table));
+      } finally {
+        await ctx.close();
+      }
+    },
+  },
+  {
+    name: 'grid apikey create',
+    description: 'Make an API key (pwd_…) that opens the grid beside its token; printed once, kept in Redis only as its hash',
+    async run(_options, args, tools: CommandTools) {
+      const name = args[0];
+      if (!name) {
+        tools.printErr('usage: coord grid apikey create NAME --redis URL (NAME: who or what the key is for)');
+        return 2;
+      }
+      const ctx = (await tools.connect()) as Ctx & { close(): Promise<void> };
+      try {
+        const { key, record } = await createApiKey(ctx.backend, ctx.keys, name, ctx.clock.now());
+        tools.print(key);
+        tools.printErr(`API key ${record.id} (${record.name}) created: every proxy accepts it within one heartbeat (${ctx.config.heartbeatInterval} s). It is shown only now.`);
+      } finally {
+        await ctx.close();
+      }
+    },
+  },
+  {
+    name: 'grid apikey list',
+    description: 'The grid\'s API keys: id, name, created (never the keys themselves)',
+    options: [{ flags: '--json', description: 'Print JSON instead of a table' }],
+    async run(options, _args, tools: CommandTools) {
+      const ctx = (await tools.connect()) as Ctx & { close(): Promise<void> };
+      try {
+        const records = await listApiKeys(ctx.backend, ctx.keys);
+        if (options.json) tools.print(JSON.stringify(records, null, 2));
+        else tools.print(records.length ? tools.table(['id', 'name', 'created'], records.map((r) => [r.id, r.name, r.createdAt])) : 'no API keys');
+      } finally {
+        await ctx.close();
+      }
+    },
+  },
+  {
+    name: 'grid apikey revoke',
+    description: 'Revoke API keys by id or name: every proxy refuses them within one heartbeat',
+    async run(_options, args, tools: CommandTools) {
+      const which = args[0];
+      if (!which) {
+        tools.printErr('usage: coord grid apikey revoke ID|NAME --redis URL (see coord grid apikey list)');
+        return 2;
+      }
+      const ctx = (await tools.connect()) as Ctx & { close(): Promise<void> };
+      try {
+        const revoked = await revokeApiKeys(ctx.backend, ctx.keys, which);
+        if (!revoked.length) {
+          tools.printErr(`no API key has the id or name "${which}" (coord grid apikey list shows them)`);
+          return 1;
+        }
+        for (const r of revoked) tools.print(`revoked ${r.id} (${r.name})`);
       } finally {
         await ctx.close();
       }

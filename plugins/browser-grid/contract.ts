@@ -113,6 +113,18 @@ export const contract = defineContract({
       derivable: true,
       dynamicFields: { pattern: '{connectionId}', value: workerRef },
     },
+    apiKeys: {
+      pattern: 'apikeys',
+      type: 'hash',
+      extension: true,
+      description: 'API keys beside the token (playwright-distributed\'s pwd_…): the SHA-256 of each key → its id, name and creation time. Written by coord grid apikey; every proxy reads it each heartbeat.',
+      ttl: 'none',
+      writers: ['command'],
+      dynamicFields: {
+        pattern: '{sha256}',
+        value: { type: 'string', pattern: '^\\{.*\\}$', description: 'JSON: {"id","name","createdAt"}' },
+      },
+    },
     queue: {
       pattern: 'queue:{browserType}:{version}',
       type: 'zset',

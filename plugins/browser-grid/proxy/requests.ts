@@ -27,7 +27,7 @@ export async function onRequest(parts: ProxyParts, req: IncomingMessage, res: Se
     }
     if (url.pathname === '/v1' || url.pathname.startsWith('/v1/')) {
       const problem = (status: number, detail: string, extra: Record<string, string> = {}) => send(status, problemBody(status, detail, url.pathname), PROBLEM_TYPE, extra);
-      if (!tokenAccepted(config.token, req, url)) return problem(401, 'missing or wrong token');
+      if (!tokenAccepted(config.token, req, url, parts.apiKeys)) return problem(401, 'missing or wrong token');
       if (!isRestPath(url.pathname)) return problem(404, `no such resource ${url.pathname}: the API serves ${REST_PATHS.join(', ')}`);
       if (req.method !== 'GET' && req.method !== 'HEAD') return problem(405, `${req.method} ${url.pathname}: only GET is served`, { allow: 'GET, HEAD' });
       if (!redis.up) return problem(503, 'grid unavailable: cannot reach Redis', { 'retry-after': '5' });
@@ -42,7 +42,7 @@ export async function onRequest(parts: ProxyParts, req: IncomingMessage, res: Se
       }
     }
     if (url.pathname === '/status' || url.pathname === '/metrics') {
-      if (!tokenAccepted(config.token, req, url)) return send(401, errorBody(401, 'missing or wrong token'));
+      if (!tokenAccepted(config.token, req, url, parts.apiKeys)) return send(401, errorBody(401, 'missing or wrong token'));
       if (url.pathname === '/metrics') return send(200, await metrics.registry.metrics(), metrics.registry.contentType);
       if (!redis.up) {
         const body = { error: { code: 503, message: 'grid unavailable: cannot reach Redis' }, proxyId, redis: 'unreachable', redisDownForMs: clock.now() - redis.downSince, relaying: leases.size };

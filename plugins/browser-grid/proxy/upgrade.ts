@@ -114,7 +114,7 @@ class ClientUpgrade {
     if (!protocol) {
       return this.answer(404, `no such path ${url.pathname}; connect to ws://HOST:PORT/?browser=chromium (Playwright), ws://HOST:PORT/cdp (Puppeteer, connectOverCDP) or ws://HOST:PORT/bidi?browser=firefox (WebDriver BiDi)`);
     }
-    if (!tokenAccepted(config.token, this.req, url)) return this.answer(401, 'missing or wrong token');
+    if (!tokenAccepted(config.token, this.req, url, this.parts.apiKeys)) return this.answer(401, 'missing or wrong token');
     const problem = handshakeProblem(this.req);
     if (problem) return this.answer(problem.code, problem.message, undefined, undefined, problem.code === 426 ? ['Sec-WebSocket-Version: 13'] : []);
     if (!this.parts.redis.up) return this.answer(503, 'grid unavailable: cannot reach Redis', 5);

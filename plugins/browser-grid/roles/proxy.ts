@@ -10,6 +10,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { announceListener, type Role, type Subscriber } from '../../../entries/plugin.ts';
 import { Admission, publishCapacity } from '../admission/admission.ts';
+import { ApiKeySet } from '../api-keys.ts';
 import type { Ctx } from '../context.ts';
 import { GridError } from '../errors.ts';
 import { ForeignWorkers } from '../foreign/foreign-workers.ts';
@@ -38,6 +39,7 @@ export function proxyRole(ctx: Ctx): Role {
     metrics: proxyMetrics(() => admission.waiting),
     foreign: new ForeignWorkers(ctx),
     redis,
+    apiKeys: new ApiKeySet(backend, keys),
     relays: new Set(),
     sockets: new Set(),
   };
@@ -74,6 +76,7 @@ export function proxyRole(ctx: Ctx): Role {
     try {
       if (!redis.up) return await redisReturned();
       await backend.send(['ZADD', keys.proxyIndex(), clock.now(), proxyId]);
+      await parts.apiKeys.refresh(); // a revoked key stops working within a heartbeat
       await leases.restore();
       await leases.retryFailed();
       // a proxy killed -9 holds its sessions' slots until someone gives them back: every live proxy looks

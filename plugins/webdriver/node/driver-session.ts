@@ -18,8 +18,13 @@ export function driverHeaders(port: number, contentType?: string): Record<string
   return { host: `127.0.0.1:${port}`, 'content-type': contentType ?? JSON_TYPE, accept: 'application/json' };
 }
 
-/** The capability set the manager matched for the session, recomputed from the stored request against this orchestrator's offer. */
-export async function matchedCapabilities(ctx: Ctx, sessionId: string, orchestratorId: string): Promise<Capabilities> {
+/**
+ * The capability set the manager matched for the session, recomputed from the
+ * stored request against this orchestrator's offer, and the browserName it
+ * runs: the one asked for, or (a request naming none) the orchestrator's first
+ * entry, Chrome first.
+ */
+export async function matchedCapabilities(ctx: Ctx, sessionId: string, orchestratorId: string): Promise<{ caps: Capabilities; browserName: string }> {
   const [requested, platformName, browsers] = (await Promise.all([
     ctx.backend.send(['HGET', ctx.keys.sessionCapabilities({ sessionId }), 'requested']),
     ctx.backend.send(['GET', ctx.keys.orchestratorPlatformName({ orchestratorId })]),
@@ -28,7 +33,9 @@ export async function matchedCapabilities(ctx: Ctx, sessionId: string, orchestra
   const offer: Offer = { platformName: platformName ?? 'any', browsers };
   const match = firstMatch(capabilitySets({ capabilities: JSON.parse(requested ?? '{}') }), new Map([[orchestratorId, offer]]));
   if (!match) throw new WebDriverError(`the requested capabilities do not match orchestrator ${orchestratorId}`, { code: 'COORD_ERR_WEBDRIVER_NO_MATCH' });
-  return match.caps;
+  const offered = browsers.map((entry) => entry.split('::')[0]!).sort((a, b) => Number(b === 'chrome') - Number(a === 'chrome'));
+  const browserName = typeof match.caps.browserName === 'string' ? match.caps.browserName : (offered[0] ?? 'chrome');
+  return { caps: match.caps, browserName };
 }
 
 /** The driver's new session: its id and actual capabilities; a refusal throws with chromedriver's status, error and message (driver-refusal.ts). */

@@ -235,8 +235,8 @@ export class SessionNode {
    */
   private async requestedCapabilities(): Promise<Capabilities> {
     const { ctx } = this;
-    const matched = await matchedCapabilities(ctx, this.id, this.options.orchestratorId);
-    const engine = engineFor(ctx.config.orchestrator, matched.browserName);
+    const { caps: matched, browserName } = await matchedCapabilities(ctx, this.id, this.options.orchestratorId);
+    const engine = engineFor(ctx.config.orchestrator, browserName);
     this.engine = engine;
     const asked = recordingAsked(matched);
     if (asked && !engine.recordable) {
