@@ -11,17 +11,10 @@ export const commands: PluginCommand[] = [
     description: 'Workers per browser type and state, sessions and queue of a running grid',
     options: [{ flags: '--json', description: 'Print JSON instead of tables' }],
     async run(options, _args, tools: CommandTools) {
-      const ctx = (await tools.connect()) as Ctx & { close(): Promise<void> };
-      try {
-        const status = await gridStatus(ctx.backend, ctx.keys, {
-          nowMs: ctx.clock.now(),
-          staleMs: ctx.config.staleThreshold * 1000,
-          maxConcurrent: ctx.config.maxConcurrentSessions,
-        });
-        tools.print(options.json ? JSON.stringify(status, null, 2) : statusTables(status, tools.table));
-      } finally {
-        await ctx.close();
-      }
+      const status = await withGrid(tools, (ctx) =>
+        gridStatus(ctx.backend, ctx.keys, { nowMs: ctx.clock.now(), staleMs: ctx.config.staleThreshold * 1000, maxConcurrent: ctx.config.maxConcurrentSessions }),
+      );
+      tools.print(options.json ? JSON.stringify(status, null, 2) : statusTables(status, tools.table));
     },
   },
   {
@@ -33,14 +26,9 @@ export const commands: PluginCommand[] = [
         tools.printErr('usage: coord grid apikey create NAME --redis URL (NAME: who or what the key is for)');
         return 2;
       }
-      const ctx = (await tools.connect()) as Ctx & { close(): Promise<void> };
-      try {
-        const { key, record } = await createApiKey(ctx.backend, ctx.keys, name, ctx.clock.now());
-        tools.print(key);
-        tools.printErr(`API key ${record.id} (${record.name}) created: every proxy accepts it within one heartbeat (${ctx.config.heartbeatInterval} s). It is shown only now.`);
-      } finally {
-        await ctx.close();
-      }
+      const { key, record, heartbeat } = await withGrid(tools, async (ctx) => ({ ...(await createApiKey(ctx.backend, ctx.keys, name, ctx.clock.now())), heartbeat: ctx.config.heartbeatInterval }));
+      tools.print(key);
+      tools.printErr(`API key ${record.id} (${record.name}) created: every proxy accepts it within one heartbeat (${heartbeat} s). It is shown only now.`);
     },
   },
   {
@@ -48,14 +36,9 @@ export const commands: PluginCommand[] = [
     description: 'The grid\'s API keys: id, name, created (never the keys themselves)',
     options: [{ flags: '--json', description: 'Print JSON instead of a table' }],
     async run(options, _args, tools: CommandTools) {
-      const ctx = (await tools.connect()) as Ctx & { close(): Promise<void> };
-      try {
-        const records = await listApiKeys(ctx.backend, ctx.keys);
-        if (options.json) tools.print(JSON.stringify(records, null, 2));
-        else tools.print(records.length ? tools.table(['id', 'name', 'created'], records.map((r) => [r.id, r.name, r.createdAt])) : 'no API keys');
-      } finally {
-        await ctx.close();
-      }
+      const records = await withGrid(tools, (ctx) => listApiKeys(ctx.backend, ctx.keys));
+      if (options.json) tools.print(JSON.stringify(records, null, 2));
+      else tools.print(records.length ? tools.table(['id', 'name', 'created'], records.map((r) => [r.id, r.name, r.createdAt])) : 'no API keys');
     },
   },
   {
@@ -67,20 +50,25 @@ export const commands: PluginCommand[] = [
         tools.printErr('usage: coord grid apikey revoke ID|NAME --redis URL (see coord grid apikey list)');
         return 2;
       }
-      const ctx = (await tools.connect()) as Ctx & { close(): Promise<void> };
-      try {
-        const revoked = await revokeApiKeys(ctx.backend, ctx.keys, which);
-        if (!revoked.length) {
-          tools.printErr(`no API key has the id or name "${which}" (coord grid apikey list shows them)`);
-          return 1;
-        }
-        for (const r of revoked) tools.print(`revoked ${r.id} (${r.name})`);
-      } finally {
-        await ctx.close();
+      const revoked = await withGrid(tools, (ctx) => revokeApiKeys(ctx.backend, ctx.keys, which));
+      if (!revoked.length) {
+        tools.printErr(`no API key has the id or name "${which}" (coord grid apikey list shows them)`);
+        return 1;
       }
+      for (const r of revoked) tools.print(`revoked ${r.id} (${r.name})`);
     },
   },
 ];
+
+/** Runs `use` on the running grid's Redis (--redis, --prefix, --config), closing the connection after. */
+async function withGrid<T>(tools: CommandTools, use: (ctx: Ctx) => Promise<T>): Promise<T> {
+  const ctx = (await tools.connect()) as Ctx & { close(): Promise<void> };
+  try {
+    return await use(ctx);
+  } finally {
+    await ctx.close();
+  }
+}
 
 /** `table`: CommandTools' table (aligned columns). */
 export function statusTables(status: GridStatus, table: CommandTools['table']): string {
