@@ -29,7 +29,7 @@ export interface PluginAcl {
 export const PLUGIN_ACLS: Readonly<Record<string, PluginAcl>> = {
   'browser-grid': {
     commands: [
-      'del', 'exists', 'expire', 'get', 'set', 'hdel', 'hexists', 'hget', 'hgetall', 'hincrby', 'hmget', 'hset', 'hsetnx',
+      'del', 'exists', 'expire', 'get', 'set', 'hdel', 'hexists', 'hget', 'hgetall', 'hincrby', 'hkeys', 'hmget', 'hset', 'hsetnx',
       'zadd', 'zcard', 'zcount', 'zrange', 'zrangebyscore', 'zrank', 'zrem', 'zrevrangebyscore', 'zscore', 'scan', ...SUBSCRIBER_COMMANDS,
     ],
     channels: true,
@@ -42,6 +42,7 @@ export const PLUGIN_ACLS: Readonly<Record<string, PluginAcl>> = {
       'del', 'exists', 'get', 'set', 'incr', 'incrbyfloat', 'hdel', 'hexists', 'hget', 'hgetall', 'hincrby', 'hincrbyfloat', 'hmget', 'hset', 'hsetnx', 'hvals',
       'lindex', 'llen', 'lpop', 'lpush', 'lrange', 'lrem', 'rpop', 'rpoplpush', 'rpush', 'blmove', 'blpop', 'brpop', 'brpoplpush',
       'sadd', 'scard', 'sismember', 'smembers', 'smove', 'srem', 'xadd', 'xrange', 'xrevrange', 'zadd', 'zcount', 'zrangebyscore', 'zrem', 'zremrangebyscore',
+      'memory|usage', // gc weighs each terminated session (measureSession.lua)
     ],
     channels: false,
     patterns: () => [],

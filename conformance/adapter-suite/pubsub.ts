@@ -5,7 +5,9 @@ import type { SuiteTest } from '../suite-test.ts';
 import type { PubSubMessage } from '../../core/backend.ts';
 import { sleep, until, type SuiteContext } from './support.ts';
 
-const WAIT = 2000;
+// How long a delivery may take before the case fails: a wait, not a latency bound (each wait ends as the message
+// arrives), long enough for a loaded machine, where a message through Sentinel's set-up once took over 2 s.
+const WAIT = 10_000;
 
 /** The message as a plain object, without a pattern key when it has none. */
 const plain = ({ channel, message, pattern }: PubSubMessage) => (pattern === undefined ? { channel, message } : { channel, message, pattern });
