@@ -4,11 +4,11 @@
 // folder removed. A process left running when the worker must exit at once is
 // killed by the exit hook; when the worker is killed, by the watchdog.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { killTree } from '../cdp/process-tree.ts';
+import { killedOnExit, killTree } from '../cdp/process-tree.ts';
 import { GridError } from '../errors.ts';
 import { unwatchFirefox, watchFirefox } from './watchdog.ts';
 
@@ -22,20 +22,8 @@ export interface Firefox {
   folder: string;
 }
 
-/**
- * Every Firefox this process started and has not yet seen exit. A worker that must exit at
- * once (a second Ctrl-C) cannot wait for them, so the exit hook kills them and removes their
- * folders synchronously; otherwise they would outlive it.
- */
-export const runningFirefoxes = new Map<ChildProcess, string>();
-process.once('exit', () => {
-  for (const [child, folder] of runningFirefoxes) {
-    if (child.pid) killTree(child.pid);
-    try {
-      rmSync(folder, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
-    } catch {} // a child still writing: the temp folder keeps it
-  }
-});
+/** Every Firefox this process started and has not yet seen exit (killed with the worker: killedOnExit). */
+export const runningFirefoxes = killedOnExit();
 
 /** Launches one headless Firefox with a WebDriver BiDi port, in a fresh folder (added to `folders`, its owner's list). */
 export function launchFirefox(executablePath: string, folders: Set<string>): Promise<Firefox> {

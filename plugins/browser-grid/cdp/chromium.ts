@@ -3,13 +3,13 @@
 // leaves, its profile removed. A process left running when the worker must exit
 // at once is killed by the exit hook.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GridError } from '../errors.ts';
 import { chromiumFlags } from '../worker/browser.ts';
-import { killTree } from './process-tree.ts';
+import { killedOnExit, killTree } from './process-tree.ts';
 
 const LAUNCH_TIMEOUT_MS = 30_000;
 /** How long after removing a profile it is looked for again (a dying helper may have written into it). */
@@ -24,20 +24,8 @@ export interface CdpBrowser {
   profile: string;
 }
 
-/**
- * Every CDP browser this process started and has not yet seen exit. A worker that must
- * exit at once (a second Ctrl-C) cannot wait for them, so the exit hook kills them and
- * removes their profiles synchronously; otherwise they would outlive it.
- */
-export const runningCdpBrowsers = new Map<ChildProcess, string>();
-process.once('exit', () => {
-  for (const [child, profile] of runningCdpBrowsers) {
-    if (child.pid) killTree(child.pid);
-    try {
-      rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
-    } catch {} // a helper process still writing: the temp folder keeps it
-  }
-});
+/** Every CDP browser this process started and has not yet seen exit (killed with the worker: killedOnExit). */
+export const runningCdpBrowsers = killedOnExit();
 
 /** Launches one headless Chromium with a DevTools port, in a fresh profile (added to `profiles`, its owner's list). */
 export function launchCdpBrowser(executablePath: string, extraArgs: readonly string[], profiles: Set<string>): Promise<CdpBrowser> {

@@ -4,7 +4,8 @@
 // write into the profile (the network service flushes the disk cache index),
 // recreating a folder that was just removed; killing the whole tree at once
 // leaves nothing to write.
-import { readdirSync, readFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 
 /** Every living descendant of `pid` (children, grandchildren, …); none where /proc is missing (not Linux). */
 export function descendants(pid: number): number[] {
@@ -56,4 +57,24 @@ export function isRunning(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM'; // alive, someone else's
   }
+}
+
+/**
+ * A list of browsers started for clients and not yet seen to exit, each with
+ * its folder (profile, HOME). A worker that must exit at once (a second
+ * Ctrl-C) cannot wait for them, so on exit every such list's browsers are
+ * killed, tree and all, and their folders removed synchronously; otherwise
+ * they would outlive it.
+ */
+export function killedOnExit(): Map<ChildProcess, string> {
+  const running = new Map<ChildProcess, string>();
+  process.once('exit', () => {
+    for (const [child, folder] of running) {
+      if (child.pid) killTree(child.pid);
+      try {
+        rmSync(folder, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+      } catch {} // a helper process still writing: the temp folder keeps it
+    }
+  });
+  return running;
 }
