@@ -8,7 +8,21 @@ export async function until<T>(what: string | (() => string), check: () => T | P
   for (;;) {
     const value = await check();
     if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`${typeof what === 'function' ? what() : what}: not within ${timeoutMs} ms`);
+    if (Date.now() > deadline) {
+      const last = await lastLook(check);
+      if (last) return last as NonNullable<T>;
+      throw new Error(`${typeof what === 'function' ? what() : what}: not within ${timeoutMs} ms`);
+    }
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/**
+ * One more check after the event loop has read its sockets. A process stalled
+ * past the deadline (a loaded machine) wakes in the timers phase, before the
+ * reply that arrived meanwhile is read: without this it fails on a reply it holds.
+ */
+export async function lastLook<T>(check: () => T | Promise<T>): Promise<T> {
+  await new Promise((r) => setImmediate(r));
+  return check();
 }
