@@ -30,6 +30,8 @@ export interface BrowserGridConfig {
   drainTimeout: number;
   queueSize: number;
   queueTimeout: number;
+  sessionKeepAlive: number;
+  sessionRetention: number;
   dialAttempts: number;
   reaperInProxy: boolean;
   adoptForeignWorkers: boolean;
@@ -80,6 +82,8 @@ export const configSchema = {
     drainTimeout: seconds(300, 'Longest a draining worker waits for its sessions to close.'),
     queueSize: { type: 'integer', minimum: 0, default: 100, description: 'Clients that may wait for a browser, per type (0: no queue).' },
     queueTimeout: seconds(300, 'Longest a client waits in the queue before a 503 (as Selenium Grid: test runners hold a browser for a whole run, so queued clients wait that long).'),
+    sessionKeepAlive: seconds(60, 'How long a session created with POST /v1/sessions holds its slot waiting for its client to attach (ws://HOST:PORT/sessions/{id}) before it expires and the slot is given back: its keep_alive_ms.'),
+    sessionRetention: seconds(3600, 'How long GET /v1/sessions/{id} still answers for a session created with POST /v1/sessions after it ended (completed, failed, expired).'),
     dialAttempts: { type: 'integer', minimum: 1, maximum: 10, default: 3, description: 'Workers tried when dialing the chosen one fails.' },
     reaperInProxy: { type: 'boolean', default: true, description: 'Run the reaper inside each proxy (when no reaper role runs in the process).' },
     adoptForeignWorkers: {

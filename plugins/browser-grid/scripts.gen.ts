@@ -6,6 +6,16 @@ import type { contract } from './contract.ts';
 type K = (typeof contract)['keys'];
 
 export interface BrowserGridScripts {
+  /** attachSession: the client of a session created with POST /v1/sessions attaches, at any proxy. */
+  attachSession: {
+    keys: { session: ScriptKey<K, 'session'>; fromLeases: ScriptKey<K, 'leases'>; toLeases: ScriptKey<K, 'leases'> };
+    args: { sessionId: ScriptArg; fromProxy: ScriptArg; toProxy: ScriptArg; nowMs: ScriptArg };
+  };
+  /** endSession: a session created with POST /v1/sessions ends, once: the first of its ends (attached and closed, deleted, expired unattached, failed) decides its status; the others find it ended and change nothing. */
+  endSession: {
+    keys: { session: ScriptKey<K, 'session'> };
+    args: { from: ScriptArg; to: ScriptArg; nowMs: ScriptArg; reason: ScriptArg; retentionS: ScriptArg };
+  };
   /** enqueue: a client waits for a worker. */
   enqueue: {
     keys: { queue: ScriptKey<K, 'queue'> };

@@ -121,3 +121,21 @@ export async function reapProxy(ctx: Ctx, proxyId: string, silentMs: number): Pr
     args: { proxyId, nowMs: ctx.clock.now(), staleMs: silentMs },
   })) as number;
 }
+
+/** A pending session's client attaches here: its lease moves from `fromProxy` (which created it) to `toProxy`. */
+export async function attachSession(ctx: Ctx, sessionId: string, fromProxy: string, toProxy: string): Promise<{ ref: string } | { refused: string }> {
+  const [outcome, ref] = (await ctx.scripts.run('attachSession', {
+    keys: { session: { sessionId }, fromLeases: { proxyId: fromProxy }, toLeases: { proxyId: toProxy } },
+    args: { sessionId, fromProxy, toProxy, nowMs: ctx.clock.now() },
+  })) as [string, string?];
+  return outcome === 'ok' ? { ref: ref! } : { refused: outcome };
+}
+
+/** Ends a session from one of `from` to `to`, once; the status it ended from, or undefined when it had ended already (or is unknown). */
+export async function endSession(ctx: Ctx, sessionId: string, from: readonly string[], to: 'completed' | 'failed' | 'expired', reason: string): Promise<string | undefined> {
+  const [outcome, status] = (await ctx.scripts.run('endSession', {
+    keys: { session: { sessionId } },
+    args: { from: from.join(','), to, nowMs: ctx.clock.now(), reason, retentionS: Math.ceil(ctx.config.sessionRetention) },
+  })) as [string, string?];
+  return outcome === 'ended' ? status : undefined;
+}

@@ -10,7 +10,7 @@ export function errorBody(code: number, message: string, extra: Record<string, u
 }
 
 const REASONS: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 405: 'Method Not Allowed', 426: 'Upgrade Required', 428: 'Precondition Required', 429: 'Too Many Requests', 502: 'Bad Gateway', 503: 'Service Unavailable',
+  400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict', 410: 'Gone', 422: 'Unprocessable Content', 426: 'Upgrade Required', 428: 'Precondition Required', 429: 'Too Many Requests', 502: 'Bad Gateway', 503: 'Service Unavailable',
 };
 
 /** The media type of playwright-distributed's /v1 errors (RFC 9457 problem details). */

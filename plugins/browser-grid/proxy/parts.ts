@@ -6,6 +6,7 @@ import type { Ctx } from '../context.ts';
 import type { ForeignWorkers } from '../foreign/foreign-workers.ts';
 import type { Leases } from './leases.ts';
 import type { ProxyMetrics } from './metrics.ts';
+import type { ApiSessions } from './session-api.ts';
 
 /** Whether this proxy can reach Redis; `downSince` (ms) is when it last found it could not. */
 export interface RedisHealth {
@@ -23,6 +24,8 @@ export interface ProxyParts {
   redis: Readonly<RedisHealth>;
   /** The grid's API keys as of this proxy's last heartbeat. */
   apiKeys: ApiKeySet;
+  /** Sessions created with POST /v1/sessions that this proxy holds or relays. */
+  apiSessions: ApiSessions;
   /** The relays running now: a stop waits for them, up to drainTimeout. */
   relays: Set<Promise<void>>;
   /** Every upgraded client socket: a stop past drainTimeout closes them. */

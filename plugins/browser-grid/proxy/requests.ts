@@ -9,6 +9,8 @@ import { gridStatus } from '../status.ts';
 import { errorBody, PROBLEM_TYPE, problemBody, tokenAccepted } from './answers.ts';
 import type { ProxyParts } from './parts.ts';
 import { isRestPath, REST_PATHS, restResource } from './rest-api.ts';
+import type { Reply } from './session-api.ts';
+import { isSessionId } from './session-records.ts';
 
 export async function onRequest(parts: ProxyParts, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { ctx, proxyId, admission, leases, metrics, redis } = parts;
@@ -28,12 +30,24 @@ export async function onRequest(parts: ProxyParts, req: IncomingMessage, res: Se
     if (url.pathname === '/v1' || url.pathname.startsWith('/v1/')) {
       const problem = (status: number, detail: string, extra: Record<string, string> = {}) => send(status, problemBody(status, detail, url.pathname), PROBLEM_TYPE, extra);
       if (!tokenAccepted(config.token, req, url, parts.apiKeys)) return problem(401, 'missing or wrong token');
-      if (!isRestPath(url.pathname)) return problem(404, `no such resource ${url.pathname}: the API serves ${REST_PATHS.join(', ')}`);
-      if (req.method !== 'GET' && req.method !== 'HEAD') return problem(405, `${req.method} ${url.pathname}: only GET is served`, { allow: 'GET, HEAD' });
+      const sessionRoute = url.pathname === '/v1/sessions' ? (req.method === 'POST' ? 'create' : undefined) : sessionIdOf(url.pathname);
+      if (sessionRoute) {
+        if (!redis.up) return problem(503, 'grid unavailable: cannot reach Redis', { 'retry-after': '5' });
+        const reply = await sessionReply(parts, req, sessionRoute);
+        if (!reply) return void res.destroy(); // the client left while it waited for a slot
+        if (reply.problem) return problem(reply.status, reply.problem, reply.headers);
+        if (reply.body === undefined) return void res.writeHead(reply.status, reply.headers).end();
+        return send(reply.status, JSON.stringify(reply.body, null, 2), 'application/json', reply.headers);
+      }
+      if (!isRestPath(url.pathname)) return problem(404, `no such resource ${url.pathname}: the API serves ${REST_PATHS.join(', ')} and /v1/sessions/{id}`);
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        const sessions = url.pathname === '/v1/sessions';
+        return problem(405, `${req.method} ${url.pathname}: only ${sessions ? 'GET and POST are' : 'GET is'} served`, { allow: sessions ? 'GET, HEAD, POST' : 'GET, HEAD' });
+      }
       if (!redis.up) return problem(503, 'grid unavailable: cannot reach Redis', { 'retry-after': '5' });
       const rest = {
         backend, keys, nowMs: clock.now(), staleMs: config.staleThreshold * 1000, maxConcurrent: config.maxConcurrentSessions, maxQueueSize: config.queueSize,
-        proxyId, waitingHere: admission.waiting, startedHere: leases.startedHere,
+        proxyId, waitingHere: admission.waiting, startedHere: leases.startedHere, base: connectBase(req, config),
       };
       try {
         return send(200, JSON.stringify(await redisDeadline(restResource(url.pathname, rest)), null, 2));
@@ -58,4 +72,30 @@ export async function onRequest(parts: ProxyParts, req: IncomingMessage, res: Se
   } catch (error) {
     send(503, errorBody(503, `grid unavailable: ${(error as Error).message}`));
   }
+}
+
+/** The session id of /v1/sessions/{id}, or undefined for another path. */
+function sessionIdOf(pathname: string): string | undefined {
+  return /^\/v1\/sessions\/([^/]+)$/.exec(pathname)?.[1];
+}
+
+/** POST /v1/sessions, or GET / DELETE /v1/sessions/{id} (session-api.ts); undefined when the client left. */
+async function sessionReply(parts: ProxyParts, req: IncomingMessage, route: string): Promise<Reply | undefined> {
+  const base = connectBase(req, parts.ctx.config);
+  if (route !== 'create' && !isSessionId(route)) {
+    return { status: 404, problem: `no session ${route}: session ids are UUIDs, as POST /v1/sessions returns them` };
+  }
+  try {
+    if (route === 'create') return await parts.apiSessions.create(req, base);
+    if (req.method === 'GET' || req.method === 'HEAD') return await parts.apiSessions.read(route, base);
+    if (req.method === 'DELETE') return await parts.apiSessions.remove(route);
+    return { status: 405, problem: `${req.method} /v1/sessions/${route}: GET, HEAD and DELETE are served`, headers: { allow: 'GET, HEAD, DELETE' } };
+  } catch (error) {
+    return { status: 503, problem: `grid unavailable: ${(error as Error).message}`, headers: { 'retry-after': '5' } };
+  }
+}
+
+/** ws://HOST:PORT as the client reached this proxy: where a session's client attaches. */
+function connectBase(req: IncomingMessage, config: { host: string; port: number }): string {
+  return `ws://${req.headers.host ?? `${config.host}:${config.port}`}`;
 }

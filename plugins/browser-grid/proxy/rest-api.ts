@@ -8,6 +8,7 @@ import type { Backend, KeyBuilders } from '../../../entries/plugin.ts';
 import type { BrowserGridKeys } from '../contract.ts';
 import { browserTypes, heartbeatMs, parseRef } from '../refs.ts';
 import { gridStatus, type GridStatus, type WorkerStatus } from '../status.ts';
+import { effectiveStatus, isSessionId, sessionView, toRecord } from './session-records.ts';
 
 export interface RestContext {
   backend: Backend;
@@ -21,6 +22,8 @@ export interface RestContext {
   waitingHere: number;
   /** When this proxy's own sessions started (connection id → ms); other proxies' sessions have no start time here. */
   startedHere: ReadonlyMap<string, number>;
+  /** ws://HOST:PORT as the client reached this proxy. */
+  base: string;
 }
 
 export const REST_PATHS = ['/v1/sessions', '/v1/capacity', '/v1/workers'] as const;
@@ -83,31 +86,34 @@ async function sessions(status: GridStatus, ctx: RestContext) {
   const beats = new Map<string, number>();
   for (let i = 0; i < proxies.length; i += 2) beats.set(proxies[i]!, Number(proxies[i + 1]));
   const leases = await ctx.backend.pipeline([...beats.keys()].map((proxyId) => ['HGETALL', ctx.keys.leases({ proxyId })]));
-  const byRef = new Map(status.workers.map((w) => [w.ref, w]));
-  return [...beats.keys()].flatMap((proxyId, p) => {
+  const held = [...beats.keys()].flatMap((proxyId, p) => {
     const flat = (leases[p] as string[] | null) ?? [];
-    const out = [];
-    for (let i = 0; i < flat.length; i += 2) {
-      const id = flat[i]!;
-      const ref = flat[i + 1]!;
-      const { browserType, workerId } = parseRef(ref);
-      const worker = byRef.get(ref);
-      const startedMs = proxyId === ctx.proxyId ? ctx.startedHere.get(id) : undefined;
-      out.push({
-        id,
-        worker_id: workerId,
-        browser: browserType,
-        playwright_version: worker?.version ?? '',
-        worker_address: worker?.endpoint ?? '',
-        mode: 'default',
-        status: 'running',
-        created_at: iso(startedMs),
-        started_at: iso(startedMs),
-        last_heartbeat: iso(beats.get(proxyId)),
-        connect_metadata: {},
-        proxy_id: proxyId,
-      });
-    }
-    return out;
+    return Array.from({ length: flat.length / 2 }, (_, i) => ({ proxyId, id: flat[2 * i]!, ref: flat[2 * i + 1]! }));
+  });
+  // sessions created with POST /v1/sessions have a record of their own (session-records.ts)
+  const created = held.filter(({ id }) => isSessionId(id));
+  const replies = await ctx.backend.pipeline(created.map(({ id }) => ['HGETALL', ctx.keys.session({ sessionId: id })]));
+  const records = new Map(created.map(({ id }, i) => [id, toRecord(replies[i])]));
+  const byRef = new Map(status.workers.map((w) => [w.ref, w]));
+  return held.map(({ proxyId, id, ref }) => {
+    const record = records.get(id);
+    if (record) return sessionView(record, effectiveStatus(record, ctx.nowMs, true), `${ctx.base}/sessions/${id}`);
+    const { browserType, workerId } = parseRef(ref);
+    const worker = byRef.get(ref);
+    const startedMs = proxyId === ctx.proxyId ? ctx.startedHere.get(id) : undefined;
+    return {
+      id,
+      worker_id: workerId,
+      browser: browserType,
+      playwright_version: worker?.version ?? '',
+      worker_address: worker?.endpoint ?? '',
+      mode: 'default',
+      status: 'running',
+      created_at: iso(startedMs),
+      started_at: iso(startedMs),
+      last_heartbeat: iso(beats.get(proxyId)),
+      connect_metadata: {},
+      proxy_id: proxyId,
+    };
   });
 }

@@ -15,7 +15,9 @@ import { fileVersion } from '../foreign/adopt.ts';
 import { browserTypes, clientVersion, type BrowserType } from '../refs.ts';
 import { dialUpgrade, type Dialed } from '../relay/dial.ts';
 import { rejectUpgrade, tokenAccepted } from './answers.ts';
+import { attach, attachPathId } from './attach.ts';
 import { handshakeProblem } from './client-limits.ts';
+import { noWorkerAnswer } from './no-worker.ts';
 import type { ProxyParts } from './parts.ts';
 import { relaySession } from './session.ts';
 
@@ -30,6 +32,8 @@ const PATHS: Record<string, Protocol> = { '/': 'playwright', '/cdp': 'cdp', '/bi
 
 /** What the client asked for. */
 interface Wanted {
+  /** The session created with POST /v1/sessions it attaches to (ws://HOST:PORT/sessions/{id}). */
+  sessionId?: string;
   protocol: Protocol;
   browserType: BrowserType;
   /** The client's Playwright major.minor, or ''. */
@@ -47,7 +51,8 @@ export function onUpgrade(parts: ProxyParts, req: IncomingMessage, socket: Socke
 }
 
 class ClientUpgrade {
-  private readonly connectionId = randomUUID().replaceAll('-', '');
+  /** A UUID, as playwright-distributed's session ids (the session's id in GET /v1/sessions). */
+  private readonly connectionId = randomUUID();
   private readonly gone = new AbortController();
   private readonly started: number;
   /** Workers that failed or refused this client: not selected again for it. */
@@ -76,6 +81,7 @@ class ClientUpgrade {
     const wanted = this.check();
     if (!wanted) return;
     this.socket.once('close', () => this.gone.abort());
+    if (wanted.sessionId) return this.attach(wanted.sessionId);
     for (let attempt = 1; attempt <= this.parts.ctx.config.dialAttempts; ) {
       const chosen = await this.admit(wanted);
       if (chosen === 'no attempt used') continue;
@@ -110,14 +116,16 @@ class ClientUpgrade {
   private check(): Wanted | undefined {
     const { config } = this.parts.ctx;
     const url = new URL(this.req.url ?? '/', 'http://proxy');
-    const protocol = Object.hasOwn(PATHS, url.pathname) ? PATHS[url.pathname]! : undefined;
+    const sessionId = attachPathId(url.pathname);
+    const protocol = sessionId ? 'playwright' : Object.hasOwn(PATHS, url.pathname) ? PATHS[url.pathname]! : undefined;
     if (!protocol) {
-      return this.answer(404, `no such path ${url.pathname}; connect to ws://HOST:PORT/?browser=chromium (Playwright), ws://HOST:PORT/cdp (Puppeteer, connectOverCDP) or ws://HOST:PORT/bidi?browser=firefox (WebDriver BiDi)`);
+      return this.answer(404, `no such path ${url.pathname}; connect to ws://HOST:PORT/?browser=chromium (Playwright), ws://HOST:PORT/cdp (Puppeteer, connectOverCDP), ws://HOST:PORT/bidi?browser=firefox (WebDriver BiDi) or ws://HOST:PORT/sessions/{id} (a session created with POST /v1/sessions)`);
     }
     if (!tokenAccepted(config.token, this.req, url, this.parts.apiKeys)) return this.answer(401, 'missing or wrong token');
     const problem = handshakeProblem(this.req);
     if (problem) return this.answer(problem.code, problem.message, undefined, undefined, problem.code === 426 ? ['Sec-WebSocket-Version: 13'] : []);
     if (!this.parts.redis.up) return this.answer(503, 'grid unavailable: cannot reach Redis', 5);
+    if (sessionId) return { sessionId, protocol, browserType: 'chromium', version: '' }; // the session says which
     const browserType = protocol === 'cdp' ? 'chromium' : (url.searchParams.get('browser') ?? (protocol === 'bidi' ? 'firefox' : config.defaultBrowserType));
     if (!(browserTypes as readonly string[]).includes(browserType)) {
       return this.answer(400, `unknown browser "${browserType}"; expected one of ${browserTypes.join(', ')}`);
@@ -128,6 +136,15 @@ class ClientUpgrade {
     // neither the DevTools protocol nor WebDriver BiDi depends on the client's Playwright version
     const version = protocol === 'playwright' ? clientVersion(this.req.headers['user-agent']) : '';
     return { protocol, browserType: browserType as BrowserType, version };
+  }
+
+  /** Attaches the client to a session created with POST /v1/sessions (attach.ts). */
+  private attach(sessionId: string): Promise<void> {
+    const takeHead = () => {
+      this.socket.off('data', this.hold).off('end', this.hungUp);
+      return Buffer.concat([this.head, this.early]);
+    };
+    return attach(this.parts, { req: this.req, socket: this.socket, takeHead, answer: (code, message) => this.answer(code, message) }, sessionId);
   }
 
   /** A worker chosen for the client; 'no attempt used' to choose again; undefined once the client is answered or gone. */
@@ -182,29 +199,11 @@ class ClientUpgrade {
     }
   }
 
-  /**
-   * Answers a client asking for a browser no worker serves: what the grid does
-   * serve (workers per browser type, from the worker indexes) and what the
-   * browser it asked for would need.
-   */
+  /** Answers a client asking for a browser no worker serves (no-worker.ts says what). */
   private async noWorker(w: Wanted): Promise<undefined> {
-    const { ctx, metrics } = this.parts;
-    metrics.connections.inc({ browser: w.browserType, result: 'no_worker' });
-    const counts = (await ctx.backend.pipeline(browserTypes.map((browserType) => ['ZCARD', ctx.keys.workerIndex({ browserType })])).catch(() => [])) as number[];
-    const served = Object.fromEntries(browserTypes.flatMap((type, i) => (counts[i] ? [[type, counts[i]]] : [])));
-    const servedText = Object.keys(served).length
-      ? `It serves ${Object.entries(served).map(([type, n]) => `${type} (${n} worker${n === 1 ? '' : 's'})`).join(', ')}.`
-      : 'No worker of any browser is registered.';
-    const what = w.protocol === 'cdp' ? 'Chromium worker serving CDP (browser-grid.cdp)' : w.protocol === 'bidi' ? 'Firefox worker serving WebDriver BiDi (browser-grid.bidi)' : `${w.browserType} worker`;
-    const need =
-      w.protocol === 'cdp'
-        ? 'A CDP client needs a worker started with browser-grid.cdp=true.'
-        : w.protocol === 'bidi'
-          ? 'A WebDriver BiDi client needs a worker started with browser-grid.bidi=true on a host with Firefox (Debian\'s firefox-esr).'
-        : w.browserType === 'chromium'
-          ? 'A chromium worker is a coord run --plugin browser-grid --role worker process.'
-          : `A ${w.browserType} worker is a worker process started with browser-grid.browserTypes including ${w.browserType}, on a host with Playwright's own ${w.browserType === 'firefox' ? 'Firefox' : 'WebKit'} build (npx playwright install ${w.browserType}): Playwright drives ${w.browserType === 'firefox' ? 'Firefox' : 'WebKit'} only through its own build, not a system ${w.browserType === 'firefox' ? 'Firefox' : 'WebKitGTK'}.${w.browserType === 'firefox' ? " A system Firefox serves WebDriver BiDi clients (Puppeteer's) on /bidi?browser=firefox, on a grid with browser-grid.bidi=true." : ''}`;
-    return this.answer(503, `No available servers: no ${what} is registered in the grid. ${servedText} ${need}`, 5, { served });
+    this.parts.metrics.connections.inc({ browser: w.browserType, result: 'no_worker' });
+    const { message, served } = await noWorkerAnswer(this.parts.ctx, w.protocol, w.browserType);
+    return this.answer(503, message, 5, { served });
   }
 
   /** Answers a client admission could not give a worker (none of its version, queue full or timed out), or that left. */

@@ -19,6 +19,7 @@ import { collectAfterBursts } from '../proxy/burst-gc.ts';
 import { answerClientErrors, serverLimits } from '../proxy/client-limits.ts';
 import { Leases } from '../proxy/leases.ts';
 import { proxyMetrics } from '../proxy/metrics.ts';
+import { ApiSessions } from '../proxy/session-api.ts';
 import type { ProxyParts, RedisHealth } from '../proxy/parts.ts';
 import { onRequest } from '../proxy/requests.ts';
 import { onUpgrade } from '../proxy/upgrade.ts';
@@ -31,7 +32,7 @@ export function proxyRole(ctx: Ctx): Role {
   const redis: RedisHealth = { up: true, downSince: 0 };
   const leases = new Leases(ctx, proxyId);
   const admission = new Admission(ctx, proxyId, (ref, connectionId) => leases.release(ref, connectionId, true), () => redis.up);
-  const parts: ProxyParts = {
+  const parts = {
     ctx,
     proxyId,
     admission,
@@ -42,7 +43,8 @@ export function proxyRole(ctx: Ctx): Role {
     apiKeys: new ApiKeySet(backend, keys),
     relays: new Set(),
     sockets: new Set(),
-  };
+  } as ProxyParts;
+  parts.apiSessions = new ApiSessions(parts);
   let subscriber: Subscriber | undefined;
   /** Ends the Redis-state listener: a stopped proxy's backend closing is not Redis lost. */
   let stopWatchingRedis = () => {};
@@ -79,6 +81,7 @@ export function proxyRole(ctx: Ctx): Role {
       await parts.apiKeys.refresh(); // a revoked key stops working within a heartbeat
       await leases.restore();
       await leases.retryFailed();
+      await parts.apiSessions.heartbeat(); // a session deleted at another proxy: its relay here closes
       // a proxy killed -9 holds its sessions' slots until someone gives them back: every live proxy looks
       const reaped = await reapSilentProxies(ctx, config.proxyTimeout * 1000);
       for (const id of reaped.proxies) logger.info('gave back the leases of a proxy that stopped heartbeating', { proxyId: id, leases: reaped.leasesReturned, silentForMoreThanS: config.proxyTimeout });
