@@ -16,7 +16,7 @@ import { findExecutable } from '../core/executable.ts';
 import { KEDA_QUERY, kedaCount } from './support/keda-selenium-grid.ts';
 import { freePort, startRedis } from './support/redis.ts';
 import { until } from './support/until.ts';
-import { startWebdriver, w3c } from './support/webdriver.ts';
+import { chromeOptions, startWebdriver, w3c } from './support/webdriver.ts';
 
 const PYTHON = '/usr/bin/python3';
 const SCRIPT = fileURLToPath(new URL('./fixtures/webdriver/webkitgtk_client.py', import.meta.url));
@@ -152,6 +152,36 @@ async function webkitThroughGrid(): Promise<void> {
     t.equal(answer.status, 500);
     t.equal(answer.body.value?.error, 'session not created');
     t.match(answer.body.value?.message, /se:recordVideo: MiniBrowser \(webkitgtk\) sessions cannot be recorded/);
+  });
+
+  t.test('queueing per browser: a chrome request is not held behind MiniBrowser requests waiting for the only node that has MiniBrowser', async (t) => {
+    const chromeOnly = await startWebdriver({ redis: redis.url, roles: ['orchestrator'], options: { orchestrator: { id: 'orch-chrome', slots: 1, browsers: ['chrome'] } } });
+    t.teardown(() => chromeOnly.handle.stop('test done'));
+    await until('the chrome-only orchestrator is registered', async () => (await status()).slots.total === 3, 60_000, 200);
+    const miniBrowser = () => new Builder().usingServer(base).withCapabilities(new Capabilities().setBrowserName('MiniBrowser')).build();
+    // both of orch-wk's slots taken by MiniBrowser sessions, and a third MiniBrowser request waiting for one
+    const held = [await miniBrowser(), await miniBrowser()];
+    t.teardown(async () => {
+      for (const d of held) await d.quit().catch(() => {});
+    });
+    let thirdAt = 0;
+    const third = miniBrowser().then((d) => ((thirdAt = Date.now()), held.push(d), d));
+    t.teardown(() => third.then((d) => d.quit()).catch(() => {}));
+    const queuedMiniBrowsers = async () => {
+      const graphql = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: KEDA_QUERY }) });
+      const answer = (await graphql.json()) as { data: { sessionsInfo: { sessionQueueRequests: string[] } } };
+      return answer.data.sessionsInfo.sessionQueueRequests.filter((r) => JSON.parse(r).browserName === 'MiniBrowser').length;
+    };
+    await until('the third MiniBrowser request is queued', async () => (await queuedMiniBrowsers()) === 1, 30_000, 200);
+    const chrome = await new Builder().usingServer(base).withCapabilities(new Capabilities().setBrowserName('chrome').set('goog:chromeOptions', chromeOptions)).build();
+    const chromeAt = Date.now();
+    t.equal((await chrome.getCapabilities()).get('browserName'), 'chrome', 'chrome served by the chrome-only node at once');
+    t.equal(thirdAt, 0, 'while the MiniBrowser request that came first still waits for a MiniBrowser slot');
+    await chrome.quit();
+    await held.shift()!.quit(); // a MiniBrowser slot frees: the waiting request gets it
+    const served = await third;
+    t.equal((await served.getCapabilities()).get('browserName'), 'MiniBrowser', 'then the waiting MiniBrowser request is served');
+    t.ok(thirdAt > chromeAt, 'after the chrome one that came later');
   });
 
   t.test('nothing a WebKitGTK session started is left: driver, MiniBrowser, Xvfb', async (t) => {
