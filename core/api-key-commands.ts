@@ -12,6 +12,8 @@ export interface ApiKeyCommandsOptions<C extends RoleContext> {
   group: string;
   /** What every key starts with, e.g. 'pwd_'. */
   prefix: string;
+  /** Random bytes in each key (default 24: 32 characters after the prefix). */
+  bytes?: number;
   /** The Redis hash of the keys (a contract key) on a connected context. */
   hash(ctx: C): string;
   /** How often, in seconds, the plugin's servers read the keys again (said when a key is made). */
@@ -35,7 +37,7 @@ export function apiKeyCommands<C extends RoleContext>(options: ApiKeyCommandsOpt
   async function withKeys<T>(tools: CommandTools, use: (keys: ApiKeys, ctx: C) => Promise<T>): Promise<T> {
     const ctx = await tools.connect();
     try {
-      return await use(new ApiKeys(ctx.backend, options.hash(ctx as unknown as C), prefix), ctx as unknown as C);
+      return await use(new ApiKeys(ctx.backend, options.hash(ctx as unknown as C), prefix, options.bytes), ctx as unknown as C);
     } finally {
       await ctx.close();
     }

@@ -36,6 +36,8 @@ export class ApiKeys {
     private readonly key: string,
     /** What every key starts with, e.g. 'pwd_'. */
     readonly prefix: string,
+    /** Random bytes in each key (base64url after the prefix): 24 make 32 characters. */
+    private readonly bytes = 24,
   ) {}
 
   /** The SHA-256 of a key, hex: the only form Redis holds it in. */
@@ -45,7 +47,7 @@ export class ApiKeys {
 
   /** Makes a key named `name`; the key itself is returned once and never stored. */
   async create(name: string, nowMs: number): Promise<{ key: string; record: ApiKeyRecord }> {
-    const key = `${this.prefix}${randomBytes(24).toString('base64url')}`;
+    const key = `${this.prefix}${randomBytes(this.bytes).toString('base64url')}`;
     const hash = ApiKeys.hash(key);
     const record: ApiKeyRecord = { id: hash.slice(0, 12), name, createdAt: new Date(nowMs).toISOString() };
     await this.backend.send(['HSET', this.key, hash, JSON.stringify(record)]);

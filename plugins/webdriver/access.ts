@@ -15,12 +15,18 @@ import type { WebDriverKeys } from './contract.ts';
 
 /** A WebDriver key is recognisable in a config or a log. */
 export const API_KEY_PREFIX = 'wdk_';
+/**
+ * 32 random bytes: a key of 47 characters. WebdriverIO takes a `key` of 20,
+ * 32, 36 or 50 characters for BrowserStack's, TestingBot's, Sauce Labs' or
+ * LambdaTest's and then speaks https to the grid; 47 is none of them.
+ */
+export const API_KEY_BYTES = 32;
 
 type Keys = KeyBuilders<WebDriverKeys>;
 
 /** The grid's keys, in its `apikeys` hash. */
 export function webdriverApiKeys(backend: Backend, keys: Keys): ApiKeys {
-  return new ApiKeys(backend, keys.apiKeys(), API_KEY_PREFIX);
+  return new ApiKeys(backend, keys.apiKeys(), API_KEY_PREFIX, API_KEY_BYTES);
 }
 
 /** The grid secret in Redis, made now (SET NX) if there is none; `mine` is offered first, so a Redis emptied since gets back the one this process knows. */

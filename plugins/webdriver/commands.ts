@@ -2,7 +2,7 @@
 // timings, read straight from Redis. `coord webdriver apikey
 // create|list|revoke`: the grid's API keys (access.ts, the plugin kit's apiKeyCommands).
 import { apiKeyCommands, type CommandTools, type PluginCommand } from '../../entries/plugin.ts';
-import { API_KEY_PREFIX, gridSecret } from './access.ts';
+import { API_KEY_BYTES, API_KEY_PREFIX, gridSecret } from './access.ts';
 import type { Ctx } from './context.ts';
 import { readSessions, sessionIds, type SessionView } from './views/sessions.ts';
 
@@ -32,6 +32,7 @@ export const commands: PluginCommand[] = [
   ...apiKeyCommands<Ctx>({
     group: 'webdriver apikey',
     prefix: API_KEY_PREFIX,
+    bytes: API_KEY_BYTES,
     hash: (ctx) => ctx.keys.apiKeys(),
     heartbeatSeconds: (ctx) => ctx.config.heartbeat.interval,
     // the secret first: a proxy that sees a key finds the secret its sessions' secrets come from
