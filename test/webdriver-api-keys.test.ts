@@ -10,12 +10,15 @@
 // without a token, the first key closes it and sessions' secrets come from
 // one random secret in Redis that both proxies share, so a session made on
 // one proxy is driven through the other; revoking the last key leaves the
-// grid closed.
+// grid closed. First, a role's view of it all (GridAccess) on the same Redis.
 import t, { type Test } from 'tap';
 import webdriver from 'selenium-webdriver';
 import chrome from 'selenium-webdriver/chrome.js';
 import { remote } from 'webdriverio';
+import { keyBuilders } from '../entries/plugin.ts';
+import { GridAccess, gridSecret, webdriverApiKeys } from '../plugins/webdriver/access.ts';
 import { sessionToken, UNAUTHORIZED_MESSAGE } from '../plugins/webdriver/auth.ts';
+import { contract } from '../plugins/webdriver/contract.ts';
 import { buildIfStale } from './support/build.ts';
 import { coordSync, oneLineError } from './support/cli.ts';
 import { freePort } from './support/redis.ts';
@@ -69,6 +72,34 @@ function create(t: Test, g: typeof withToken, name: string): string {
   t.match(made.stderr, new RegExp(`API key [0-9a-f]{12} \\(${name}\\) created: every proxy accepts it within one heartbeat \\(1 s\\)`));
   return key;
 }
+
+t.test('a role\'s view: open; closed by a key; closed with none left; its secret written back to a Redis that lost it', async (t) => {
+  const keys = keyBuilders(contract, '{wku}:');
+  const access = new GridAccess(backend, keys, undefined);
+  await access.refresh();
+  t.notOk(access.closed, 'no token, no key, no grid secret: open');
+  t.equal(access.secret, undefined);
+  const apiKeys = webdriverApiKeys(backend, keys);
+  const secret = await gridSecret(backend, keys);
+  t.equal(await gridSecret(backend, keys), secret, 'made once: SET NX keeps the first');
+  const { key } = await apiKeys.create('unit', Date.now());
+  await access.refresh();
+  t.ok(access.closed, 'a key closes the grid');
+  t.ok(access.accepts(key), 'and is accepted');
+  t.notOk(access.accepts(`${key}x`) || access.accepts('wdk_nope') || access.accepts(''), 'nothing else is');
+  t.equal(access.secret, secret, 'session secrets come from the grid secret');
+  await apiKeys.revoke('unit');
+  await access.refresh();
+  t.ok(access.closed, 'its last key revoked: still closed');
+  t.notOk(access.accepts(key), 'the key is refused');
+  await backend.send(['DEL', keys.gridSecret(), keys.apiKeys()]);
+  await access.refresh();
+  t.equal(await backend.send(['GET', keys.gridSecret()]), secret, 'Redis lost it (restarted empty): the role writes back the secret it knew');
+  t.ok(access.closed);
+  const withToken = new GridAccess(backend, keys, 'tok');
+  await withToken.refresh();
+  t.same([withToken.closed, withToken.secret, withToken.accepts('tok'), withToken.accepts('nope')], [true, 'tok', true, false], 'with a token: the token is the secret, as it always was');
+});
 
 let key = '';
 
