@@ -15,17 +15,12 @@ export type Credentials = 'none' | 'token' | 'wrong';
 
 /** What a role checks requests against (access.ts keeps it up to date). */
 export interface Gate {
-  /** Whether requests need credentials: a token is set, or API keys exist. */
+  /** Whether requests need credentials: a token is set, or API keys are (or were) in use. */
   readonly closed: boolean;
   /** What sessions' own secrets are derived from: the token, else the grid secret in Redis; undefined while unknown (no session is handed a secret). */
   readonly secret: string | undefined;
   /** Is `sent` the token or a live API key? */
   accepts(sent: string): boolean;
-}
-
-/** The gate of a grid with a token alone (or open, without one). */
-export function tokenGate(token: string | undefined): Gate {
-  return { closed: !!token, secret: token, accepts: (sent) => !!token && sameSecret(sent, token) };
 }
 
 /** Equal strings, compared in constant time. */
