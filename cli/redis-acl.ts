@@ -43,6 +43,7 @@ export const PLUGIN_ACLS: Readonly<Record<string, PluginAcl>> = {
       'lindex', 'llen', 'lpop', 'lpush', 'lrange', 'lrem', 'rpop', 'rpoplpush', 'rpush', 'blmove', 'blpop', 'brpop', 'brpoplpush',
       'sadd', 'scard', 'sismember', 'smembers', 'smove', 'srem', 'xadd', 'xrange', 'xrevrange', 'zadd', 'zcount', 'zrangebyscore', 'zrem', 'zremrangebyscore',
       'memory|usage', // gc weighs each terminated session (measureSession.lua)
+      'hkeys', // the proxy, API and storage roles read the API keys each heartbeat (access.ts)
     ],
     channels: false,
     patterns: () => [],

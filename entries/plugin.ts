@@ -62,6 +62,10 @@ export { systemClock } from '../core/clock.ts';
 export type { Logger, LogLevel } from '../core/logger.ts';
 export { memoryLogger, silentLogger } from '../core/logger.ts';
 
+// API keys beside a deployment's token: kept in Redis as hashes, read by servers each heartbeat, managed by commands
+export { type ApiKeyRecord, ApiKeys } from '../core/api-keys.ts';
+export { type ApiKeyCommandsOptions, apiKeyCommands } from '../core/api-key-commands.ts';
+
 // Helpers for roles and commands: files, processes, listeners, user modules
 export { list as optionList, text as optionText } from '../core/option-values.ts';
 export { findUp } from '../core/paths.ts';

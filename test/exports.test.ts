@@ -31,12 +31,12 @@ const denoJson = JSON.parse(readFileSync(join(root, 'deno.json'), 'utf8')) as {
 
 /** The plugin kit: 'coordkit/plugin' exports these names, and 'coordkit' re-exports them. */
 const KIT = [
-  'Arg', 'Backend', 'BlockingConnection', 'ChannelBuilders', 'ChannelSpec', 'Clock', 'Command', 'CommandTools', 'ConfigError', 'ConformanceScenario', 'ConnectionError',
+  'ApiKeyCommandsOptions', 'ApiKeyRecord', 'ApiKeys', 'Arg', 'Backend', 'BlockingConnection', 'ChannelBuilders', 'ChannelSpec', 'Clock', 'Command', 'CommandTools', 'ConfigError', 'ConformanceScenario', 'ConnectionError',
   'ContractError', 'ContractSpec', 'CoordError', 'CoordErrorCode', 'CoordErrorOptions', 'GlobalConfig', 'HashKeySpec', 'JsonSchema', 'KeyBuilder', 'KeyBuilders',
   'KeyInput', 'KeyParams', 'KeySpec', 'ListKeySpec', 'LogLevel', 'Logger', 'ModuleLoadError', 'Plugin', 'PluginCommand', 'PluginError', 'PubSubMessage',
   'RedisType', 'Reply', 'ReplyError', 'Role', 'RoleContext', 'RoleContextParts', 'RoleFactory', 'ScriptArg', 'ScriptCall', 'ScriptError', 'ScriptKey',
   'ScriptRunner', 'ScriptShape', 'SetKeySpec', 'StartError', 'StopSignal', 'StreamKeySpec', 'StringKeySpec', 'Subscriber', 'TtlRule', 'TypedCall',
-  'TypedContext', 'TypedScripts', 'UrlError', 'UsageError', 'ValueSchema', 'ZsetKeySpec', 'announceListener', 'channelBuilders', 'defineContract',
+  'TypedContext', 'TypedScripts', 'UrlError', 'UsageError', 'ValueSchema', 'ZsetKeySpec', 'announceListener', 'apiKeyCommands', 'channelBuilders', 'defineContract',
   'environment', 'escapeGlob', 'findExecutable', 'findUp', 'importModule', 'keyBuilders', 'lazyModule', 'loadScriptDir', 'memoryLogger', 'optionList',
   'optionText', 'patternGlob', 'patternRegex', 'roleContext', 'silentLogger', 'systemClock', 'withDeadline', 'writeStderr',
 ];

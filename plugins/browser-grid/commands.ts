@@ -1,7 +1,7 @@
 // `coord grid status`: the grid as a table, read straight from Redis.
-// `coord grid apikey create|list|revoke`: the grid's API keys (api-keys.ts).
-import type { CommandTools, PluginCommand } from '../../entries/plugin.ts';
-import { createApiKey, listApiKeys, revokeApiKeys } from './api-keys.ts';
+// `coord grid apikey create|list|revoke`: the grid's API keys (the plugin kit's apiKeyCommands).
+import { apiKeyCommands, type CommandTools, type PluginCommand } from '../../entries/plugin.ts';
+import { API_KEY_PREFIX } from './api-keys.ts';
 import type { Ctx } from './context.ts';
 import { gridStatus, type GridStatus } from './status.ts';
 
@@ -17,47 +17,7 @@ export const commands: PluginCommand[] = [
       tools.print(options.json ? JSON.stringify(status, null, 2) : statusTables(status, tools.table));
     },
   },
-  {
-    name: 'grid apikey create',
-    description: 'Make an API key (pwd_…) that opens the grid beside its token; printed once, kept in Redis only as its hash',
-    async run(_options, args, tools: CommandTools) {
-      const name = args[0];
-      if (!name) {
-        tools.printErr('usage: coord grid apikey create NAME --redis URL (NAME: who or what the key is for)');
-        return 2;
-      }
-      const { key, record, heartbeat } = await withGrid(tools, async (ctx) => ({ ...(await createApiKey(ctx.backend, ctx.keys, name, ctx.clock.now())), heartbeat: ctx.config.heartbeatInterval }));
-      tools.print(key);
-      tools.printErr(`API key ${record.id} (${record.name}) created: every proxy accepts it within one heartbeat (${heartbeat} s). It is shown only now.`);
-    },
-  },
-  {
-    name: 'grid apikey list',
-    description: 'The grid\'s API keys: id, name, created (never the keys themselves)',
-    options: [{ flags: '--json', description: 'Print JSON instead of a table' }],
-    async run(options, _args, tools: CommandTools) {
-      const records = await withGrid(tools, (ctx) => listApiKeys(ctx.backend, ctx.keys));
-      if (options.json) tools.print(JSON.stringify(records, null, 2));
-      else tools.print(records.length ? tools.table(['id', 'name', 'created'], records.map((r) => [r.id, r.name, r.createdAt])) : 'no API keys');
-    },
-  },
-  {
-    name: 'grid apikey revoke',
-    description: 'Revoke API keys by id or name: every proxy refuses them within one heartbeat',
-    async run(_options, args, tools: CommandTools) {
-      const which = args[0];
-      if (!which) {
-        tools.printErr('usage: coord grid apikey revoke ID|NAME --redis URL (see coord grid apikey list)');
-        return 2;
-      }
-      const revoked = await withGrid(tools, (ctx) => revokeApiKeys(ctx.backend, ctx.keys, which));
-      if (!revoked.length) {
-        tools.printErr(`no API key has the id or name "${which}" (coord grid apikey list shows them)`);
-        return 1;
-      }
-      for (const r of revoked) tools.print(`revoked ${r.id} (${r.name})`);
-    },
-  },
+  ...apiKeyCommands<Ctx>({ group: 'grid apikey', prefix: API_KEY_PREFIX, hash: (ctx) => ctx.keys.apiKeys(), heartbeatSeconds: (ctx) => ctx.config.heartbeatInterval }),
 ];
 
 /** Runs `use` on the running grid's Redis (--redis, --prefix, --config), closing the connection after. */

@@ -1,6 +1,8 @@
 // `coord webdriver sessions`: the grid's sessions with their state and
-// timings, read straight from Redis.
-import type { CommandTools, PluginCommand } from '../../entries/plugin.ts';
+// timings, read straight from Redis. `coord webdriver apikey
+// create|list|revoke`: the grid's API keys (access.ts, the plugin kit's apiKeyCommands).
+import { apiKeyCommands, type CommandTools, type PluginCommand } from '../../entries/plugin.ts';
+import { API_KEY_BYTES, API_KEY_PREFIX, gridSecret } from './access.ts';
 import type { Ctx } from './context.ts';
 import { readSessions, sessionIds, type SessionView } from './views/sessions.ts';
 
@@ -27,6 +29,15 @@ export const commands: PluginCommand[] = [
       }
     },
   },
+  ...apiKeyCommands<Ctx>({
+    group: 'webdriver apikey',
+    prefix: API_KEY_PREFIX,
+    bytes: API_KEY_BYTES,
+    hash: (ctx) => ctx.keys.apiKeys(),
+    heartbeatSeconds: (ctx) => ctx.config.heartbeat.interval,
+    // the secret first: a proxy that sees a key finds the secret its sessions' secrets come from
+    beforeCreate: async (ctx) => ctx.config.proxy.token || (await gridSecret(ctx.backend, ctx.keys)),
+  }),
 ];
 
 const seconds = (s: number | undefined) => (s === undefined ? '-' : `${s.toFixed(1)}s`);

@@ -92,7 +92,7 @@ export const configSchema = {
       additionalProperties: false,
       default: {},
       properties: {
-        interval: seconds(10, 'How often managers, orchestrators, nodes and the API refresh their keys.'),
+        interval: seconds(10, 'How often managers, orchestrators, nodes and the API refresh their keys, and the proxy, API and storage roles read the API keys (a revoked key is refused within it).'),
         nodeTtl: { type: 'number', exclusiveMinimum: 0, maximum: 60, default: 60, description: 'TTL of session:ID:heartbeat.node (WebGrid: 60 s).' },
         managerTtl: { type: 'number', exclusiveMinimum: 0, maximum: 30, default: 30, description: 'TTL of session:ID:heartbeat.manager (WebGrid: 30 s).' },
       },
@@ -104,7 +104,7 @@ export const configSchema = {
       properties: {
         host: host('Address the proxy binds (0.0.0.0 to serve other machines).'),
         port: port(4444, 'The one URL clients use (0 picks a free port).'),
-        token: { type: 'string', minLength: 1, description: 'When set, every request to the proxy and the API needs it: Authorization: Bearer TOKEN, the password of http://user:TOKEN@host:4444, or ?token=TOKEN on a WebSocket.' },
+        token: { type: 'string', minLength: 1, description: 'When set, every request to the proxy and the API needs it or an API key (coord webdriver apikey): Authorization: Bearer TOKEN, the password of http://user:TOKEN@host:4444, or ?token=TOKEN on a WebSocket.' },
         externalUrl: { type: 'string', pattern: '^(https?|wss?)://', description: 'The URL clients reach the proxy by, when it differs from what they send (e.g. https://grid.example.com behind a TLS load balancer): new sessions\' webSocketUrl is built on it.' },
         metricsFlushInterval: seconds(1, 'How often the proxy adds its request and byte counts to the metrics keys.'),
         bodyTimeout: seconds(10, 'A request body that stops arriving for this long is answered 408 and the connection closed.'),

@@ -58,6 +58,28 @@ export const contract = defineContract({
         slotReclaimInterval: seconds,
       },
     },
+    // ---- access
+    apiKeys: {
+      pattern: 'apikeys',
+      type: 'hash',
+      extension: true,
+      description: 'API keys beside proxy.token (wdk_…): the SHA-256 of each key → its id, name and creation time. Written by coord webdriver apikey; the proxy, API and storage roles read it each heartbeat.',
+      ttl: 'none',
+      writers: ['command'],
+      dynamicFields: {
+        pattern: '{sha256}',
+        value: { type: 'string', pattern: '^\\{.*\\}$', description: 'JSON: {"id","name","createdAt"}' },
+      },
+    },
+    gridSecret: {
+      pattern: 'grid.secret',
+      type: 'string',
+      extension: true,
+      description: 'A grid without proxy.token that has API keys: the random secret its sessions\' own secrets are derived from (HMAC of it and the session id), as they are from the token otherwise. Set once (SET NX) by coord webdriver apikey create; the proxy, API and storage roles keep it in memory and write it back if Redis loses it. While it exists the grid is closed, even with no key left.',
+      ttl: 'none',
+      writers: ['command', 'proxy', 'api', 'storage'],
+      value: { type: 'string', pattern: '^[A-Za-z0-9_-]{32,}$' },
+    },
     // ---- manager, storage, api
     managerHost: {
       pattern: 'manager:{managerId}:host',

@@ -3,7 +3,8 @@
 //
 // Where things are: roles/ (one file per role), contract.ts (the keyspace),
 // scripts.ts (the one caller of lua/*.lua), errors.ts (the grid's coded
-// errors), config.ts, auth.ts (tokens and session secrets); session/
+// errors), config.ts, auth.ts (tokens and session secrets), access.ts (API
+// keys and the grid secret a role checks against); session/
 // (capabilities, the session log, timeouts, slots, a node's copy of its keys),
 // manager/ (blocking waits, orchestrators' offers), proxy/ (managers, routes,
 // HTTP metrics), relay/ (the command relay, BiDi, CDP and WebSocket relays,

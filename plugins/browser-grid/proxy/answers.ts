@@ -3,7 +3,7 @@
 // on playwright-distributed's /v1 API, an RFC 9457 problem as its server sends.
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import type { ApiKeySet } from '../api-keys.ts';
+import type { ApiKeys } from '../../../entries/plugin.ts';
 
 export function errorBody(code: number, message: string, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({ error: { code, message, ...extra } });
@@ -39,7 +39,7 @@ export function rejectUpgrade(socket: Socket, code: number, message: string, ret
  * Does the request carry the grid's token or one of its API keys
  * (Authorization: Bearer …, or ?token=…)? Always, when the grid has neither.
  */
-export function tokenAccepted(token: string | undefined, req: IncomingMessage, url: URL, apiKeys?: Pick<ApiKeySet, 'size' | 'has'>): boolean {
+export function tokenAccepted(token: string | undefined, req: IncomingMessage, url: URL, apiKeys?: Pick<ApiKeys, 'size' | 'has'>): boolean {
   if (!token && !apiKeys?.size) return true;
   const sent = [/^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1], url.searchParams.get('token')].filter((s): s is string => !!s);
   return sent.some((s) => (!!token && s === token) || (!!apiKeys && apiKeys.has(s)));

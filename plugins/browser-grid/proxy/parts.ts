@@ -1,7 +1,7 @@
 // What the proxy role's parts share, made once by roles/proxy.ts.
 import type { Socket } from 'node:net';
+import type { ApiKeys } from '../../../entries/plugin.ts';
 import type { Admission } from '../admission/admission.ts';
-import type { ApiKeySet } from '../api-keys.ts';
 import type { Ctx } from '../context.ts';
 import type { ForeignWorkers } from '../foreign/foreign-workers.ts';
 import type { Leases } from './leases.ts';
@@ -23,7 +23,7 @@ export interface ProxyParts {
   foreign: ForeignWorkers;
   redis: Readonly<RedisHealth>;
   /** The grid's API keys as of this proxy's last heartbeat. */
-  apiKeys: ApiKeySet;
+  apiKeys: ApiKeys;
   /** Sessions created with POST /v1/sessions that this proxy holds or relays. */
   apiSessions: ApiSessions;
   /** The relays running now: a stop waits for them, up to drainTimeout. */

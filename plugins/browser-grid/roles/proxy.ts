@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { announceListener, type Role, type Subscriber } from '../../../entries/plugin.ts';
 import { Admission, publishCapacity } from '../admission/admission.ts';
-import { ApiKeySet } from '../api-keys.ts';
+import { gridApiKeys } from '../api-keys.ts';
 import type { Ctx } from '../context.ts';
 import { GridError } from '../errors.ts';
 import { ForeignWorkers } from '../foreign/foreign-workers.ts';
@@ -40,7 +40,7 @@ export function proxyRole(ctx: Ctx): Role {
     metrics: proxyMetrics(() => admission.waiting),
     foreign: new ForeignWorkers(ctx),
     redis,
-    apiKeys: new ApiKeySet(backend, keys),
+    apiKeys: gridApiKeys(backend, keys),
     relays: new Set(),
     sockets: new Set(),
   } as ProxyParts;

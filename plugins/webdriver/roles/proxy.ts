@@ -16,6 +16,7 @@ import { closeServer, listen, readBody, sendError } from '../http/serve.ts';
 import { forwardHeaders, hop, type Hop } from '../http/hop.ts';
 import type { RequestHead } from '../relay/http-frames.ts';
 import { HttpMetrics } from '../proxy/metrics.ts';
+import { GridAccess } from '../access.ts';
 import { credentials, NODE_KEY_HEADER, readSessionRef, sameSecret, sentToken, sessionAllowed, sessionHandle, type SessionRef, sessionToken, UNAUTHORIZED_MESSAGE } from '../auth.ts';
 import { endsSession } from '../session/ends-session.ts';
 import type { OrchestratorRole } from './orchestrator.ts';
@@ -63,31 +64,37 @@ export function proxyRole(ctx: Ctx): Role {
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => void onUpgrade(req, socket, head));
   const trusted = trustedProxies(config.proxy.trustedProxies);
   const relay = commandRelay(server, straightRoute, { headTimeoutMs: config.proxy.headerTimeout * 1000, perClient: config.proxy.maxConnectionsPerClient, trusted });
-  const token = config.proxy.token;
+  /** The token, the API keys as of the last heartbeat, and the secret sessions' own secrets come from. */
+  const access = new GridAccess(backend, keys, config.proxy.token);
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
 
-  /** HTTP requests carry the token in a header (Bearer, or Basic as Selenium's http://user:TOKEN@host sends it). */
+  /** HTTP requests carry the token or a key in a header (Bearer, or Basic as Selenium's http://user:TOKEN@host sends it). */
   function authorized(req: IncomingMessage): boolean {
-    return credentials(token, req.headers.authorization) === 'token';
+    return credentials(access, req.headers.authorization) === 'token';
   }
+
+  /** Reads the keys again: a revoked key is refused within a heartbeat (a failure keeps the last view). */
+  const refreshAccess = () =>
+    withDeadline(access.refresh(), STATUS_REDIS_TIMEOUT_MS, 'reading the API keys').catch((error) => logger.warn('cannot read the API keys; the last ones read stay', { error: (error as Error).message }));
 
   /**
    * A /session/{id}/… path: the session it names, whether the request may
-   * reach it (the grid token in a header, or no credentials and the session's
+   * reach it (the grid token or a key in a header, or no credentials and the session's
    * own secret in its id: ID.SECRET, see auth.ts), and the path with the bare id.
    */
   function sessionPath(path: string, authorization: string | undefined): { sessionId: string; allowed: boolean; path: string; rest: string; query: string } | undefined {
     const match = SESSION_PATH.exec(path);
     if (!match) return undefined;
     const [, segment, rest = '', query = ''] = match as unknown as [string, string, string?, string?];
-    const ref = readSessionRef(token, segment);
-    const allowed = sessionAllowed(token, sentToken(authorization), ref);
+    const ref = readSessionRef(access.secret, segment);
+    const allowed = sessionAllowed(access, sentToken(authorization), ref);
     const bare = ref.secret === 'none' ? path : `/session/${ref.sessionId}${rest}${query}`;
     return { sessionId: ref.sessionId, allowed, path: bare, rest, query };
   }
 
   /** Is the new session's creator handed ID.SECRET? When it authenticated with Basic auth (WebdriverIO's user/key send it on POST /session only). */
   function handsSecret(req: IncomingMessage): boolean {
-    return !!token && /^Basic\s/i.test(req.headers.authorization ?? '');
+    return !!access.secret && /^Basic\s/i.test(req.headers.authorization ?? '');
   }
 
   function reply(req: IncomingMessage, res: ServerResponse, answer: Hop | { status: number; body: string }, bytesIn: number): void {
@@ -135,9 +142,9 @@ export function proxyRole(ctx: Ctx): Role {
     // the one token-free path, for load balancers: it says the proxy runs, nothing about the grid
     if (bare === HEALTH_PATH && req.method === 'GET') return reply(req, res, { status: 200, body: '{"value":{"ready":true,"message":"proxy running"}}' }, 0);
     // the grid page takes the token as ?token= too: a browser's address bar sends no header
-    if (isPagePath(req.method, bare!)) return servePage(token, req, res);
+    if (isPagePath(req.method, bare!)) return servePage(access, req, res);
     // recordings: their own token rules (a link's token opens its file), streamed from the storage role
-    if (STORAGE_PATH.test(bare!)) return metrics.count(req.method ?? 'GET', await forwardStorage(ctx, req, res, bare!), 0, 0);
+    if (STORAGE_PATH.test(bare!)) return metrics.count(req.method ?? 'GET', await forwardStorage(ctx, access, req, res, bare!), 0, 0);
     const session = sessionPath(path, req.headers.authorization);
     if (!(session ? session.allowed : authorized(req))) {
       res.shouldKeepAlive = false; // its body (if any) is not read
@@ -155,7 +162,7 @@ export function proxyRole(ctx: Ctx): Role {
       return reply(req, res, { status: 200, body: JSON.stringify(answer) }, body.length);
     }
     if (bare === '/graphql') {
-      const answer = await answerGraphql(ctx, req.method ?? 'GET', body, gridUrl(config, req.headers, `${config.proxy.host}:${config.proxy.port}`));
+      const answer = await answerGraphql(ctx, req.method ?? 'GET', body, gridUrl(config, req.headers, `${config.proxy.host}:${config.proxy.port}`), access.secret);
       return reply(req, res, answer, body.length);
     }
     if (bare === '/session' || bare === '/session/') {
@@ -205,22 +212,23 @@ export function proxyRole(ctx: Ctx): Role {
    * else the Host the client used; with the session's own token when the grid has one.
    */
   function handedOut(answer: Hop, req: IncomingMessage): Hop {
-    const secret = handsSecret(req);
+    const secret = handsSecret(req) ? access.secret : undefined;
     if (answer.status !== 200 || !(secret || answer.body.includes('"webSocketUrl"') || answer.body.includes(`"${CDP_VERSION}"`))) return answer;
     const created = JSON.parse(answer.body.toString()) as { value?: { sessionId?: string; capabilities?: Record<string, unknown> } };
     const id = created.value?.sessionId;
     const caps = created.value?.capabilities;
     if (!id || !caps || !SESSION_ID.test(id)) return answer;
-    if (secret) created.value!.sessionId = sessionHandle(token!, id);
+    if (secret) created.value!.sessionId = sessionHandle(secret, id);
     if (typeof caps.webSocketUrl === 'string') caps.webSocketUrl = sessionSocketUrl(req, id, 'bidi');
     withCdpUrl(caps, sessionSocketUrl(req, id, 'cdp'));
     return { ...answer, body: Buffer.from(JSON.stringify(created)) };
   }
 
-  /** A session's BiDi or CDP WebSocket as the client reaches this proxy, with the session's own token when the grid has one. */
+  /** A session's BiDi or CDP WebSocket as the client reaches this proxy, with the session's own token when the grid is closed. */
   function sessionSocketUrl(req: IncomingMessage, id: string, kind: 'bidi' | 'cdp'): string {
     const url = new URL(`/session/${id}/se/${kind}`, publicBase(req));
-    if (token) url.searchParams.set('token', sessionToken(token, id));
+    const secret = access.secret;
+    if (secret) url.searchParams.set('token', sessionToken(secret, id));
     return url.toString();
   }
 
@@ -306,8 +314,8 @@ export function proxyRole(ctx: Ctx): Role {
   }
 
   /**
-   * WebDriver BiDi: ws://proxy/session/{id}/se/bidi → the node (CDP's se/cdp likewise). With a token
-   * set, the socket needs it (Authorization, or ?token=) or the session's own
+   * WebDriver BiDi: ws://proxy/session/{id}/se/bidi → the node (CDP's se/cdp likewise). On a closed
+   * grid, the socket needs the token or a key (Authorization, or ?token=) or the session's own
    * token from its webSocketUrl; every refusal is the same 401, whatever exists.
    */
   async function onUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
@@ -315,7 +323,7 @@ export function proxyRole(ctx: Ctx): Role {
     const target = withoutLegacyPrefix(req.url ?? '/');
     const [asked = '/'] = target.split('?');
     const session = BIDI_PATH.exec(asked);
-    const ref = session ? readSessionRef(token, session[1]!) : undefined;
+    const ref = session ? readSessionRef(access.secret, session[1]!) : undefined;
     const sessionId = ref?.sessionId;
     if (!upgradeAllowed(req.headers.authorization, target, ref)) return refuseUpgrade(socket, 401, errorBody('unauthorized', UNAUTHORIZED_MESSAGE));
     const path = ref && ref.secret !== 'none' ? `/session/${ref.sessionId}/se/${session![2]}` : asked;
@@ -329,13 +337,14 @@ export function proxyRole(ctx: Ctx): Role {
     await relayUpgrade(req, socket, head, { ...node, path, headers: { [NODE_KEY_HEADER]: node.key } });
   }
 
-  /** The grid token (header or ?token=), the session's own token as ?token=, or its secret in the path (ID.SECRET). */
+  /** The grid token or a key (header or ?token=), the session's own token as ?token=, or its secret in the path (ID.SECRET). */
   function upgradeAllowed(authorization: string | undefined, target: string, ref: SessionRef | undefined): boolean {
-    if (!token) return true;
+    if (!access.closed) return true;
     if (ref?.secret === 'wrong') return false;
     const sent = sentToken(authorization, target);
     if (!sent) return ref?.secret === 'right';
-    return sameSecret(sent, token) || (!!ref && sameSecret(sent, sessionToken(token, ref.sessionId)));
+    const secret = access.secret;
+    return access.accepts(sent) || (!!ref && !!secret && sameSecret(sent, sessionToken(secret, ref.sessionId)));
   }
 
   /**
@@ -354,8 +363,10 @@ export function proxyRole(ctx: Ctx): Role {
 
   return {
     async start() {
+      await refreshAccess(); // keys made before this proxy started open it from its first request
       const port = await listen(relay.server, config.proxy.host, config.proxy.port, 'webdriver proxy');
       sweeper = setInterval(() => void sweepRoutes().catch(() => {}), ROUTE_SWEEP_MS);
+      heartbeat = setInterval(() => void refreshAccess(), config.heartbeat.interval * 1000);
       metrics.start();
       logger.info(`proxy listening on http://${config.proxy.host}:${port}`, { port });
       announceListener(ctx.global, 'webdriver', 'proxy', 'http', config.proxy.host, port);
@@ -363,6 +374,7 @@ export function proxyRole(ctx: Ctx): Role {
     async stop() {
       relay.server.close(); // no new connections while in-flight work drains
       clearInterval(sweeper);
+      clearInterval(heartbeat);
       await metrics.stop();
       relay.closeAll();
       await closeServer(server);

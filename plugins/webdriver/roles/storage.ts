@@ -13,7 +13,8 @@ import { mkdir, unlink } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { BlockingConnection, Role } from '../../../entries/plugin.ts';
-import { credentials, UNAUTHORIZED_MESSAGE } from '../auth.ts';
+import { GridAccess } from '../access.ts';
+import { credentials, type Gate, sameSecret, UNAUTHORIZED_MESSAGE } from '../auth.ts';
 import type { Ctx } from '../context.ts';
 import { closeServer, listen, sendError, sendJson } from '../http/serve.ts';
 import { advertisedHost } from '../http/advertised-host.ts';
@@ -43,16 +44,28 @@ export function storageRole(ctx: Ctx): Role {
   const serial = <T>(step: () => Promise<T>) => (queue = queue.then(step, step)) as Promise<T>;
 
   const server = createServer((req, res) => void onRequest(req, res).catch((error) => sendJson(res, 500, { error: (error as Error).message })));
+  const access = new GridAccess(backend, keys, config.proxy.token);
+  /** The proxy forwards with the grid secret (storage/proxy.ts): the token, or on a grid with keys alone the secret in Redis. */
+  const fromProxy: Gate = {
+    get closed() {
+      return access.closed;
+    },
+    get secret() {
+      return access.secret;
+    },
+    accepts: (sent) => access.accepts(sent) || (!!access.secret && sameSecret(sent, access.secret)),
+  };
 
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (credentials(config.proxy.token, req.headers.authorization) !== 'token') return sendError(res, 'unauthorized', UNAUTHORIZED_MESSAGE);
+    if (credentials(fromProxy, req.headers.authorization) !== 'token') return sendError(res, 'unauthorized', UNAUTHORIZED_MESSAGE);
     if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 'unknown method', 'recordings are read with GET or HEAD');
     const path = /^\/storage\/([^/]+)\/([^/?]+)$/.exec((req.url ?? '/').split('?')[0]!);
     if (!path || path[1] !== sid || !RECORDING_FILE.test(path[2]!)) return sendJson(res, 404, { error: `no such recording here (storage ${sid} serves /storage/${sid}/{sessionId}.mp4)` });
     await serveFile(req, res, join(folder, path[2]!), 'video/mp4');
   }
 
-  const announce = () => announceProvider(ctx, sid, pid, `${advertisedHost(config.storage.host, config.storage.advertiseHost)}:${port}`);
+  /** The host key, and the API keys read again (a grid of keys alone: its secret too). */
+  const announce = () => Promise.all([announceProvider(ctx, sid, pid, `${advertisedHost(config.storage.host, config.storage.advertiseHost)}:${port}`), access.refresh()]);
 
   /** Deletes what the limits say must go, and writes the metrics. */
   async function keepInBounds(): Promise<void> {

@@ -221,12 +221,12 @@ async function readEvents(ctx: Reader, sessionIds: string[]): Promise<EventView[
   return (await readLogs(ctx, sessionIds)).map((log) => eventsOf(log).map((e) => ({ ...e, payload: JSON.stringify(e.payload) })));
 }
 
-function rootOf(ctx: Reader, grid: GridModel, gridUri: string, timeoutMs: number) {
+function rootOf(ctx: Reader, grid: GridModel, gridUri: string, timeoutMs: number, secret: string | undefined) {
   const now = ctx.clock.now();
   const version = ctx.config.proxy.stereotypeVersion;
   const loaders: Loaders = {
     stereotypeVersion: version,
-    recording: batchLoader(async (ids) => (await withRecordings(ctx, ids.map((id) => ({ id })))).map((s) => s.recording ?? null)),
+    recording: batchLoader(async (ids) => (await withRecordings(ctx, secret, ids.map((id) => ({ id })))).map((s) => s.recording ?? null)),
     events: batchLoader((ids) => readEvents(ctx, ids)),
   };
   const up = grid.nodes.filter((n) => n.up);
@@ -302,8 +302,8 @@ export interface GraphqlAnswer {
 
 const failure = (status: number, message: string): GraphqlAnswer => ({ status, body: JSON.stringify({ errors: [{ message }] }) });
 
-/** Answers one POST /graphql body ({"query", "variables"?, "operationName"?}). */
-export async function answerGraphql(ctx: Reader, method: string, body: Buffer, gridUri: string): Promise<GraphqlAnswer> {
+/** Answers one POST /graphql body ({"query", "variables"?, "operationName"?}); `secret`: the grid's (access.ts), for recordings' links. */
+export async function answerGraphql(ctx: Reader, method: string, body: Buffer, gridUri: string, secret: string | undefined): Promise<GraphqlAnswer> {
   if (method !== 'POST') return failure(405, `${method} /graphql: send the query with POST as {"query": "..."}`);
   let request: { query?: unknown; variables?: unknown; operationName?: unknown };
   try {
@@ -316,6 +316,6 @@ export async function answerGraphql(ctx: Reader, method: string, body: Buffer, g
   const variables = request.variables && typeof request.variables === 'object' ? (request.variables as Record<string, unknown>) : undefined;
   const operationName = typeof request.operationName === 'string' ? request.operationName : undefined;
   const [grid, timeoutMs] = await Promise.all([readGrid(ctx), sessionTimeoutMs(ctx)]);
-  const result = await graphql({ schema, source: request.query, rootValue: rootOf(ctx, grid, gridUri, timeoutMs), variableValues: variables, operationName });
+  const result = await graphql({ schema, source: request.query, rootValue: rootOf(ctx, grid, gridUri, timeoutMs, secret), variableValues: variables, operationName });
   return { status: 200, body: JSON.stringify(result) };
 }

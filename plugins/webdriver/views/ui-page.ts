@@ -4,7 +4,7 @@
 // POST /graphql every second. With a token the page is opened as
 // /ui?token=TOKEN and sends it on as Authorization: Bearer.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { credentials, UNAUTHORIZED_MESSAGE } from '../auth.ts';
+import { credentials, type Gate, UNAUTHORIZED_MESSAGE } from '../auth.ts';
 import { sendError } from '../http/serve.ts';
 
 /** GET paths this module answers. */
@@ -13,9 +13,9 @@ export function isPagePath(method: string | undefined, path: string): boolean {
 }
 
 /** Answers GET /ui (the page) or GET / (a redirect to it, query kept); the token may come as ?token= here, since a browser's address bar cannot send a header. */
-export function servePage(token: string | undefined, req: IncomingMessage, res: ServerResponse): void {
+export function servePage(gate: Gate, req: IncomingMessage, res: ServerResponse): void {
   const target = req.url ?? '/';
-  if (credentials(token, req.headers.authorization, target) !== 'token') return sendError(res, 'unauthorized', UNAUTHORIZED_MESSAGE);
+  if (credentials(gate, req.headers.authorization, target) !== 'token') return sendError(res, 'unauthorized', UNAUTHORIZED_MESSAGE);
   const [path, query = ''] = target.split('?');
   if (path === '/') {
     res.writeHead(302, { location: `/ui${query ? `?${query}` : ''}`, 'cache-control': 'no-store' }).end();
