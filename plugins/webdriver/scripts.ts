@@ -142,47 +142,18 @@ export async function reclaimSlots(ctx: Ctx, orchestratorId: string, suspects: r
 
 /** gc: a terminated session and every key it had. Returns how many keys were deleted. */
 export async function purgeSession(ctx: Ctx, sessionId: string): Promise<number> {
+  return (await ctx.scripts.run('purgeSession', { keys: { terminated: {}, ...sessionOwnKeys(sessionId) }, args: { sessionId } })) as number;
+}
+
+/** The keys of one session that purgeSession deletes and measureSession weighs (each script names them in its header). */
+function sessionOwnKeys(sessionId: string) {
   const s = { sessionId };
-  return (await ctx.scripts.run('purgeSession', {
-    keys: {
-      terminated: {},
-      nodeHeartbeat: s,
-      managerHeartbeat: s,
-      slot: s,
-      orchestrator: s,
-      log: s,
-      status: s,
-      capabilities: s,
-      metadata: s,
-      upstream: s,
-      downstream: s,
-      ready: s,
-      storage: s,
-    },
-    args: { sessionId },
-  })) as number;
+  return { status: s, nodeHeartbeat: s, managerHeartbeat: s, slot: s, orchestrator: s, log: s, capabilities: s, metadata: s, upstream: s, downstream: s, ready: s, storage: s };
 }
 
 /** gc: the Redis memory of a terminated session's keys (an estimate on a backend without MEMORY USAGE), kept in its status as `bytes`. */
 export async function measureSession(ctx: Ctx, sessionId: string): Promise<number> {
-  const s = { sessionId };
-  return (await ctx.scripts.run('measureSession', {
-    keys: {
-      status: s,
-      nodeHeartbeat: s,
-      managerHeartbeat: s,
-      slot: s,
-      orchestrator: s,
-      log: s,
-      capabilities: s,
-      metadata: s,
-      upstream: s,
-      downstream: s,
-      ready: s,
-      storage: s,
-    },
-    args: {},
-  })) as number;
+  return (await ctx.scripts.run('measureSession', { keys: sessionOwnKeys(sessionId), args: {} })) as number;
 }
 
 /** gc: an orchestrator whose retain key has expired, with all its keys. False while it is still retained. */
