@@ -26,6 +26,7 @@ import { scenarioContext } from '../../dist/conformance/scenario-context.js';
 import { loadScriptDir } from '../../dist/core/scripts.js';
 import plugin from '../../dist/plugins/browser-grid/index.js';
 import { releaseConnection, selectKeys, selectWorker, touchWorker } from '../../dist/plugins/browser-grid/scripts.js';
+import { gridStatus } from '../../dist/plugins/browser-grid/status.js';
 import { coord } from '../../dist/test/support/cli.js';
 import { freePort } from '../../dist/test/support/redis.js';
 import { commandStats, forget, killOnExit, logEveryCall, logNoCall, median, redisCost, scriptCalls, sleep, usedMemory } from './kit.mjs';
@@ -132,7 +133,7 @@ export default {
     { key: 'dataset', label: 'Redis memory per worker, the data alone: used_memory_dataset delta / workers', unit: 'bytes', digits: 0, target: { flat: 1.5 } },
     { key: 'gap', label: "longest gap between a worker's heartbeats", unit: 's', digits: 1 },
   ],
-  loggedCalls: 'of step 2 (heartbeats, selections, releases) and of the reaper pass (with the proxy\'s removeWorker calls for the workers it saw go)',
+  loggedCalls: 'of step 2 (heartbeats, selections, releases, and the readWorkers calls of three /status reads made in this process) and of the reaper pass (with the proxy\'s removeWorker calls for the workers it saw go)',
 
   async setup({ redis, backend, log }) {
     const ctx = scenarioContext({ plugin, backend, keyPrefix: PREFIX, signal: new AbortController().signal, config });
@@ -205,6 +206,8 @@ export default {
     await logEveryCall(backend);
     await beats(HEARTBEATS)();
     await selections(SELECTIONS);
+    // the readWorkers calls of /status, as the proxy makes them
+    for (let i = 0; i < 3; i++) await gridStatus(ctx, { nowMs: Date.now(), staleMs: STALE_S * 1000, maxConcurrent: 5 });
     calls.push(...(await scriptCalls(backend, names)));
     await logNoCall(backend);
     log(`  costs measured (${size} workers)`);
