@@ -22,6 +22,7 @@
 // of measuring pass between sweeps); the reaper runs every 21 s, the least
 // the config allows.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { scenarioContext } from '../../dist/conformance/scenario-context.js';
 import { loadScriptDir } from '../../dist/core/scripts.js';
 import plugin from '../../dist/plugins/browser-grid/index.js';
@@ -29,7 +30,7 @@ import { releaseConnection, selectKeys, selectWorker, touchWorker } from '../../
 import { gridStatus } from '../../dist/plugins/browser-grid/status.js';
 import { coord } from '../../dist/test/support/cli.js';
 import { freePort } from '../../dist/test/support/redis.js';
-import { commandStats, forget, killOnExit, logEveryCall, logNoCall, median, redisCost, scriptCalls, sleep, usedMemory } from './kit.mjs';
+import { commandStats, forget, killOnExit, loadScripts, logEveryCall, logNoCall, median, redisCost, scriptCalls, sleep, usedMemory } from './kit.mjs';
 
 const PREFIX = '{scale}:';
 const STALE_S = 20;
@@ -77,24 +78,35 @@ class Fleet {
   /** Every worker beats once, 200 at a time (each its own sequence, as separate processes would). */
   async sweep(beatS) {
     const start = Date.now();
+    this.sweeping = true;
     for (let i = 0; i < this.workers.length; i += 200) await Promise.all(this.workers.slice(i, i + 200).map((w) => this.beat(w, beatS)));
+    this.sweeping = false;
     if (this.lastSweepStart !== undefined) this.longestGapMs = Math.max(this.longestGapMs, Date.now() - this.lastSweepStart);
     this.lastSweepStart = start;
   }
 
-  /** Sweeps every BEAT_EVERY_MS until stopBeating(). */
+  /** A sweep, unless the last one began less than BEAT_EVERY_MS ago. */
+  async freshen() {
+    if (this.lastSweepStart === undefined || Date.now() - this.lastSweepStart >= BEAT_EVERY_MS) await this.sweep();
+  }
+
+  /** Sweeps every BEAT_EVERY_MS until stopBeating(); resolves when the first sweep is done. */
   keepBeating() {
     this.beating = true;
+    let first;
+    const swept = new Promise((resolve) => (first = resolve));
     this.loop = (async () => {
       while (this.beating) {
         const start = Date.now();
         await this.sweep();
+        first();
         await new Promise((resolve) => {
           this.wake = resolve;
           setTimeout(resolve, Math.max(0, start + BEAT_EVERY_MS - Date.now()));
         });
       }
     })();
+    return swept;
   }
 
   async stopBeating() {
@@ -102,6 +114,12 @@ class Fleet {
     this.wake?.();
     await this.loop;
   }
+}
+
+/** A process's CPU so far (user + system, ms; /proc/PID/stat counts in clock ticks of 10 ms). */
+function processCpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** GET `path` of the proxy: its time to the last byte (ms) and its body. */
@@ -115,7 +133,8 @@ async function timed(url) {
 
 export default {
   unit: 'worker',
-  sizes: [100, 1000, 10_000],
+  // SCALE_SIZES=100,1000 runs some of them (a quick look; the report's ratios need the first)
+  sizes: process.env.SCALE_SIZES ? process.env.SCALE_SIZES.split(',').map(Number) : [100, 1000, 10_000],
   measures: [
     { key: 'beatCpu', label: 'Redis CPU per heartbeat: touchWorker, PUBLISH, GET', unit: 'µs', target: { flat: 1.5 } },
     { key: 'beatScript', label: 'touchWorker inside Redis (commandstats)', unit: 'µs per call' },
@@ -124,8 +143,11 @@ export default {
     { key: 'releaseCpu', label: 'Redis CPU per release: releaseConnection', unit: 'µs', target: { flat: 1.5 } },
     { key: 'status', label: '/status from the proxy, median of a round', unit: 'ms', target: { max: 100 } },
     { key: 'statusMax', label: '/status, longest of a round', unit: 'ms' },
+    { key: 'statusQuiet', label: '/status asked while no sweep of the simulated fleet ran, median', unit: 'ms' },
     { key: 'capacity', label: '/v1/capacity from the proxy, median of a round', unit: 'ms', target: { max: 100 } },
     { key: 'capacityMax', label: '/v1/capacity, longest of a round', unit: 'ms' },
+    { key: 'capacityQuiet', label: '/v1/capacity asked while no sweep ran, median', unit: 'ms' },
+    { key: 'proxyCpu', label: "the proxy process's CPU while the fleet beats and these are asked", unit: '% of a core' },
     { key: 'reapPass', label: 'reaper pass removing every worker (all stale)', unit: 'ms' },
     { key: 'reapPerWorker', label: 'reaper pass per stale worker', unit: 'µs', target: { flat: 1.5 } },
     { key: 'reapLongest', label: 'longest reapWorkers call of the pass', unit: 'ms', digits: 2 },
@@ -137,7 +159,7 @@ export default {
 
   async setup({ redis, backend, log }) {
     const ctx = scenarioContext({ plugin, backend, keyPrefix: PREFIX, signal: new AbortController().signal, config });
-    const names = new Map(loadScriptDir(plugin.scripts, plugin.contract).map((d) => [d.sha, d.name]));
+    const names = await loadScripts(backend, loadScriptDir(plugin.scripts, plugin.contract));
     const port = await freePort();
     const common = ['run', '--plugin', 'browser-grid', '--redis', redis.url, '--prefix', PREFIX, ...sets];
     const proxy = coord([...common, '--role', 'proxy', '--set', `browser-grid.port=${port}`, '--set', 'browser-grid.reaperInProxy=false']);
@@ -197,12 +219,12 @@ export default {
       }
       return { select: { cpuUs: select.cpu / select.ops, scriptUs: select.script / select.ops }, release: { cpuUs: release.cpu / release.ops, scriptUs: release.script / release.ops } };
     };
-    await fleet.sweep();
+    await fleet.freshen();
     const beat = await redisCost(backend, beats(HEARTBEATS));
-    await fleet.sweep();
+    await fleet.freshen();
     const chosen = await selections(SELECTIONS);
     Object.assign(values, { beatCpu: beat.cpuUs, beatScript: beat.scriptUs, selectCpu: chosen.select.cpuUs, selectScript: chosen.select.scriptUs, releaseCpu: chosen.release.cpuUs });
-    await fleet.sweep();
+    await fleet.freshen();
     await logEveryCall(backend);
     await beats(HEARTBEATS)();
     await selections(SELECTIONS);
@@ -213,25 +235,37 @@ export default {
     log(`  costs measured (${size} workers)`);
 
     // 3. /status and /v1/capacity while the fleet beats, until shortly before the reaper's next pass
-    fleet.keepBeating();
+    await fleet.keepBeating();
     const markMs = 2000 + size * 0.4; // making the fleet stale, with room to spare
     const status = [];
     const capacity = [];
+    /** Those of them asked while no sweep ran (the bench's own beats, on the same cores, compete with the proxy). */
+    const quiet = { status: [], capacity: [] };
+    const proxyCpu0 = processCpuMs(s.proxy.child.pid);
+    const began = Date.now();
     let sampleMs = 1000;
     for (;;) {
       while (s.nextPass - markMs < Date.now()) s.nextPass += REAP_EVERY_S * 1000;
       const enough = status.length >= STATUS_SAMPLES && capacity.length >= STATUS_SAMPLES;
       if (enough && s.nextPass - markMs - Date.now() < sampleMs + 200) break;
       const start = Date.now();
+      let calm = !fleet.sweeping;
       const a = await timed(`${s.base}/status`);
       status.push(a.ms);
+      if (calm && !fleet.sweeping) quiet.status.push(a.ms);
       const grid = JSON.parse(a.body).types.chromium;
       if (grid.workers !== size || grid.stale !== 0) throw new Error(`/status at ${size} workers: ${grid.workers} workers, ${grid.stale} stale`);
+      calm = !fleet.sweeping;
       capacity.push((await timed(`${s.base}/v1/capacity`)).ms);
+      if (calm && !fleet.sweeping) quiet.capacity.push(capacity.at(-1));
       await sleep(250);
       sampleMs = Date.now() - start;
     }
-    Object.assign(values, { status: median(status), statusMax: Math.max(...status), capacity: median(capacity), capacityMax: Math.max(...capacity) });
+    Object.assign(values, {
+      status: median(status), statusMax: Math.max(...status), capacity: median(capacity), capacityMax: Math.max(...capacity),
+      statusQuiet: quiet.status.length ? median(quiet.status) : undefined, capacityQuiet: quiet.capacity.length ? median(quiet.capacity) : undefined,
+      proxyCpu: (100 * (processCpuMs(s.proxy.child.pid) - proxyCpu0)) / (Date.now() - began),
+    });
     await fleet.stopBeating();
     values.gap = fleet.longestGapMs / 1000;
     log(`  /status and /v1/capacity ${status.length} times each; making the fleet stale for the pass in ${((s.nextPass - Date.now()) / 1000).toFixed(1)} s`);
@@ -258,6 +292,7 @@ export default {
     // the pass that removed them: its calls are milliseconds apart, passes REAP_EVERY_S apart
     const last = reap.at(-1);
     const pass = reap.filter((c) => nowMs(last) - nowMs(c) < REAP_EVERY_S * 500);
+    if (process.env.SCALE_DEBUG) console.error(pass.map((c) => `${nowMs(c)} ${c.ms}`).join('\n'), reap.length);
     values.reapPass = nowMs(last) + last.ms - nowMs(pass[0]);
     values.reapPerWorker = (values.reapPass * 1000) / size;
     values.reapLongest = Math.max(...pass.map((c) => c.ms));

@@ -104,6 +104,15 @@ export async function prioritise(backend) {
 
 // ---- SLOWLOG as script calls
 
+/**
+ * Loads a plugin's scripts into the server's script cache (`defs`: loadScriptDir's), so that no
+ * process's first call of one is a NOSCRIPT error and a whole script sent again; sha → name.
+ */
+export async function loadScripts(backend, defs) {
+  for (const d of defs) await backend.send(['SCRIPT', 'LOAD', d.lua]);
+  return new Map(defs.map((d) => [d.sha, d.name]));
+}
+
 /** Logs every command from now on (SLOWLOG at 0 µs), the log emptied. */
 export async function logEveryCall(backend) {
   await backend.send(['CONFIG', 'SET', 'slowlog-max-len', '200000']);
@@ -127,9 +136,9 @@ export async function scriptCalls(backend, names) {
   const calls = [];
   for (const [, , micros, args] of log.reverse()) {
     const command = String(args[0]).toUpperCase();
-    // EVAL: a caller's fallback on NOSCRIPT (the script named by its body's sha); SLOWLOG keeps 128 characters of it
-    const sha = command === 'EVAL' ? createHash('sha1').update(String(args[1])).digest('hex') : String(args[1]);
-    if (command === 'EVALSHA' || command === 'EVAL') calls.push({ script: names.get(sha) ?? (command === 'EVAL' ? 'EVAL (a script sent whole)' : 'other'), ms: micros / 1000, args: args.map(String) });
+    // EVAL: a caller's fallback on NOSCRIPT (SLOWLOG keeps 128 characters of the script: not enough to name it)
+    if (command === 'EVALSHA') calls.push({ script: names.get(String(args[1])) ?? 'other', ms: micros / 1000, args: args.map(String) });
+    else if (command === 'EVAL') calls.push({ script: 'EVAL (a script sent whole)', ms: micros / 1000, args: args.map(String) });
   }
   return calls;
 }

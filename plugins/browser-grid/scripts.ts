@@ -114,8 +114,8 @@ export async function reapWorkers(ctx: Ctx, browserType: BrowserType, limit: num
   })) as string[];
 }
 
-/** Refs per readWorkers call: a call over 500 workers takes a millisecond or two in Redis. */
-const READ_PAGE = 500;
+/** Refs per readWorkers call: 200 take 1 to 3 ms in Redis (on a loaded 2-core VM; bench/scale.mjs), 500 took up to 7. */
+const READ_PAGE = 200;
 
 /**
  * What /status shows of each of `refs`, in order: [status, lastHeartbeat, wsEndpoint, endpoint, version,

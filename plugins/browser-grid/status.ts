@@ -63,7 +63,7 @@ export async function gridStatus(
     queued[i] = 0;
     for (let n = 0; n < versions[i]!.length + UNVERSIONED_QUEUES.length; n++) queued[i] += Number(queues[at++] ?? 0);
   });
-  // a page of workers per script call: three commands per worker made /status take half a second at 10,000 workers
+  // a page of workers per script call: three commands per worker made /status take ~0.5 s at 10,000 workers
   const read = await readWorkers(ctx, refs);
   const workers: WorkerStatus[] = refs.map((ref, i) => {
     const [status, beat, wsEndpoint, endpoint, version, bidiEndpoint, active, lifetime] = read[i]!;
