@@ -30,7 +30,7 @@ import { releaseConnection, selectKeys, selectWorker, touchWorker } from '../../
 import { gridStatus } from '../../dist/plugins/browser-grid/status.js';
 import { coord } from '../../dist/test/support/cli.js';
 import { freePort } from '../../dist/test/support/redis.js';
-import { commandStats, forget, killOnExit, loadScripts, logEveryCall, logNoCall, median, redisCost, scriptCalls, sleep, usedMemory } from './kit.mjs';
+import { commandStats, controlCost, forget, killOnExit, loadScripts, logEveryCall, logNoCall, median, redisCost, scriptCalls, sleep, usedMemory } from './kit.mjs';
 
 const PREFIX = '{scale}:';
 const STALE_S = 20;
@@ -141,6 +141,10 @@ export default {
     { key: 'selectCpu', label: 'Redis CPU per selection: selectWorker', unit: 'µs', target: { flat: 1.5 } },
     { key: 'selectScript', label: 'selectWorker inside Redis (commandstats)', unit: 'µs per call' },
     { key: 'releaseCpu', label: 'Redis CPU per release: releaseConnection', unit: 'µs', target: { flat: 1.5 } },
+    { key: 'unit', label: 'the control: Redis CPU per call of a fixed-work Lua loop (2,000 iterations), before and after these', unit: 'µs' },
+    { key: 'beatUnits', label: 'heartbeat ÷ control (Redis CPU, in calls of the control)', unit: 'controls', digits: 2, target: { flat: 1.5 } },
+    { key: 'selectUnits', label: 'selection ÷ control', unit: 'controls', digits: 2, target: { flat: 1.5 } },
+    { key: 'releaseUnits', label: 'release ÷ control', unit: 'controls', digits: 2, target: { flat: 1.5 } },
     { key: 'status', label: '/status from the proxy, median of a round', unit: 'ms', target: { max: 100 } },
     { key: 'statusMax', label: '/status, longest of a round', unit: 'ms' },
     { key: 'statusQuiet', label: '/status asked while no sweep of the simulated fleet ran, median', unit: 'ms' },
@@ -220,10 +224,15 @@ export default {
       return { select: { cpuUs: select.cpu / select.ops, scriptUs: select.script / select.ops }, release: { cpuUs: release.cpu / release.ops, scriptUs: release.script / release.ops } };
     };
     await fleet.freshen();
+    const unit0 = await controlCost(backend);
     const beat = await redisCost(backend, beats(HEARTBEATS));
     await fleet.freshen();
     const chosen = await selections(SELECTIONS);
-    Object.assign(values, { beatCpu: beat.cpuUs, beatScript: beat.scriptUs, selectCpu: chosen.select.cpuUs, selectScript: chosen.select.scriptUs, releaseCpu: chosen.release.cpuUs });
+    const unit = (unit0 + (await controlCost(backend))) / 2;
+    Object.assign(values, {
+      beatCpu: beat.cpuUs, beatScript: beat.scriptUs, selectCpu: chosen.select.cpuUs, selectScript: chosen.select.scriptUs, releaseCpu: chosen.release.cpuUs,
+      beatUnits: beat.cpuUs / unit, selectUnits: chosen.select.cpuUs / unit, releaseUnits: chosen.release.cpuUs / unit, unit,
+    });
     await fleet.freshen();
     await logEveryCall(backend);
     await beats(HEARTBEATS)();

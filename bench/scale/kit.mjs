@@ -75,6 +75,19 @@ export async function redisCost(backend, work) {
 }
 
 /**
+ * Redis's CPU (µs, as redisCost) per call of the control script at this moment: `calls` calls of the
+ * loop at `iterations`. Costs divided by it are in units of fixed work, which a machine whose speed
+ * drifts (a shared VM) changes alike.
+ */
+export async function controlCost(backend, calls = 300, iterations = 2000) {
+  const r = await redisCost(backend, async () => {
+    for (let i = 0; i < calls; i++) await backend.evalScript(control, [], [iterations]);
+    return calls;
+  });
+  return r.cpuUs;
+}
+
+/**
  * The redis-server's used_memory and used_memory_dataset (bytes: all of it, and the data without the
  * server's overhead such as client buffers), the slow log emptied first (its entries are counted in it).
  */
