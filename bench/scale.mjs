@@ -11,6 +11,8 @@
 //  - the machine's load (1-minute average) before and after each round.
 // and writes bench/results/scale-PLUGIN.md.
 // Run: npx tsc -p . && node bench/scale.mjs PLUGIN [rounds=3]   (PLUGIN: browser-grid)
+// A plugin is added as bench/scale/PLUGIN.mjs (its default export: unit, sizes, measures,
+// setup, round, teardown, describe, loggedCalls; see browser-grid.mjs) and its name in PLUGINS.
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { createBackend } from '../dist/adapters/index.js';
@@ -48,7 +50,7 @@ try {
       log(`round ${round}/${ROUNDS}: ${size.toLocaleString('en')} ${bench.unit}s`);
       const r = await bench.round(state, size);
       results.get(size).push(r);
-      log(`  ${bench.measures.map((m) => `${m.label.split(':')[0]} ${r.values[m.key]?.toFixed(m.digits ?? 1)}`).join('; ')}`);
+      log(`  ${bench.measures.map((m) => `${m.label.split(':')[0]} ${r.values[m.key]?.toFixed(m.digits ?? 1) ?? '–'}`).join('; ')}`);
     }
     loads.push(loadavg()[0]);
   }
@@ -69,7 +71,7 @@ const [one, ...more] = bench.sizes;
 const fmt = (n) => n.toLocaleString('en');
 const valuesAt = (size, key) => results.get(size).map((r) => r.values[key]).filter((v) => v !== undefined);
 /** Each round's own ratio of size to the first size. */
-const ratios = (size, key) => results.get(size).map((r, i) => r.values[key] / results.get(one)[i].values[key]);
+const ratios = (size, key) => results.get(size).map((r, i) => r.values[key] / results.get(one)[i].values[key]).filter((x) => Number.isFinite(x));
 const verdict = (m) => {
   if (m.target?.flat) {
     const worst = Math.max(...more.map((s) => median(ratios(s, m.key))));
@@ -85,8 +87,9 @@ const measureTable = [
   `| measure | ${bench.sizes.map((s) => `${fmt(s)} ${bench.unit}s`).join(' | ')} | ${more.map((s) => `${s / one}×/1×`).join(' | ')} | target |`,
   `|---|${bench.sizes.map(() => '---:|').join('')}${more.map(() => '---:|').join('')}---|`,
   ...bench.measures.map((m) => {
-    const cells = bench.sizes.map((s) => spread(valuesAt(s, m.key), m.digits ?? 1));
-    const ratioCells = more.map((s) => `${spread(ratios(s, m.key), 2)}`);
+    const cell = (xs, digits) => (xs.length ? spread(xs, digits) : '–');
+    const cells = bench.sizes.map((s) => cell(valuesAt(s, m.key), m.digits ?? 1));
+    const ratioCells = more.map((s) => cell(ratios(s, m.key), 2));
     return `| ${m.label} (${m.unit}) | ${cells.join(' | ')} | ${ratioCells.join(' | ')} | ${verdict(m)} |`;
   }),
 ].join('\n');
