@@ -253,6 +253,21 @@ t.test('reapWorkers removes stale workers with their counters and rescores fresh
   t.equal(Number(await backend.send(['ZSCORE', ctx.keys.workerIndex({ browserType: 'chromium' }), 'chromium:foreign'])), now);
 });
 
+t.test('readWorkers reads a page of workers: their fields and counters, nothing for a worker gone', async (t) => {
+  const ctx = grid();
+  await register(ctx, 'a');
+  await register(ctx, 'b', { wsEndpoint: null, bidiEndpoint: 'ws://127.0.0.1:2/b', status: 'draining', version: null });
+  await setCounter(ctx, 'activeConnections', 'chromium:a', 1);
+  await setCounter(ctx, 'lifetimeConnections', 'chromium:a', 7);
+  const page = await ctx.scripts.run('readWorkers', { keys: { active: {}, lifetime: {} }, args: { refs: ['chromium:a', 'chromium:b', 'chromium:gone'] } });
+  const beat = String(Math.floor(now / 1000));
+  t.same(page, [
+    'available', beat, 'ws://127.0.0.1:1/a', null, '1.65.1', null, '1', '7',
+    'draining', beat, null, null, null, 'ws://127.0.0.1:2/b', '0', '0',
+    null, null, null, null, null, null, null, null,
+  ]);
+});
+
 t.test('version-aware selection: each client to a worker of its major.minor; an unserved version is named at once', async (t) => {
   const ctx = grid({ maxConcurrentSessions: 5 });
   await register(ctx, 'old', { version: '1.62.1' });

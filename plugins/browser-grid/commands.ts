@@ -12,7 +12,7 @@ export const commands: PluginCommand[] = [
     options: [{ flags: '--json', description: 'Print JSON instead of tables' }],
     async run(options, _args, tools: CommandTools) {
       const status = await withGrid(tools, (ctx) =>
-        gridStatus(ctx.backend, ctx.keys, { nowMs: ctx.clock.now(), staleMs: ctx.config.staleThreshold * 1000, maxConcurrent: ctx.config.maxConcurrentSessions }),
+        gridStatus(ctx, { nowMs: ctx.clock.now(), staleMs: ctx.config.staleThreshold * 1000, maxConcurrent: ctx.config.maxConcurrentSessions }),
       );
       tools.print(options.json ? JSON.stringify(status, null, 2) : statusTables(status, tools.table));
     },

@@ -21,6 +21,11 @@ export interface BrowserGridScripts {
     keys: { queue: ScriptKey<K, 'queue'> };
     args: { ticket: ScriptArg; nowMs: ScriptArg; maxQueue: ScriptArg };
   };
+  /** readWorkers: what /status and /v1 show of a page of workers (their fields and counters), in one call rather than three commands each: at 10,000 workers a proxy answers in about a third of the time. */
+  readWorkers: {
+    keys: { active: ScriptKey<K, 'activeConnections'>; lifetime: ScriptKey<K, 'lifetimeConnections'> };
+    args: { refs: ScriptArg | readonly ScriptArg[] };
+  };
   /** reapProxy: gives back the capacity held by a proxy that stopped heartbeating (killed -9): each of its leases decrements its worker's active count once, never below zero, never recreating a reaped worker's field. */
   reapProxy: {
     keys: { active: ScriptKey<K, 'activeConnections'>; proxyIndex: ScriptKey<K, 'proxyIndex'>; leases: ScriptKey<K, 'leases'> };

@@ -46,7 +46,7 @@ export async function onRequest(parts: ProxyParts, req: IncomingMessage, res: Se
       }
       if (!redis.up) return problem(503, 'grid unavailable: cannot reach Redis', { 'retry-after': '5' });
       const rest = {
-        backend, keys, nowMs: clock.now(), staleMs: config.staleThreshold * 1000, maxConcurrent: config.maxConcurrentSessions, maxQueueSize: config.queueSize,
+        backend, keys, scripts: ctx.scripts, nowMs: clock.now(), staleMs: config.staleThreshold * 1000, maxConcurrent: config.maxConcurrentSessions, maxQueueSize: config.queueSize,
         proxyId, waitingHere: admission.waiting, startedHere: leases.startedHere, base: connectBase(req, config),
       };
       try {
@@ -62,7 +62,7 @@ export async function onRequest(parts: ProxyParts, req: IncomingMessage, res: Se
         const body = { error: { code: 503, message: 'grid unavailable: cannot reach Redis' }, proxyId, redis: 'unreachable', redisDownForMs: clock.now() - redis.downSince, relaying: leases.size };
         return send(503, JSON.stringify(body, null, 2), 'application/json', { 'retry-after': '5' });
       }
-      const status = await redisDeadline(gridStatus(backend, keys, { nowMs: clock.now(), staleMs: config.staleThreshold * 1000, maxConcurrent: config.maxConcurrentSessions }));
+      const status = await redisDeadline(gridStatus(ctx, { nowMs: clock.now(), staleMs: config.staleThreshold * 1000, maxConcurrent: config.maxConcurrentSessions }));
       return send(200, JSON.stringify({ proxyId, waitingHere: admission.waiting, ...status }, null, 2));
     }
     if (url.pathname === '/') {

@@ -5,6 +5,7 @@
 // the same; coord's additions are named in docs/browser-grid.md. Everything
 // is read from Redis, so any proxy answers for the whole grid.
 import type { Backend, KeyBuilders } from '../../../entries/plugin.ts';
+import type { Ctx } from '../context.ts';
 import type { BrowserGridKeys } from '../contract.ts';
 import { browserTypes, heartbeatMs, parseRef } from '../refs.ts';
 import { gridStatus, type GridStatus, type WorkerStatus } from '../status.ts';
@@ -13,6 +14,7 @@ import { effectiveStatus, isSessionId, sessionView, toRecord } from './session-r
 export interface RestContext {
   backend: Backend;
   keys: KeyBuilders<BrowserGridKeys>;
+  scripts: Ctx['scripts'];
   nowMs: number;
   staleMs: number;
   maxConcurrent: number;
@@ -43,7 +45,7 @@ function workerState(w: WorkerStatus): string {
 
 /** The body of GET `path` (one of REST_PATHS). */
 export async function restResource(path: RestPath, ctx: RestContext): Promise<unknown> {
-  const status = await gridStatus(ctx.backend, ctx.keys, { nowMs: ctx.nowMs, staleMs: ctx.staleMs, maxConcurrent: ctx.maxConcurrent });
+  const status = await gridStatus(ctx, { nowMs: ctx.nowMs, staleMs: ctx.staleMs, maxConcurrent: ctx.maxConcurrent });
   if (path === '/v1/capacity') return capacity(status, ctx);
   if (path === '/v1/workers') return workers(status, ctx);
   return sessions(status, ctx);
