@@ -82,10 +82,13 @@ export class Admission {
     });
   }
 
-  /** A worker for a new session (its counters already incremented and leased), or why not. `version`: the client's major.minor, or ''. */
-  async acquire(browserType: string, version: string, connectionId: string, exclude: readonly string[], signal: AbortSignal, protocol: Protocol = 'playwright'): Promise<Admitted> {
+  /**
+   * A worker for a new session (its counters already incremented and leased), or why not. `version`: the client's major.minor, or ''.
+   * `answered` is called once the first selection has answered (before any wait in the queue).
+   */
+  async acquire(browserType: string, version: string, connectionId: string, exclude: readonly string[], signal: AbortSignal, protocol: Protocol = 'playwright', answered = () => {}): Promise<Admitted> {
     const { config, clock } = this.ctx;
-    const first = await this.select(browserType, version, connectionId, '', exclude, protocol);
+    const first = await this.select(browserType, version, connectionId, '', exclude, protocol).finally(answered);
     if (first[0] === 'absent') return { kind: 'absent' };
     if (first[0] === 'noversion') return { kind: 'noversion', versions: first[1] ? first[1].split(',') : [] };
     if (first[0] === 'ok') return { kind: 'ok', ref: first[1]!, endpoint: first[2]!, lifetime: Number(first[3]), queuedMs: 0 };

@@ -132,13 +132,17 @@ class ClientUpgrade {
 
   /** A worker chosen for the client; 'no attempt used' to choose again; undefined once the client is answered or gone. */
   private async admit(w: Wanted): Promise<Chosen | 'no attempt used' | undefined> {
-    const { ctx, admission, metrics, leases } = this.parts;
+    const { ctx, admission, metrics, leases, line } = this.parts;
+    const turn = await line.enter(this.socket, this.gone.signal);
+    if (!turn) return void metrics.connections.inc({ browser: w.browserType, result: 'client_left' });
     let admitted: Admitted;
     try {
-      admitted = await admission.acquire(w.browserType, w.version, this.connectionId, this.exclude, this.gone.signal, w.protocol);
+      admitted = await admission.acquire(w.browserType, w.version, this.connectionId, this.exclude, this.gone.signal, w.protocol, turn);
     } catch (error) {
       ctx.logger.error('selection failed', { error: (error as Error).message });
       return this.answer(503, 'grid unavailable: cannot reach Redis', 5);
+    } finally {
+      turn();
     }
     if (admitted.kind === 'noversion' && !this.askedOnDemand && onDemandAllows(ctx.config, w.version)) {
       this.askedOnDemand = true;
