@@ -38,6 +38,9 @@ interface Wanted {
 
 type Chosen = Extract<Admitted, { kind: 'ok' }>;
 
+/** Why a client's wait was given up: one shared reason, as abort() with none makes a DOMException with a stack for each churned client. */
+const HUNG_UP = new Error('the client hung up');
+
 /** Why the loop goes round again: a dial attempt was spent, or not (the worker was gone, a version was started). */
 type Again = 'attempt used' | 'no attempt used';
 
@@ -75,7 +78,7 @@ class ClientUpgrade {
     this.watchClient();
     const wanted = this.check();
     if (!wanted) return;
-    this.socket.once('close', () => this.gone.abort());
+    this.socket.once('close', () => this.gone.abort(HUNG_UP));
     for (let attempt = 1; attempt <= this.parts.ctx.config.dialAttempts; ) {
       const chosen = await this.admit(wanted);
       if (chosen === 'no attempt used') continue;
