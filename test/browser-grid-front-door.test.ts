@@ -22,7 +22,8 @@ const prefix = '{door}:';
 const sets = ['heartbeatInterval=1', 'redisKeyTtl=20', 'staleThreshold=15', 'reaperRunInterval=30', 'shutdownCommandTtl=5', 'drainTimeout=5', 'maxConcurrentSessions=5'];
 const port = await freePort();
 const worker = rig.run('worker', { prefix, sets: [...sets, 'workers=2'] });
-const proxy = rig.run('proxy', { prefix, sets: [...sets, `port=${port}`] });
+// the proxy beats at the default interval (5 s): its memory must come back after a burst without a collection on each heartbeat
+const proxy = rig.run('proxy', { prefix, sets: [...sets.filter((s) => !/^(heartbeatInterval|shutdownCommandTtl)=/.test(s)), `port=${port}`] });
 await ready(worker, proxy);
 /** Load on this shared machine may delay a close by a few seconds past the documented bound. */
 const SLACK_MS = 4000;
@@ -131,7 +132,7 @@ t.test(`300 slowloris connections are answered 408 within ${HEAD_TIMEOUT_MS / 10
   t.ok(client.rounds() >= 2, 'and it ran throughout');
 });
 
-t.test('2,000 upgrade-then-close connections, three times: the real client is never refused nor slowed past 2×, no Redis call is spent on them, and memory comes back', async (t) => {
+t.test('2,000 upgrade-then-close connections, three times: the real client is never refused nor much slowed, no Redis call is spent on them, and memory comes back', async (t) => {
   // warm up the proxy's paths first: the baseline is the proxy's memory after it
   const warm = loopingClient();
   await until('a few warm-up rounds', () => warm.rounds() >= 3, 120_000);

@@ -1,14 +1,16 @@
 // The line a client waits in before its first admission call: a churn of
 // connect-then-close clients is turned away here, before any Redis round trip.
 // A real WebSocket client stays connected and silent until its 101; a churned
-// one has sent its request and hung up, and its hang-up is read at most one
-// turn of the event loop after its request. So a client is admitted only after
-// that turn, and only AT_ONCE clients await their first admission answer at a
-// time: in a burst, the others wait here (no Redis call, no buffer), and by
-// their turn the hang-ups of the churned ones have been read and they leave
+// one has sent its request and hung up, and its hang-up is usually read within
+// a turn of the event loop after its request. So a client is admitted only
+// after that turn, and only AT_ONCE clients await their first admission answer
+// at a time: in a burst, the others wait here (no Redis call, no buffer), and
+// by their turn the hang-ups of the churned ones have been read and they leave
 // for free. Without this, each churned client cost a selection and a release
-// in Redis (and a capacity message to every proxy), and a real client's
-// selection waited behind thousands of them (5–10× its usual session time).
+// in Redis (and a capacity message to every proxy; ~4,000 script calls for
+// 2,000 of them, and the queue filled with them), and a real client's
+// selection waited behind them. A loaded sender's hang-up may trail its
+// request by more: a few percent of a burst are still admitted, then rolled back.
 import type { Socket } from 'node:net';
 
 /** Clients awaiting their first admission answer at once; the rest wait in line, in order. */
