@@ -29,6 +29,12 @@ export function queueOf(protocol: Protocol, version: string): string {
 
 /** A safety net for a lost capacity message; not how waiting clients are normally served. */
 const RECHECK_MS = 1000;
+/**
+ * A client about to take a queue place waits this long first: on a loaded machine a churned
+ * client's hang-up can trail its request by tens of ms, and without this a churn filled the
+ * queue (real clients then answered 429). A client that queues waits for a session to end anyway.
+ */
+const QUEUE_GRACE_MS = 100;
 /** Key sets of selectWorker kept built (a browser type × queue each); cleared past this many, as clients name versions. */
 const KEY_SETS_KEPT = 64;
 
@@ -93,8 +99,10 @@ export class Admission {
     if (first[0] === 'noversion') return { kind: 'noversion', versions: first[1] ? first[1].split(',') : [] };
     if (first[0] === 'ok') return { kind: 'ok', ref: first[1]!, endpoint: first[2]!, lifetime: Number(first[3]), queuedMs: 0 };
     if (config.queueSize === 0) return { kind: 'timeout', queuedMs: 0 };
-    // a client that hung up during the selection takes no place in the queue
+    // a client that hung up during the selection takes no place in the queue, nor one that
+    // hangs up within QUEUE_GRACE_MS (a churned connect-then-close whose hang-up trailed its request)
     if (signal.aborted) return { kind: 'gone' };
+    if (await clock.sleep(QUEUE_GRACE_MS, signal).then(() => false, () => true)) return { kind: 'gone' };
 
     const enqueuedAt = clock.now();
     const deadline = enqueuedAt + config.queueTimeout * 1000;
