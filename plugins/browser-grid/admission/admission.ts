@@ -29,6 +29,12 @@ export function queueOf(protocol: Protocol, version: string): string {
 
 /** A safety net for a lost capacity message; not how waiting clients are normally served. */
 const RECHECK_MS = 1000;
+/**
+ * A client about to take a queue place waits this long first: on a loaded machine a churned
+ * client's hang-up can trail its request by tens of ms, and without this a churn filled the
+ * queue (real clients then answered 429). A client that queues waits for a session to end anyway.
+ */
+const QUEUE_GRACE_MS = 100;
 /** Key sets of selectWorker kept built (a browser type × queue each); cleared past this many, as clients name versions. */
 const KEY_SETS_KEPT = 64;
 
@@ -82,16 +88,21 @@ export class Admission {
     });
   }
 
-  /** A worker for a new session (its counters already incremented and leased), or why not. `version`: the client's major.minor, or ''. */
-  async acquire(browserType: string, version: string, connectionId: string, exclude: readonly string[], signal: AbortSignal, protocol: Protocol = 'playwright'): Promise<Admitted> {
+  /**
+   * A worker for a new session (its counters already incremented and leased), or why not. `version`: the client's major.minor, or ''.
+   * `answered` is called once the first selection has answered (before any wait in the queue).
+   */
+  async acquire(browserType: string, version: string, connectionId: string, exclude: readonly string[], signal: AbortSignal, protocol: Protocol = 'playwright', answered = () => {}): Promise<Admitted> {
     const { config, clock } = this.ctx;
-    const first = await this.select(browserType, version, connectionId, '', exclude, protocol);
+    const first = await this.select(browserType, version, connectionId, '', exclude, protocol).finally(answered);
     if (first[0] === 'absent') return { kind: 'absent' };
     if (first[0] === 'noversion') return { kind: 'noversion', versions: first[1] ? first[1].split(',') : [] };
     if (first[0] === 'ok') return { kind: 'ok', ref: first[1]!, endpoint: first[2]!, lifetime: Number(first[3]), queuedMs: 0 };
     if (config.queueSize === 0) return { kind: 'timeout', queuedMs: 0 };
-    // a client that hung up during the selection takes no place in the queue
+    // a client that hung up during the selection takes no place in the queue, nor one that
+    // hangs up within QUEUE_GRACE_MS (a churned connect-then-close whose hang-up trailed its request)
     if (signal.aborted) return { kind: 'gone' };
+    if (await clock.sleep(QUEUE_GRACE_MS, signal).then(() => false, () => true)) return { kind: 'gone' };
 
     const enqueuedAt = clock.now();
     const deadline = enqueuedAt + config.queueTimeout * 1000;

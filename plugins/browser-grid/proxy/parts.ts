@@ -4,6 +4,7 @@ import type { ApiKeys } from '../../../entries/plugin.ts';
 import type { Admission } from '../admission/admission.ts';
 import type { Ctx } from '../context.ts';
 import type { ForeignWorkers } from '../foreign/foreign-workers.ts';
+import type { AdmissionLine } from './admission-line.ts';
 import type { Leases } from './leases.ts';
 import type { ProxyMetrics } from './metrics.ts';
 import type { ApiSessions } from './session-api.ts';
@@ -18,6 +19,8 @@ export interface ProxyParts {
   ctx: Ctx;
   proxyId: string;
   admission: Admission;
+  /** Where clients wait for their first admission call, so churned ones leave before it. */
+  line: AdmissionLine;
   leases: Leases;
   metrics: ProxyMetrics;
   foreign: ForeignWorkers;

@@ -42,6 +42,9 @@ interface Wanted {
 
 type Chosen = Extract<Admitted, { kind: 'ok' }>;
 
+/** Why a client's wait was given up: one shared reason, as abort() with none makes a DOMException with a stack for each churned client. */
+const HUNG_UP = new Error('the client hung up');
+
 /** Why the loop goes round again: a dial attempt was spent, or not (the worker was gone, a version was started). */
 type Again = 'attempt used' | 'no attempt used';
 
@@ -80,7 +83,7 @@ class ClientUpgrade {
     this.watchClient();
     const wanted = this.check();
     if (!wanted) return;
-    this.socket.once('close', () => this.gone.abort());
+    this.socket.once('close', () => this.gone.abort(HUNG_UP));
     if (wanted.sessionId) return this.attach(wanted.sessionId);
     for (let attempt = 1; attempt <= this.parts.ctx.config.dialAttempts; ) {
       const chosen = await this.admit(wanted);
@@ -149,13 +152,17 @@ class ClientUpgrade {
 
   /** A worker chosen for the client; 'no attempt used' to choose again; undefined once the client is answered or gone. */
   private async admit(w: Wanted): Promise<Chosen | 'no attempt used' | undefined> {
-    const { ctx, admission, metrics, leases } = this.parts;
+    const { ctx, admission, metrics, leases, line } = this.parts;
+    const turn = await line.enter(this.socket, this.gone.signal);
+    if (!turn) return void metrics.connections.inc({ browser: w.browserType, result: 'client_left' });
     let admitted: Admitted;
     try {
-      admitted = await admission.acquire(w.browserType, w.version, this.connectionId, this.exclude, this.gone.signal, w.protocol);
+      admitted = await admission.acquire(w.browserType, w.version, this.connectionId, this.exclude, this.gone.signal, w.protocol, turn);
     } catch (error) {
       ctx.logger.error('selection failed', { error: (error as Error).message });
       return this.answer(503, 'grid unavailable: cannot reach Redis', 5);
+    } finally {
+      turn();
     }
     if (admitted.kind === 'noversion' && !this.askedOnDemand && onDemandAllows(ctx.config, w.version)) {
       this.askedOnDemand = true;

@@ -15,6 +15,7 @@ import type { Ctx } from '../context.ts';
 import { GridError } from '../errors.ts';
 import { ForeignWorkers } from '../foreign/foreign-workers.ts';
 import { browserTypes } from '../refs.ts';
+import { AdmissionLine } from '../proxy/admission-line.ts';
 import { collectAfterBursts } from '../proxy/burst-gc.ts';
 import { answerClientErrors, serverLimits } from '../proxy/client-limits.ts';
 import { Leases } from '../proxy/leases.ts';
@@ -36,6 +37,7 @@ export function proxyRole(ctx: Ctx): Role {
     ctx,
     proxyId,
     admission,
+    line: new AdmissionLine(),
     leases,
     metrics: proxyMetrics(() => admission.waiting),
     foreign: new ForeignWorkers(ctx),
@@ -54,7 +56,7 @@ export function proxyRole(ctx: Ctx): Role {
 
   const server = createServer(serverLimits, (req, res) => void onRequest(parts, req, res));
   answerClientErrors(server);
-  const bursts = collectAfterBursts(server);
+  const bursts = collectAfterBursts(server, (connections) => logger.debug('a burst of connections is over; its garbage collected', { connections }));
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => void onUpgrade(parts, req, socket, head));
 
   /** Redis came back: leases first, then admissions, so no new client is counted against a forgotten one. */
@@ -73,8 +75,6 @@ export function proxyRole(ctx: Ctx): Role {
   async function beat(): Promise<void> {
     if (beating) return; // the last one still waits for Redis
     beating = true;
-    const burst = bursts.settle();
-    if (burst) logger.debug('a burst of connections is over; its garbage collected', { connections: burst });
     try {
       if (!redis.up) return await redisReturned();
       await backend.send(['ZADD', keys.proxyIndex(), clock.now(), proxyId]);
@@ -140,6 +140,7 @@ export function proxyRole(ctx: Ctx): Role {
   async function abandon(): Promise<void> {
     stopWatchingRedis(); // the process ends next: the backend closing then is not Redis lost
     clearInterval(heartbeat);
+    bursts.stop();
     await reaper?.stop().catch(() => {});
     await subscriber?.close().catch(() => {});
     server.close();
@@ -166,6 +167,7 @@ export function proxyRole(ctx: Ctx): Role {
       for (const socket of parts.sockets) socket.destroy();
       await drained;
       clearInterval(heartbeat);
+      bursts.stop();
       await reaper?.stop();
       await subscriber?.close();
       await backend.send(['ZREM', keys.proxyIndex(), proxyId]).catch(() => {});
