@@ -92,6 +92,11 @@ export interface BrowserGridScripts {
       protocol: ScriptArg;
     };
   };
+  /** tallyWorkers: the totals /status and /v1/capacity give of a page of one browser type's workers, counted inside Redis: only six numbers come back, not every worker's fields (at 10,000 workers /v1/capacity took ~200 ms when the proxy read them all; bench/scale.mjs). */
+  tallyWorkers: {
+    keys: { active: ScriptKey<K, 'activeConnections'> };
+    args: { nowMs: ScriptArg; staleMs: ScriptArg; maxConcurrent: ScriptArg; refs: ScriptArg | readonly ScriptArg[] };
+  };
   /** touchWorker: registers a worker, refreshes its heartbeat or changes its status, then files it in the indexes: every worker in workerIndex (scored by heartbeat), in freeIndex (in its version's band, scored by lifetime) only while it can take a session, and its major.minor in the type's versions while it is available. */
   touchWorker: {
     keys: {

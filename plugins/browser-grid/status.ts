@@ -2,7 +2,7 @@
 // and totals per browser type. Served as /status, summed into /metrics, and
 // printed by `coord grid status`.
 import type { Ctx } from './context.ts';
-import { readWorkers } from './scripts.ts';
+import { readWorkers, tallyWorkers } from './scripts.ts';
 import { withoutSecret } from './worker/endpoint-secret.ts';
 import { browserTypes, heartbeatMs, parseRef } from './refs.ts';
 
@@ -19,6 +19,8 @@ export interface WorkerStatus {
   lifetime: number;
   heartbeatAgeMs: number | null;
   stale: boolean;
+  /** When it started (ms), null while unknown. */
+  startedMs: number | null;
 }
 
 export interface TypeTotals {
@@ -38,17 +40,28 @@ export interface TypeTotals {
 const UNVERSIONED_QUEUES = ['any', 'cdp', 'bidi'];
 
 export interface GridStatus {
+  /** The workers asked for (every one unless a page was asked), in ref order. */
   workers: WorkerStatus[];
+  /** Totals over every worker, whatever page was asked. */
   types: Record<string, TypeTotals>;
+  /** The last ref listed when more workers follow (the next page starts after it); null when none do. */
+  nextAfter: string | null;
 }
 
-export async function gridStatus(
-  ctx: Pick<Ctx, 'backend' | 'keys' | 'scripts'>,
-  opts: { nowMs: number; staleMs: number; maxConcurrent: number },
-): Promise<GridStatus> {
+export interface StatusOptions {
+  nowMs: number;
+  staleMs: number;
+  maxConcurrent: number;
+  /** List only workers whose ref sorts after this one. */
+  after?: string;
+  /** List at most this many workers (0: totals only); every one when undefined. */
+  limit?: number;
+}
+
+export async function gridStatus(ctx: Pick<Ctx, 'backend' | 'keys' | 'scripts'>, opts: StatusOptions): Promise<GridStatus> {
   const { backend, keys } = ctx;
   const indexed = await backend.pipeline(browserTypes.flatMap((t) => [['ZRANGE', keys.workerIndex({ browserType: t }), 0, -1], ['HGETALL', keys.versions({ browserType: t })]]));
-  const refs = browserTypes.flatMap((_t, i) => (indexed[i * 2] as string[]) ?? []);
+  const refsByType = browserTypes.map((_t, i) => (indexed[i * 2] as string[]) ?? []);
   const versions = browserTypes.map((_t, i) => {
     const flat = (indexed[i * 2 + 1] as string[]) ?? [];
     return flat.filter((_v, j) => j % 2 === 0 && opts.nowMs - Number(flat[j + 1]) <= opts.staleMs).sort();
@@ -63,10 +76,33 @@ export async function gridStatus(
     queued[i] = 0;
     for (let n = 0; n < versions[i]!.length + UNVERSIONED_QUEUES.length; n++) queued[i] += Number(queues[at++] ?? 0);
   });
-  // a page of workers per script call: three commands per worker made /status take ~0.5 s at 10,000 workers
+  // totals are counted inside Redis and workers read only for the page asked: reading every worker's
+  // fields made /status and /v1/capacity take ~200-300 ms at 10,000 workers (bench/scale.mjs)
+  const [tallies, page] = await Promise.all([
+    Promise.all(refsByType.map((refs) => tallyWorkers(ctx, refs, opts))),
+    workerPage(ctx, refsByType.flat().sort(), opts),
+  ]);
+  const types: Record<string, TypeTotals> = {};
+  browserTypes.forEach((t, i) => {
+    types[t] = { ...tallies[i]!, queued: queued[i]!, versions: versions[i]! };
+  });
+  return { workers: page.workers, types, nextAfter: page.nextAfter };
+}
+
+/** The page of `sorted` refs that `opts` asks for, read. */
+async function workerPage(ctx: Pick<Ctx, 'scripts'>, sorted: string[], opts: StatusOptions) {
+  let from = opts.after === undefined ? 0 : sorted.findIndex((ref) => ref > opts.after!);
+  if (from < 0) from = sorted.length;
+  const refs = sorted.slice(from, opts.limit === undefined ? undefined : from + opts.limit);
+  const more = refs.length > 0 && from + refs.length < sorted.length;
+  return { workers: await workerStatuses(ctx, refs, opts), nextAfter: more ? refs.at(-1)! : null };
+}
+
+/** What /status shows of each of `refs`, in order. */
+export async function workerStatuses(ctx: Pick<Ctx, 'scripts'>, refs: readonly string[], opts: { nowMs: number; staleMs: number }): Promise<WorkerStatus[]> {
   const read = await readWorkers(ctx, refs);
-  const workers: WorkerStatus[] = refs.map((ref, i) => {
-    const [status, beat, wsEndpoint, endpoint, version, bidiEndpoint, active, lifetime] = read[i]!;
+  return refs.map((ref, i) => {
+    const [status, beat, wsEndpoint, endpoint, version, bidiEndpoint, startedAt, active, lifetime] = read[i]!;
     const ms = heartbeatMs(beat);
     const age = ms === undefined ? null : opts.nowMs - ms;
     return {
@@ -81,22 +117,7 @@ export async function gridStatus(
       lifetime: Number(lifetime ?? 0),
       heartbeatAgeMs: age,
       stale: age === null || age > opts.staleMs,
+      startedMs: heartbeatMs(startedAt) ?? null,
     };
   });
-  const types: Record<string, TypeTotals> = {};
-  browserTypes.forEach((t, i) => {
-    const mine = workers.filter((w) => w.browserType === t);
-    const live = mine.filter((w) => !w.stale);
-    types[t] = {
-      workers: mine.length,
-      available: live.filter((w) => w.status === 'available').length,
-      draining: live.filter((w) => w.status !== 'available').length,
-      stale: mine.length - live.length,
-      active: mine.reduce((n, w) => n + w.active, 0),
-      free: live.filter((w) => w.status === 'available').reduce((n, w) => n + Math.max(0, opts.maxConcurrent - w.active), 0),
-      queued: queued[i]!,
-      versions: versions[i]!,
-    };
-  });
-  return { workers, types };
 }

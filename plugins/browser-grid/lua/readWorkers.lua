@@ -6,13 +6,13 @@
 -- KEYS[2] lifetime = lifetimeConnections
 -- ARGV[1] workerHead @head worker
 -- ARGV[2..] refs                  '{browserType}:{workerId}' each
--- Returns, for each ref in turn, 8 values (false where missing): status, lastHeartbeat,
--- wsEndpoint, endpoint, version, bidiEndpoint, active, lifetime.
+-- Returns, for each ref in turn, 9 values (false where missing): status, lastHeartbeat,
+-- wsEndpoint, endpoint, version, bidiEndpoint, startedAt, active, lifetime.
 local out = {}
 for i = 2, #ARGV do
   local ref = ARGV[i]
-  local fields = redis.call('HMGET', ARGV[1] .. ref, 'status', 'lastHeartbeat', 'wsEndpoint', 'endpoint', 'version', 'bidiEndpoint')
-  for j = 1, 6 do out[#out + 1] = fields[j] end
+  local fields = redis.call('HMGET', ARGV[1] .. ref, 'status', 'lastHeartbeat', 'wsEndpoint', 'endpoint', 'version', 'bidiEndpoint', 'startedAt')
+  for j = 1, 7 do out[#out + 1] = fields[j] end
   out[#out + 1] = redis.call('HGET', KEYS[1], ref)
   out[#out + 1] = redis.call('HGET', KEYS[2], ref)
 end

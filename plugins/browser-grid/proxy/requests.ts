@@ -11,6 +11,7 @@ import type { ProxyParts } from './parts.ts';
 import { isRestPath, REST_PATHS, restResource } from './rest-api.ts';
 import type { Reply } from './session-api.ts';
 import { isSessionId } from './session-records.ts';
+import { nextLink, statusPage } from './status-page.ts';
 
 export async function onRequest(parts: ProxyParts, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { ctx, proxyId, admission, leases, metrics, redis } = parts;
@@ -62,8 +63,11 @@ export async function onRequest(parts: ProxyParts, req: IncomingMessage, res: Se
         const body = { error: { code: 503, message: 'grid unavailable: cannot reach Redis' }, proxyId, redis: 'unreachable', redisDownForMs: clock.now() - redis.downSince, relaying: leases.size };
         return send(503, JSON.stringify(body, null, 2), 'application/json', { 'retry-after': '5' });
       }
-      const status = await redisDeadline(gridStatus(ctx, { nowMs: clock.now(), staleMs: config.staleThreshold * 1000, maxConcurrent: config.maxConcurrentSessions }));
-      return send(200, JSON.stringify({ proxyId, waitingHere: admission.waiting, ...status }, null, 2));
+      const page = statusPage(url);
+      if ('problem' in page) return send(400, errorBody(400, page.problem));
+      const opts = { nowMs: clock.now(), staleMs: config.staleThreshold * 1000, maxConcurrent: config.maxConcurrentSessions, ...page };
+      const { workers, types, nextAfter } = await redisDeadline(gridStatus(ctx, opts));
+      return send(200, JSON.stringify({ proxyId, waitingHere: admission.waiting, workers, types, next: nextLink(nextAfter, page.limit) }, null, 2));
     }
     if (url.pathname === '/') {
       return send(426, errorBody(426, `Upgrade Required: connect with Playwright, e.g. chromium.connect('ws://${req.headers.host}/?browser=chromium')`), 'application/json', { upgrade: 'websocket' });

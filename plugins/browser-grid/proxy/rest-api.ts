@@ -7,8 +7,8 @@
 import type { Backend, KeyBuilders } from '../../../entries/plugin.ts';
 import type { Ctx } from '../context.ts';
 import type { BrowserGridKeys } from '../contract.ts';
-import { browserTypes, heartbeatMs, parseRef } from '../refs.ts';
-import { gridStatus, type GridStatus, type WorkerStatus } from '../status.ts';
+import { browserTypes, parseRef } from '../refs.ts';
+import { gridStatus, workerStatuses, type GridStatus, type WorkerStatus } from '../status.ts';
 import { effectiveStatus, isSessionId, sessionView, toRecord } from './session-records.ts';
 
 export interface RestContext {
@@ -45,17 +45,17 @@ function workerState(w: WorkerStatus): string {
 
 /** The body of GET `path` (one of REST_PATHS). */
 export async function restResource(path: RestPath, ctx: RestContext): Promise<unknown> {
-  const status = await gridStatus(ctx, { nowMs: ctx.nowMs, staleMs: ctx.staleMs, maxConcurrent: ctx.maxConcurrent });
-  if (path === '/v1/capacity') return capacity(status, ctx);
-  if (path === '/v1/workers') return workers(status, ctx);
-  return sessions(status, ctx);
+  const opts = { nowMs: ctx.nowMs, staleMs: ctx.staleMs, maxConcurrent: ctx.maxConcurrent };
+  // /v1/capacity needs the totals alone, /v1/sessions only the workers its sessions are on
+  if (path === '/v1/capacity') return capacity(await gridStatus(ctx, { ...opts, limit: 0 }), ctx);
+  if (path === '/v1/workers') return workers(await gridStatus(ctx, opts), ctx);
+  return sessions(ctx);
 }
 
 function capacity(status: GridStatus, ctx: RestContext) {
   const browsers = browserTypes.map((browser) => {
-    const live = status.workers.filter((w) => w.browserType === browser && !w.stale && w.status === 'available');
     const t = status.types[browser]!;
-    return { browser, workers: live.length, max_slots: live.length * ctx.maxConcurrent, active_sessions: t.active, available_slots: t.free, queued: t.queued };
+    return { browser, workers: t.available, max_slots: t.available * ctx.maxConcurrent, active_sessions: t.active, available_slots: t.free, queued: t.queued };
   });
   const sum = (field: 'workers' | 'max_slots' | 'active_sessions' | 'available_slots') => browsers.reduce((n, b) => n + b[field], 0);
   return {
@@ -67,9 +67,8 @@ function capacity(status: GridStatus, ctx: RestContext) {
   };
 }
 
-async function workers(status: GridStatus, ctx: RestContext) {
-  const started = await ctx.backend.pipeline(status.workers.map((w) => ['HGET', ctx.keys.worker(parseRef(w.ref)), 'startedAt']));
-  return status.workers.map((w, i) => ({
+function workers(status: GridStatus, ctx: RestContext) {
+  return status.workers.map((w) => ({
     id: w.workerId,
     address: w.endpoint,
     browser: w.browserType,
@@ -78,12 +77,12 @@ async function workers(status: GridStatus, ctx: RestContext) {
     status: workerState(w),
     last_heartbeat: w.heartbeatAgeMs === null ? null : iso(ctx.nowMs - w.heartbeatAgeMs),
     lifetime_sessions: w.lifetime,
-    created_at: iso(heartbeatMs(started[i] as string | null)),
+    created_at: iso(w.startedMs ?? undefined),
     active_sessions: w.active,
   }));
 }
 
-async function sessions(status: GridStatus, ctx: RestContext) {
+async function sessions(ctx: RestContext) {
   const proxies = (await ctx.backend.send(['ZRANGE', ctx.keys.proxyIndex(), 0, -1, 'WITHSCORES'])) as string[];
   const beats = new Map<string, number>();
   for (let i = 0; i < proxies.length; i += 2) beats.set(proxies[i]!, Number(proxies[i + 1]));
@@ -96,7 +95,9 @@ async function sessions(status: GridStatus, ctx: RestContext) {
   const created = held.filter(({ id }) => isSessionId(id));
   const replies = await ctx.backend.pipeline(created.map(({ id }) => ['HGETALL', ctx.keys.session({ sessionId: id })]));
   const records = new Map(created.map(({ id }, i) => [id, toRecord(replies[i])]));
-  const byRef = new Map(status.workers.map((w) => [w.ref, w]));
+  const refs = [...new Set(held.map(({ ref }) => ref))];
+  const onWorkers = await workerStatuses(ctx, refs, { nowMs: ctx.nowMs, staleMs: ctx.staleMs });
+  const byRef = new Map(onWorkers.map((w) => [w.ref, w]));
   return held.map(({ proxyId, id, ref }) => {
     const record = records.get(id);
     if (record) return sessionView(record, effectiveStatus(record, ctx.nowMs, true), `${ctx.base}/sessions/${id}`);
