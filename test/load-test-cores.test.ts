@@ -7,7 +7,7 @@
 // requests its terminated threads never wrote named as missing. The bounds
 // keep a second for a loaded machine and are still far from the steps' end.
 // The target HTTP server runs in this process (it records arrival times).
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -106,10 +106,11 @@ t.test('Ctrl-C ends a run whose steps block for 5 s within a second, not at the 
   t.ok(result.total.count >= served - 4 && result.total.count <= served, `requests reported (${result.total.count}) are those served (${served}), less at most one per user`);
 });
 
-t.test('a 3 s test whose steps block for 6 s ends at its duration, not at the end of the step; what its thread never wrote is named', async (t) => {
+/** A 3 s test whose steps block for 6 s, run with `args`: it must end at its duration and name what its held threads never wrote. */
+async function heldThreadsTest(t: Test, args: string[]): Promise<void> {
   const marks = await target.stats();
   const before = marks.counts['GET /ping'] ?? 0;
-  const run = loadRun(['--users', '2', '--duration', '3s', '--param', 'busyMs=6000', '--out', 'json']);
+  const run = loadRun([...args, '--duration', '3s', '--param', 'busyMs=6000', '--out', 'json']);
   // The test's clock starts when its users run: its first request. Each user is then held for 6 s, so a stop
   // that waited for the step would end 6 s after it; terminating the thread ends it at once (1.5 s for a loaded machine).
   await until('the first request', async () => ((await target.stats()).counts['GET /ping'] ?? 0) > before, 120_000, 5);
@@ -125,4 +126,12 @@ t.test('a 3 s test whose steps block for 6 s ends at its duration, not at the en
   t.equal(code, 98, `exit 98, incomplete (stderr: ${run.stderr.slice(-300)})`);
   t.equal(result.total.count + result.incomplete?.unaccounted, served, `reported ${result.total.count} + named missing ${result.incomplete?.unaccounted} = served ${served}`);
   t.match(run.stderr, /INCOMPLETE results: \d+ requests unaccounted for .*terminated/, 'stderr says why');
-});
+}
+
+t.test('a 3 s test whose steps block for 6 s ends at its duration, not at the end of the step; what its thread never wrote is named', (t) =>
+  heldThreadsTest(t, ['--users', '2']));
+
+// Users started one a second: the later ones are added to threads the first ones' steps already hold. The
+// worker waited for a held thread to take them (until the step ended), and read the stop only then (7.9 s).
+t.test('the same with users added while steps hold their threads: the stop is not held up behind the adds', (t) =>
+  heldThreadsTest(t, ['--users', '4', '--spawn-rate', '1']));

@@ -14,12 +14,14 @@ import { touchWorker } from '../scripts.ts';
 
 const PROBE_TIMEOUT_MS = 3000;
 
+/** A worker key after the prefix: built once, as every heartbeat of the fleet's passes through it (watch.ts). */
+const WORKER_KEY = patternRegex(contract.keys.worker.pattern, contract.keys.worker.params);
+
 /** The worker ref a key names, when it is a worker record (not a shutdown command). */
 export function workerKeyRef(ctx: Ctx, key: string): string | undefined {
-  const spec = contract.keys.worker;
   const { keyPrefix } = ctx.global.redis;
   if (!key.startsWith(keyPrefix)) return undefined;
-  const m = patternRegex(spec.pattern, spec.params).exec(key.slice(keyPrefix.length));
+  const m = WORKER_KEY.exec(key.slice(keyPrefix.length));
   return m && m[2] !== 'cmd' ? workerRef(m[1]!, m[2]!) : undefined;
 }
 

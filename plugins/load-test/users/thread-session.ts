@@ -166,6 +166,18 @@ export class UserThread {
     });
   }
 
+  /** Resolves once `answer` does, or once the thread has been silent for `ms` (users' code holds it), whichever is first. */
+  async answerUnlessHeld(answer: Promise<void>, ms: number): Promise<void> {
+    let answered = false;
+    const settled = answer.then(() => {
+      answered = true;
+    });
+    const held = (async () => {
+      while (!answered && !this.exited && performance.now() - this.lastHeard <= ms) await this.heardOrAfter(TICK_MS / 2);
+    })();
+    await Promise.race([settled, held]);
+  }
+
   async terminate(): Promise<void> {
     await this.worker.terminate();
     this.exited = true;
@@ -234,7 +246,10 @@ export class ThreadSession implements UsersSession {
   async addUsers(ids: readonly number[]): Promise<void> {
     if (this.stopped) return;
     for (const id of ids) this.ids.add(id);
-    await this.ask({ type: 'add', seq: ++this.next, ids: [...ids] });
+    // A thread whose users' code holds it (a synchronous step) answers only when the step ends, seconds
+    // later maybe, and the worker's command loop waits for this: a stop_test behind the add would wait as
+    // long. The add is queued in the thread in order either way; the stop terminates a held thread.
+    await this.thread.answerUnlessHeld(this.ask({ type: 'add', seq: ++this.next, ids: [...ids] }), BLOCKED_MS);
   }
 
   async removeUser(id: number): Promise<void> {
