@@ -4,7 +4,8 @@
 // requests it counts equal to those the target served; Ctrl-C ends a run
 // whose steps block their thread for 5 s within a second, with what ran
 // reported; a 3 s test whose steps block for 6 s ends at its duration, the
-// requests its terminated threads never wrote named as missing. The bounds
+// requests its terminated threads never wrote named as missing, also when users
+// are added while steps hold their threads. The bounds
 // keep a second for a loaded machine and are still far from the steps' end.
 // The target HTTP server runs in this process (it records arrival times).
 import t, { type Test } from 'tap';
