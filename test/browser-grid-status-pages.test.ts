@@ -4,9 +4,11 @@
 // state a total tells apart: available with 0 to 3 sessions open (at most 2
 // each), draining, shutting down, stale (a heartbeat in seconds, as
 // playwright-distributed's layout keeps it, or in ms), of two browser types;
-// on a real redis-server, read by gridStatus and through a real proxy process.
+// on a real redis-server (and the embedded backend), read by gridStatus and
+// through a real proxy process.
 import t from 'tap';
 import { createBackend } from '../adapters/index.ts';
+import type { Backend } from '../entries/plugin.ts';
 import { scenarioContext } from '../conformance/scenario-context.ts';
 import type { Ctx } from '../plugins/browser-grid/context.ts';
 import plugin from '../plugins/browser-grid/index.ts';
@@ -48,8 +50,8 @@ function expectedTotals(type: string) {
 }
 
 /** Writes `fleet` under `prefix` as workers do: touchWorker with a worker's fields, then its open sessions. */
-async function writeFleet(prefix: string): Promise<{ ctx: Ctx; refs: string[] }> {
-  const ctx = scenarioContext({ plugin, backend, keyPrefix: prefix, signal: new AbortController().signal, config: { maxConcurrentSessions: MAX, staleThreshold: STALE_S } }) as unknown as Ctx;
+async function writeFleet(prefix: string, on: Backend = backend): Promise<{ ctx: Ctx; refs: string[] }> {
+  const ctx = scenarioContext({ plugin, backend: on, keyPrefix: prefix, signal: new AbortController().signal, config: { maxConcurrentSessions: MAX, staleThreshold: STALE_S } }) as unknown as Ctx;
   const refs: string[] = [];
   for (const [i, w] of fleet.entries()) {
     const id = `w${String(i).padStart(2, '0')}-${w.status}`;
@@ -57,7 +59,7 @@ async function writeFleet(prefix: string): Promise<{ ctx: Ctx; refs: string[] }>
     const beatMs = Date.now() - w.beatAgeS * 1000;
     const ws = `ws://127.0.0.1:${20000 + i}/secret${i}`;
     await touchWorker(ctx, ref, 600, ['id', id, 'browserType', w.type, 'wsEndpoint', ws, 'endpoint', ws, 'status', w.status, 'lastHeartbeat', w.seconds ? Math.floor(beatMs / 1000) : beatMs, 'startedAt', beatMs, 'version', '1.50.0']);
-    await backend.send(['HSET', ctx.keys.activeConnections(), ref, w.active]);
+    await on.send(['HSET', ctx.keys.activeConnections(), ref, w.active]);
     refs.push(ref);
   }
   return { ctx, refs: refs.sort() };
@@ -70,8 +72,11 @@ const pick = (types: GridStatus['types']) =>
   }));
 const expected = { chromium: expectedTotals('chromium'), firefox: expectedTotals('firefox') };
 
-t.test('gridStatus: the totals counted inside Redis are the fleet\'s, whatever page of workers is asked', async (t) => {
-  const { ctx, refs } = await writeFleet('{pages-fn}:');
+// the embedded backend (a grid started without --redis) runs the same scripts
+const embedded = await createBackend({});
+t.teardown(() => embedded.close());
+for (const [name, on] of [['redis-server', backend], ['embedded', embedded]] as const) t.test(`gridStatus on ${name}: the totals counted inside Redis are the fleet's, whatever page of workers is asked`, async (t) => {
+  const { ctx, refs } = await writeFleet('{pages-fn}:', on);
   const opts = { nowMs: Date.now(), staleMs: STALE_S * 1000, maxConcurrent: MAX };
   const all = await gridStatus(ctx, opts);
   t.same(pick(all.types), expected, 'totals per browser type');
