@@ -53,8 +53,9 @@ export class SlaveHost {
   }
 
   async stop(reason: string): Promise<void> {
-    await eachLimited(this.slaves, CONCURRENCY, (slave) => slave.halt());
+    // the connection closes first: stopping slaves act on no message, and none then unsubscribes on its own
     await this.channels.close();
+    await eachLimited(this.slaves, CONCURRENCY, (slave) => slave.halt());
     await handOverAndTell(this.ctx, this.names, reason);
   }
 }

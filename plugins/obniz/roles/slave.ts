@@ -132,7 +132,7 @@ export class Slave {
     await this.syncLoop.stop();
     await this.fenceLoop.stop();
     await this.channels.leave(this.name);
-    await this.stopAll('shutdown');
+    await this.stopAll();
     await this.heartbeatLoop.stop();
   }
 
@@ -222,8 +222,9 @@ export class Slave {
     this.hosts.delete(obnizId);
     await host.stop(uninstall);
     ctx.logger.debug('worker stopped', { obnizId, reason, uninstall });
-    // A restart keeps the claim; otherwise it goes back so the device's new slave may start it.
-    if (reason !== 'changed') {
+    // A restart keeps the claim; otherwise it goes back so the device's new slave may start it
+    // (at a shutdown all go back together, stopAll).
+    if (reason !== 'changed' && reason !== 'shutdown') {
       await releaseDevices(ctx, this.name, [obnizId]).catch((err: unknown) => ctx.logger.warn('could not give a claim back', { obnizId, error: (err as Error).message }));
     }
   }
@@ -247,8 +248,16 @@ export class Slave {
     return true;
   }
 
-  private async stopAll(reason: StopReason): Promise<void> {
-    await eachLimited([...this.hosts.keys()], this.ctx.config.startConcurrency, (id) => this.stopWorker(id, reason));
+  /**
+   * At a shutdown: every worker stops, then their claims go back in one script call
+   * (one a device made a 5,000-slave process's stop take seconds); no other slave
+   * could start them before the devices are handed over anyway.
+   */
+  private async stopAll(): Promise<void> {
+    const { ctx } = this;
+    const ids = [...this.hosts.keys()];
+    await eachLimited(ids, ctx.config.startConcurrency, (id) => this.stopWorker(id, 'shutdown'));
+    await releaseDevices(ctx, this.name, ids).catch((err: unknown) => ctx.logger.warn('could not give the claims back', { devices: ids.length, error: (err as Error).message }));
   }
 
   /** ms left before the workers must have stopped: fenceAfterMs after the last confirmed beat was sent. */
@@ -295,13 +304,14 @@ export class Slave {
    * Stops every worker once no heartbeat write has been confirmed for
    * fenceAfterMs (18 s with the defaults) since it was sent: from heartbeatTtl
    * after it (20 s), the key may be gone, a manager may move the devices and
-   * another slave start them. Runs again at that deadline, not on a coarse tick.
+   * another slave start them. Runs again at that deadline, not on a coarse tick
+   * (a tick a second per slave was most of an idle 5,000-slave process's CPU).
    */
   private async fence(): Promise<number> {
     const { clock, logger } = this.ctx;
     if (this.fenced || this.stopping || this.lastBeatSent === 0) return 1000;
     const left = this.leaseLeft();
-    if (left > 0) return Math.min(left, 1000);
+    if (left > 0) return left;
     this.fenced = true;
     logger.error('no heartbeat written for too long: stopping every worker before the devices can move to other slaves', {
       sinceMs: clock.now() - this.lastBeatSent,
