@@ -3,12 +3,12 @@
 // when root). Per size N (500 and 5,000; SLAVES_SIZES=500 for one):
 //  1. one process of N slaves starts: the time to its `slaves running` line (and
 //     the time it reports itself), its Redis connections (CLIENT LIST, the bench's
-//     own left out) and its RSS;
+//     own left out), its RSS, and its CPU and Redis's over 10 s with no device;
 //  2. a manager (in this process) lists DEVICES_PER_SLAVE devices a slave: the
 //     time until every one runs (a claim each), RSS again;
-//  3. `synchronize` as the manager sends it: PUBLISH's time in Redis (SLOWLOG), and
-//     the time from one PUBLISH until all N slaves have read their lists (N more
-//     HGETALL in commandstats);
+//  3. `synchronize` as the manager sends it: the time from one PUBLISH until all N
+//     slaves have read their lists (N more HGETALL in commandstats; 3 times), and
+//     PUBLISH's time in Redis (SLOWLOG at 0 µs), 100 of them 100 ms apart;
 //  4. the process stops (SIGTERM): the time until it exits, every list handed over
 //     or left for the health check (no other slave);
 //  5. the same PUBLISH with N connections subscribed to the broadcast channel, as N
@@ -34,7 +34,8 @@ import { commandStats, forget, info, killOnExit, largest, logEveryCall, logNoCal
 exitWithHelpIfAsked(import.meta.url);
 const SIZES = (process.env.SLAVES_SIZES ?? '500,5000').split(',').map(Number);
 const DEVICES_PER_SLAVE = 10;
-const PUBLISHES = 200;
+const PUBLISHES = 100;
+const IDLE_S = 10;
 const CLAIMS = Number(process.env.SLAVES_CLAIMS ?? 1_000_000);
 const WORKER = join(root, 'test/fixtures/obniz/recording-worker.mjs');
 // workers' onLoop every 5 s (1 s by default): 50,000 workers' loops are not what is measured
@@ -73,17 +74,34 @@ async function publishTimes(channel) {
   return entries.filter(([, , , args]) => String(args[0]).toUpperCase() === 'PUBLISH' && String(args[1]) === channel).map(([, , micros]) => micros / 1000);
 }
 
-/** `count` synchronize messages from the manager, one at a time; their PUBLISH times in Redis. */
+/** `count` synchronize messages from the manager, 100 ms apart (the slaves sync in between); their PUBLISH times in Redis. */
 async function timePublishes(manager, channel, count) {
-  await logEveryCall(backend);
+  const times = [];
   for (let i = 0; i < count; i++) {
+    await logEveryCall(backend);
     await manager.synchronize();
-    if (i % 20 === 19) await sleep(50); // the slaves' syncs in between, as in life
+    await sleep(100);
+    times.push(...(await publishTimes(channel)));
   }
-  const times = await publishTimes(channel);
   await logNoCall(backend);
   return times;
 }
+
+/** ms from one synchronize until every one of the `n` slaves has read its list. */
+async function reach(manager, n) {
+  const before = (await commandStats(backend)).hgetall?.calls ?? 0;
+  const t = performance.now();
+  await manager.synchronize();
+  while (((await commandStats(backend)).hgetall?.calls ?? 0) - before < n) await sleep(5);
+  return performance.now() - t;
+}
+
+/** A process's CPU so far (s), from /proc. */
+const cpuS = (pid) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ').slice(11, 13).reduce((a, b) => a + Number(b), 0) / 100;
+const redisCpuS = async () => {
+  const cpu = await info(backend, 'cpu');
+  return cpu.used_cpu_sys_main_thread + cpu.used_cpu_user_main_thread;
+};
 
 /** N raw connections subscribed to `channel`, as N one-slave processes are (messages read and dropped). */
 async function rawSubscribers(n, channel) {
@@ -109,6 +127,12 @@ for (const n of SIZES) {
   const host = await startHost('h', n, prefix);
   const row = { n, startS: host.wallS, reportedS: host.reportedS, connections: await otherClients(), rss: rssMb(host.p.child.pid) };
   log(`  started in ${row.startS.toFixed(2)} s (it says ${row.reportedS.toFixed(2)} s), ${row.connections} connections, RSS ${row.rss.toFixed(0)} MB`);
+  await sleep(2000);
+  const [c0, r0] = [cpuS(host.p.child.pid), await redisCpuS()];
+  await sleep(IDLE_S * 1000);
+  row.idleCpu = ((cpuS(host.p.child.pid) - c0) / IDLE_S) * 100;
+  row.idleRedis = (((await redisCpuS()) - r0) / IDLE_S) * 100;
+  log(`  idle: the process ${row.idleCpu.toFixed(1)} % of a core, Redis ${row.idleRedis.toFixed(1)} %`);
 
   const managerBackend = await createBackend({ url: redis.url, clientName: 'manager' });
   const file = deviceFile(devices(n * DEVICES_PER_SLAVE));
@@ -122,14 +146,15 @@ for (const n of SIZES) {
   row.rssDevices = rssMb(host.p.child.pid);
   log(`  ${row.devices} devices running ${row.devicesS.toFixed(2)} s after the manager started; RSS ${row.rssDevices.toFixed(0)} MB`);
 
+  const reaches = [];
+  for (let i = 0; i < 3; i++) {
+    await sleep(1000);
+    reaches.push(await reach(manager, n));
+  }
+  row.reachMs = median(reaches);
   row.publish = await timePublishes(manager, broadcast, PUBLISHES);
   row.subscribers = Number((await backend.send(['PUBSUB', 'NUMSUB', broadcast]))[1]);
-  const before = (await commandStats(backend)).hgetall?.calls ?? 0;
-  const t2 = performance.now();
-  await manager.synchronize();
-  while (((await commandStats(backend)).hgetall?.calls ?? 0) - before < n) await sleep(5);
-  row.reachS = (performance.now() - t2) / 1000;
-  log(`  synchronize: PUBLISH to ${row.subscribers} subscriber(s) ${stat(row.publish)}; all ${n} slaves read their lists ${(row.reachS * 1000).toFixed(0)} ms after one`);
+  log(`  synchronize: all ${n} slaves read their lists ${reaches.map((ms) => ms.toFixed(0)).join(', ')} ms after one; PUBLISH to ${row.subscribers} subscriber(s) ${stat(row.publish)}`);
 
   const t3 = performance.now();
   host.p.kill('SIGTERM');
@@ -172,11 +197,17 @@ const lines = [
   '',
   `${new Date().toISOString().slice(0, 10)}, node bench/obniz-slaves.mjs; redis-server at ${priority}; load (1 min) ${loads.map((l) => l.toFixed(1)).join(' → ')}; ${DEVICES_PER_SLAVE} devices a slave, onLoop every 5 s.`,
   '',
-  '| slaves in the process | start (its own count) | Redis connections | RSS | devices running after the manager starts | RSS with them | PUBLISH synchronize in Redis (subscribers) | every slave read its list | stop | before: PUBLISH to one-slave processes |',
-  '|---:|---:|---:|---:|---:|---:|---|---:|---:|---|',
+  '| slaves in the process | start (its own count) | Redis connections | RSS | idle CPU: process, Redis | devices running after the manager starts | RSS with them | every slave read its list after a synchronize | stop |',
+  '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ...rows.map((r) =>
-    `| ${fmt(r.n)} | ${r.startS.toFixed(2)} s (${r.reportedS.toFixed(2)} s) | ${r.connections} | ${r.rss.toFixed(0)} MB | ${fmt(r.devices)} in ${r.devicesS.toFixed(2)} s | ${r.rssDevices.toFixed(0)} MB | ${stat(r.publish)} (${r.subscribers}) | ${(r.reachS * 1000).toFixed(0)} ms | ${r.stopS.toFixed(2)} s | ${stat(r.rawPublish)} (${fmt(r.n)}) |`,
+    `| ${fmt(r.n)} | ${r.startS.toFixed(2)} s (${r.reportedS.toFixed(2)} s) | ${r.connections} | ${r.rss.toFixed(0)} MB | ${r.idleCpu.toFixed(1)} %, ${r.idleRedis.toFixed(1)} % | ${fmt(r.devices)} in ${r.devicesS.toFixed(2)} s | ${r.rssDevices.toFixed(0)} MB | ${r.reachMs.toFixed(0)} ms | ${r.stopS.toFixed(2)} s |`,
   ),
+  '',
+  '`synchronize`\'s PUBLISH in Redis (SLOWLOG at 0 µs, 100 calls):',
+  '',
+  '| slaves | N in one process (subscribers) | N one-slave processes (subscribers) |',
+  '|---:|---|---|',
+  ...rows.map((r) => `| ${fmt(r.n)} | ${stat(r.publish)} (${r.subscribers}) | ${stat(r.rawPublish)} (${fmt(r.n)}) |`),
   '',
   `500 slaves over ${fmt(CLAIMS)} claims of other slaves: started in ${big.wallS.toFixed(2)} s (${big.reportedS.toFixed(2)} s after its checks: the one HSCAN pass is the rest).`,
 ];
