@@ -134,7 +134,8 @@ t.test('processes of 10 slaves: one killed -9 loses its devices to the other pro
   const p1 = start('slave', 'p1', ['--slaves', '10']);
   const p2 = start('slave', 'p2', ['--slaves', '10']);
   await Promise.all([p1, p2].map((p) => p.waitFor((line) => line.msg === 'slaves running', 60_000)));
-  const others = (await clients('')).length - 1;
+  // the earlier tests' connections may take Redis a moment to see closed on a loaded machine
+  const others = await until('4 connections besides the test\'s', async () => ((await clients('')).length - 1 === 4 ? 4 : 0), 10_000).catch(async () => (await clients('')).length - 1);
   t.equal(others, 4, 'two processes of 10 slaves: 4 connections besides the test\'s');
   start('manager', 'm', ['--devices', deviceFile(devices(100)).path]);
 
