@@ -1,7 +1,8 @@
 // Many slaves in one process (`slaves: N`, issue 34) on real Redis: each runs
 // exactly the devices of its own list (workers:{name}, as the docs lay them
 // out), the process holds two Redis connections whatever N (CLIENT LIST), a
-// broadcast reaches every slave through the one pub/sub connection; processes
+// broadcast reaches every slave through the one pub/sub connection, an
+// obniz-app-sdk manager sees them as so many slaves; processes
 // of many slaves: one killed -9 loses its devices to the other's slaves as a
 // one-slave process does; bad values of --slaves are one line each.
 import t from 'tap';
@@ -19,6 +20,7 @@ import { SlaveHost } from '../plugins/obniz/roles/slave-host.ts';
 import { buildIfStale } from './support/build.ts';
 import { coord, coordSync, oneLineError, type CoordProcess } from './support/cli.ts';
 import { deviceFile, devices, fastTimings, fixtures, recordEvents, startManager, type LifecycleEvent } from './support/obniz.ts';
+import { SdkManager } from './support/obniz-sdk.ts';
 import { until } from './support/until.ts';
 import { startRedis } from './support/redis.ts';
 
@@ -87,6 +89,32 @@ t.test('40 slaves in one process: each runs its own list, two connections in all
   await until('200 restarted', () => events.filter((e) => e.ev === 'start' && e.configs?.n === 'changed').length === 200, 20_000);
   const restartedBy = new Set(events.filter((e) => e.ev === 'start').map((e) => e.slave));
   t.equal(restartedBy.size, 40, 'the synchronize reached all 40 slaves');
+});
+
+t.test('under an obniz-app-sdk manager (bare keys): each slave of the process is one of its slaves, and answers its requests', async (t) => {
+  const ctx = scenarioContext({
+    plugin,
+    backend,
+    keyPrefix: '',
+    signal: new AbortController().signal,
+    logger: memoryLogger([]),
+    config: { worker: join(fixtures, 'recording-worker.mjs'), instanceName: 'sdk-host', slaves: 4 },
+    roles: ['slave'],
+  }) as Ctx;
+  const host = new SlaveHost(ctx);
+  await host.start();
+  const sdk = await new SdkManager(backend, 'sdk-m').startWait({ loops: false });
+  t.teardown(async () => {
+    await sdk.stop();
+    await host.stop('test done');
+  });
+  const list = devices(8, 900);
+  for (const device of list) await sdk.autoCreate(device.id, device);
+  await sdk.synchronize();
+  await until('8 running', () => host.slaves.reduce((n, s) => n + s.running().length, 0) === 8, 20_000);
+  for (const slave of host.slaves) t.same(slave.running().sort(), [...(await readList(ctx, slave.name)).keys()].sort(), `${slave.name} runs what the SDK listed for it`);
+  t.same(new Set(host.slaves.map((s) => s.running().length)), new Set([2]), 'the SDK spread 8 over the 4 slaves');
+  t.equal(Object.keys(await sdk.request('ping')).length, 8, 'its broadcast request: every slave answered on its own channel');
 });
 
 t.test('a clean stop of a process of slaves hands their devices to the slaves outside it, none to a sibling', async (t) => {
