@@ -7,6 +7,7 @@ export type DeviceSourceKind = 'auto' | 'file' | 'url' | 'module' | 'cloud' | 'n
 
 export interface ObnizConfig {
   instanceName?: string;
+  slaves: number;
   worker?: string;
   devices?: string;
   deviceSource: DeviceSourceKind;
@@ -48,6 +49,7 @@ export const configSchema = {
   additionalProperties: false,
   properties: {
     instanceName: { type: 'string', pattern: '^[^:\\s]+$', description: 'This process\'s name in slave:{name}:heartbeat, workers:{name} and app.{name} (default: hostname-pid). Unique per process.' },
+    slaves: { type: 'integer', minimum: 1, maximum: 10000, default: 1, description: 'Slaves this process runs (slave and master roles), 1 to 10,000: over 1, they are named {instanceName}-1 … {instanceName}-N and share the process\'s two Redis connections.' },
     worker: { type: 'string', minLength: 1, description: 'Worker module (slave, master): a .js/.mjs file, or .ts (Deno runs it; Node transpiles it as it loads). Its default export is the Worker class.' },
     devices: { type: 'string', minLength: 1, description: 'Device list (manager, master): a JSON or YAML file (re-read when it changes), an http(s) URL, or a module whose default export returns the list.' },
     deviceSource: { enum: ['auto', 'file', 'url', 'module', 'cloud', 'none'], default: 'auto', description: 'auto: a URL → url, a .js/.mjs/.ts path → module, another path → file; no devices but an appToken → cloud.' },
@@ -91,11 +93,12 @@ export const configEnv = {
   OBNIZ_WEBHOOK_PORT: 'webhookPort',
 } as const;
 
-/** `coord run --plugin obniz --worker ./w.mjs --devices devices.yaml --instance-name slave-1`. */
+/** `coord run --plugin obniz --worker ./w.mjs --devices devices.yaml --instance-name slave-1 --slaves 100`. */
 export const configFlags = {
   worker: 'worker',
   devices: 'devices',
   'instance-name': 'instanceName',
+  slaves: 'slaves',
   'app-token': 'appToken',
 } as const;
 

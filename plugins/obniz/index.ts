@@ -17,7 +17,7 @@ const plugin: Plugin<ObnizConfig, ObnizKeys> = {
   roles: {
     master: async (ctx) => (await import('./roles/master.ts')).masterRole(ctx),
     manager: async (ctx) => (await import('./roles/manager.ts')).managerRole(ctx),
-    slave: async (ctx) => (await import('./roles/slave.ts')).slaveRole(ctx),
+    slave: async (ctx) => (await import('./roles/slave-host.ts')).slaveRole(ctx),
   },
   defaultRoles: ['master'],
   scenarios: async () => (await import('./scenarios.ts')).scenarios,

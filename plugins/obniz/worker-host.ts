@@ -6,6 +6,7 @@
 // a stop.
 import { type Clock, type Logger, ModuleLoadError, withDeadline } from '../../entries/plugin.ts';
 import type { DeviceClass, DeviceConnection } from './device-class.ts';
+import { WOKEN } from './loop.ts';
 import type { DeviceInfo } from './values.ts';
 
 /** The hooks a worker may have; all optional. onUnInstall is the SDK's spelling. */
@@ -105,7 +106,7 @@ export class WorkerHost {
       return;
     }
     this.state = 'stopping';
-    this.loopAbort?.abort();
+    this.loopAbort?.abort(WOKEN);
     const ended = await withDeadline(this.loopDone.then(() => true), this.opts.hookTimeoutMs, 'onLoop').catch(() => false);
     if (!ended) this.logger.error(`worker ${this.obnizId}: onLoop still running after ${this.opts.hookTimeoutMs / 1000} s; stopping it anyway`);
     if (uninstall) await this.call(['onUninstall', 'onUnInstall']);

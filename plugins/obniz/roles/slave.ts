@@ -6,24 +6,29 @@
 // slaves), calls onInstall/onUninstall, stops its workers itself when it can
 // no longer confirm its heartbeat (before the key can expire and the devices
 // move), starts them again as soon as a beat is confirmed, and on a clean stop
-// hands its devices over at once.
-import { type Command, ConfigError, ModuleLoadError, type Role, type Subscriber, UsageError } from '../../../entries/plugin.ts';
+// hands its devices over at once. Many slaves may share a process and its
+// connections (slave-host.ts): they are given their name and the process's
+// pub/sub connection.
+import type { Command } from '../../../entries/plugin.ts';
 import { fenceAfterMs, instanceNameOf } from '../config.ts';
-import { loadDeviceClass, type DeviceClass } from '../device-class.ts';
-import { importUserModule } from '../load-module.ts';
+import type { DeviceClass } from '../device-class.ts';
 import { eachLimited, Loop } from '../loop.ts';
-import { channelFor, channels, envelope, forSlave, parseEnvelope, type Envelope } from '../messages.ts';
-import { InstanceError, ObnizScriptError } from '../errors.ts';
+import { channelFor, envelope, forSlave, type Envelope } from '../messages.ts';
+import { ObnizScriptError } from '../errors.ts';
 import { findDevice, indexedSlaves, readList } from '../fleet.ts';
-import { relocateSlave } from '../relocate.ts';
+import { handOver } from '../hand-over.ts';
 import { claimDevices, releaseDevices, touchSlave } from '../scripts.ts';
-import { sameInstall, toMs, type DeviceInfo } from '../values.ts';
-import { WorkerHost, workerFactory, type WorkerFactory } from '../worker-host.ts';
+import { SlaveChannels } from '../slave-channels.ts';
+import { checkNamesAreFree, loadSlaveSetup, releaseStaleClaims, type SlaveSetup } from '../slave-start.ts';
+import { sameInstall, type DeviceInfo } from '../values.ts';
+import { WorkerHost, type WorkerFactory } from '../worker-host.ts';
 import type { Ctx } from '../context.ts';
 
-export function slaveRole(ctx: Ctx): Role {
-  const slave = new Slave(ctx);
-  return { start: () => slave.start(), stop: (reason) => slave.stop(reason) };
+export interface SlaveOptions {
+  /** Its instance name (default: the config's instanceName, else hostname-pid). */
+  name?: string;
+  /** The process's shared pub/sub connection (default: one of its own). */
+  channels?: SlaveChannels;
 }
 
 type StopReason = 'removed' | 'changed' | 'shutdown' | 'fenced';
@@ -39,7 +44,9 @@ export class Slave {
   private readonly syncLoop: Loop;
   private readonly heartbeatLoop: Loop;
   private readonly fenceLoop: Loop;
-  private subscriber?: Subscriber;
+  private readonly channels: SlaveChannels;
+  /** Whether the pub/sub connection is this slave's own (closed at its stop) rather than its process's. */
+  private readonly ownChannels: boolean;
   private create?: WorkerFactory;
   private deviceClass?: DeviceClass;
   /** When the last heartbeat write that Redis confirmed was sent (ms): the key lives at least heartbeatTtl from then. */
@@ -54,8 +61,10 @@ export class Slave {
   private reassert = false;
   private unlistenState?: () => void;
 
-  constructor(private readonly ctx: Ctx) {
-    this.name = instanceNameOf(ctx.config);
+  constructor(private readonly ctx: Ctx, opts: SlaveOptions = {}) {
+    this.name = opts.name ?? instanceNameOf(ctx.config);
+    this.ownChannels = !opts.channels;
+    this.channels = opts.channels ?? new SlaveChannels(ctx.backend, ctx.global.redis.keyPrefix);
     const { clock, logger, config } = ctx;
     this.syncLoop = new Loop({ name: 'slave sync', clock, logger, intervalMs: config.syncInterval * 1000, run: () => this.sync() });
     this.heartbeatLoop = new Loop({ name: 'slave heartbeat', clock, logger, intervalMs: config.heartbeatInterval * 1000, run: () => this.beat() });
@@ -67,21 +76,18 @@ export class Slave {
     return [...this.hosts.values()].filter((h) => h.state === 'started').map((h) => h.obnizId);
   }
 
+  /** Workers of this slave (started, starting or stopping). */
+  get size(): number {
+    return this.hosts.size;
+  }
+
   async start(): Promise<void> {
     const { ctx } = this;
-    if (!ctx.config.worker) throw new ConfigError('obniz.worker is not set: a slave needs a worker module (--set obniz.worker=./my-worker.js, or OBNIZ_WORKER)', { code: 'COORD_ERR_OBNIZ_WORKER_UNSET' });
+    const setup = await loadSlaveSetup(ctx);
+    await checkNamesAreFree(ctx, [this.name]);
+    await releaseStaleClaims(ctx, [this.name]);
     try {
-      this.create = workerFactory(await importUserModule(ctx.config.worker, 'worker'), ctx.config.worker);
-      this.deviceClass = await loadDeviceClass(ctx.config, ctx.logger);
-    } catch (err) {
-      // a module of the user's that cannot be used: theirs to fix, like a plugin that will not load (exit 2)
-      throw err instanceof ModuleLoadError ? new UsageError(err.message, { code: err.code, cause: err }) : err;
-    }
-    await this.checkNameIsFree();
-    await this.releaseStaleClaims();
-
-    try {
-      await this.join();
+      await this.join(setup);
     } catch (err) {
       await this.stop('failed to start').catch(() => {});
       throw err;
@@ -89,13 +95,15 @@ export class Slave {
     ctx.logger.info('slave running', { instanceName: this.name, workers: this.hosts.size, waiting: this.pending.size });
   }
 
-  /** Subscribes, beats and runs the first sync (start's part that leaves traces in Redis). */
-  private async join(): Promise<void> {
+  /**
+   * Subscribes, beats and runs the first sync (start's part that leaves traces
+   * in Redis), once its process has checked the name and given stale claims back.
+   */
+  async join(setup: SlaveSetup): Promise<void> {
     const { ctx } = this;
-    this.subscriber = await ctx.backend.subscriber();
-    this.subscriber.onMessage(({ message }) => void this.onMessage(message));
-    const ch = channels(ctx.global.redis.keyPrefix);
-    await this.subscriber.subscribe(ch.broadcast, ch.direct(this.name));
+    this.create = setup.create;
+    this.deviceClass = setup.deviceClass;
+    await this.channels.join(this.name, (message) => void this.onMessage(message));
 
     this.unlistenState = ctx.backend.onState((state) => {
       if (state === 'reconnecting') this.reassert = true;
@@ -112,27 +120,20 @@ export class Slave {
   }
 
   async stop(reason: string): Promise<void> {
+    await this.halt();
+    if (this.ownChannels) await this.channels.close();
+    await handOverAndTell(this.ctx, [this.name], reason);
+  }
+
+  /** Stops listening, syncing and every worker, then beating: all but handing the devices over. */
+  async halt(): Promise<void> {
     this.stopping = true;
     this.unlistenState?.();
     await this.syncLoop.stop();
     await this.fenceLoop.stop();
-    await this.subscriber?.close().catch(() => {});
-    await this.stopAll('shutdown');
+    await this.channels.leave(this.name);
+    await this.stopAll();
     await this.heartbeatLoop.stop();
-    const { ctx } = this;
-    try {
-      // Hand the devices over now rather than after the heartbeat expires.
-      await ctx.backend.send(['DEL', ctx.keys.slaveHeartbeat({ name: this.name })]);
-      const moved = await relocateSlave(ctx, this.name);
-      if (moved !== 'alive' && moved.length) {
-        await this.publish(envelope('synchronize', this.name, { syncType: 'redis' }));
-        ctx.logger.info('handed devices over', { devices: moved.length, reason });
-      }
-    } catch (err) {
-      // With no other slave alive (a standalone process, or the last slave), the list waits for the next one.
-      const lone = err instanceof ObnizScriptError && err.sdkCode === 'NO_ACCEPTABLE_WORKER';
-      ctx.logger[lone ? 'debug' : 'warn']('devices stay assigned until a manager relocates them', { error: (err as Error).message });
-    }
   }
 
   /** One sync: read our list; stop, restart and start workers to match it. Returns the delay to the next one. */
@@ -221,8 +222,9 @@ export class Slave {
     this.hosts.delete(obnizId);
     await host.stop(uninstall);
     ctx.logger.debug('worker stopped', { obnizId, reason, uninstall });
-    // A restart keeps the claim; otherwise it goes back so the device's new slave may start it.
-    if (reason !== 'changed') {
+    // A restart keeps the claim; otherwise it goes back so the device's new slave may start it
+    // (at a shutdown all go back together, stopAll).
+    if (reason !== 'changed' && reason !== 'shutdown') {
       await releaseDevices(ctx, this.name, [obnizId]).catch((err: unknown) => ctx.logger.warn('could not give a claim back', { obnizId, error: (err as Error).message }));
     }
   }
@@ -246,8 +248,16 @@ export class Slave {
     return true;
   }
 
-  private async stopAll(reason: StopReason): Promise<void> {
-    await eachLimited([...this.hosts.keys()], this.ctx.config.startConcurrency, (id) => this.stopWorker(id, reason));
+  /**
+   * At a shutdown: every worker stops, then their claims go back in one script call
+   * (one a device made a 5,000-slave process's stop take seconds); no other slave
+   * could start them before the devices are handed over anyway.
+   */
+  private async stopAll(): Promise<void> {
+    const { ctx } = this;
+    const ids = [...this.hosts.keys()];
+    await eachLimited(ids, ctx.config.startConcurrency, (id) => this.stopWorker(id, 'shutdown'));
+    await releaseDevices(ctx, this.name, ids).catch((err: unknown) => ctx.logger.warn('could not give the claims back', { devices: ids.length, error: (err as Error).message }));
   }
 
   /** ms left before the workers must have stopped: fenceAfterMs after the last confirmed beat was sent. */
@@ -294,13 +304,14 @@ export class Slave {
    * Stops every worker once no heartbeat write has been confirmed for
    * fenceAfterMs (18 s with the defaults) since it was sent: from heartbeatTtl
    * after it (20 s), the key may be gone, a manager may move the devices and
-   * another slave start them. Runs again at that deadline, not on a coarse tick.
+   * another slave start them. Runs again at that deadline, not on a coarse tick
+   * (a tick a second per slave was most of an idle 5,000-slave process's CPU).
    */
   private async fence(): Promise<number> {
     const { clock, logger } = this.ctx;
     if (this.fenced || this.stopping || this.lastBeatSent === 0) return 1000;
     const left = this.leaseLeft();
-    if (left > 0) return Math.min(left, 1000);
+    if (left > 0) return left;
     this.fenced = true;
     logger.error('no heartbeat written for too long: stopping every worker before the devices can move to other slaves', {
       sinceMs: clock.now() - this.lastBeatSent,
@@ -354,9 +365,8 @@ export class Slave {
     await eachLimited(lost, ctx.config.startConcurrency, (id) => this.stopWorker(id, 'fenced'));
   }
 
-  private async onMessage(text: string): Promise<void> {
-    const message = parseEnvelope(text);
-    if (!message || !forSlave(message, this.name) || this.stopping) return;
+  private async onMessage(message: Envelope): Promise<void> {
+    if (!forSlave(message, this.name) || this.stopping) return;
     try {
       if (message.action === 'synchronize') this.syncLoop.wake();
       else if (message.action === 'keyRequest') await this.answerKeyRequest(message);
@@ -390,33 +400,22 @@ export class Slave {
   private async publish(message: Envelope): Promise<void> {
     await this.ctx.backend.send(['PUBLISH', channelFor(message, this.ctx.global.redis.keyPrefix, 'slave'), JSON.stringify(message)]);
   }
+}
 
-  private async checkNameIsFree(): Promise<void> {
-    const { ctx } = this;
-    const beat = (await ctx.backend.send(['GET', ctx.keys.slaveHeartbeat({ name: this.name })])) as string | null;
-    const age = beat === null ? NaN : ctx.clock.now() - toMs(beat);
-    if (age < ctx.config.heartbeatTtl * 1000) {
-      throw new InstanceError(
-        `instance name "${this.name}" is taken: a slave of that name wrote its heartbeat ${(age / 1000).toFixed(1)} s ago ` +
-          `(give each process its own obniz.instanceName, or wait ${ctx.config.heartbeatTtl} s after the old one stopped)`,
-        { code: 'COORD_ERR_OBNIZ_NAME_TAKEN' },
-      );
-    }
-  }
-
-  /** A fresh process runs no worker: claims left under its name by an earlier process of the same name go back. */
-  private async releaseStaleClaims(): Promise<void> {
-    const { ctx } = this;
-    const mine: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, flat] = (await ctx.backend.send(['HSCAN', ctx.keys.claims(), cursor, 'COUNT', 1000])) as [string, string[]];
-      for (let i = 0; i < flat.length; i += 2) if (flat[i + 1] === this.name) mine.push(flat[i]!);
-      cursor = next;
-    } while (cursor !== '0');
-    if (mine.length) {
-      await releaseDevices(ctx, this.name, mine);
-      ctx.logger.info('gave back claims of an earlier process of the same name', { devices: mine.length });
-    }
+/**
+ * Stopped slaves hand their devices to the other alive slaves now rather than
+ * after their heartbeats expire, and one `synchronize` tells the receivers.
+ */
+export async function handOverAndTell(ctx: Ctx, names: readonly string[], reason: string): Promise<void> {
+  try {
+    const moved = await handOver(ctx, names);
+    if (!moved) return;
+    const message = envelope('synchronize', names[0]!, { syncType: 'redis' });
+    await ctx.backend.send(['PUBLISH', channelFor(message, ctx.global.redis.keyPrefix, 'slave'), JSON.stringify(message)]);
+    ctx.logger.info('handed devices over', { devices: moved, reason, ...(names.length > 1 ? { slaves: names.length } : {}) });
+  } catch (err) {
+    // With no other slave alive (a standalone process, or the last slave), the lists wait for the next one.
+    const lone = err instanceof ObnizScriptError && err.sdkCode === 'NO_ACCEPTABLE_WORKER';
+    ctx.logger[lone ? 'debug' : 'warn']('devices stay assigned until a manager relocates them', { error: (err as Error).message });
   }
 }
