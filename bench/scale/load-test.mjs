@@ -160,7 +160,9 @@ export default {
     { key: 'terminated', label: "users' threads the stop terminated, taken for held by users' code (not heard from for 0.4 s)", unit: 'threads', digits: 0 },
     { key: 'stopMs', label: 'POST /api/stop (users stopped, last batches read)', unit: 'ms', digits: 0 },
     { key: 'memory', label: 'Redis memory per worker registered, idle: used_memory delta / workers', unit: 'bytes', digits: 0, target: { flat: 1.5 } },
-    { key: 'memoryUser', label: 'Redis memory per user while the test runs: used_memory delta / users', unit: 'bytes', digits: 0, target: { flat: 1.5 } },
+    { key: 'dataset', label: 'the same, the data alone: used_memory_dataset delta / workers (without the connections\' buffers)', unit: 'bytes', digits: 0, target: { flat: 1.5 } },
+    { key: 'memoryUser', label: 'Redis memory per user while the test runs: used_memory delta (the last test\'s metric stream, which its start deletes, left out) / users', unit: 'bytes', digits: 0, target: { flat: 1.5 } },
+    { key: 'datasetUser', label: 'the same, the data alone: used_memory_dataset delta / users', unit: 'bytes', digits: 0, target: { flat: 1.5 } },
     { key: 'batchBytes', label: 'Redis memory per metric batch: MEMORY USAGE of the metric stream / its entries', unit: 'bytes', digits: 0, target: { flat: 1.5 } },
     { key: 'batches', label: 'entries of the metric stream after the test', unit: 'batches', digits: 0 },
   ],
@@ -198,7 +200,10 @@ export default {
     values.fleetUp = (Date.now() - upAt) / 1000;
     await sleep(1500); // every worker's heartbeat written at least once more
     const registered = await usedMemory(backend);
+    // the last test's metric stream, which this test's start deletes (else a smaller test after a larger one frees memory)
+    const lastStream = Number((await backend.send(['MEMORY', 'USAGE', s.keys.metric({ metricId: METRIC }), 'SAMPLES', '0'])) ?? 0);
     values.memory = (registered.used - idle.used) / size;
+    values.dataset = (registered.dataset - idle.dataset) / size;
     log(`  ${size} workers alive after ${values.fleetUp.toFixed(1)} s`);
 
     try {
@@ -218,7 +223,9 @@ export default {
 
       // 3. the window
       await sleep(SETTLE_MS);
-      values.memoryUser = ((await usedMemory(backend)).used - registered.used) / users;
+      const running = await usedMemory(backend);
+      values.memoryUser = (running.used - registered.used + lastStream) / users;
+      values.datasetUser = (running.dataset - registered.dataset + lastStream) / users;
       const page = await timed(`${base}/`);
       Object.assign(values, { page: page.ms, pageKb: page.body.length / 1024 });
       const pids = { orchestrator: s.orchestrator.child.pid };
