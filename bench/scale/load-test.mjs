@@ -16,7 +16,8 @@
 //     all alive): used_memory before and after, per worker;
 //  2. a test of 100 users per worker starts (all within 1 s, the default
 //     spawn rate), SLOWLOG at 0 µs over its start and ramp;
-//  3. once every user runs: used_memory again, per user; then a window of
+//  3. once every user runs: used_memory again, per user (the last test's
+//     metric stream, which the start deletes, left out); then a window of
 //     WINDOW_S seconds with nothing logged: Redis commands (INFO
 //     commandstats, every command but the bench's INFO) and Redis CPU per
 //     request the target counted, the fleet's and the orchestrator's CPU, and
@@ -301,8 +302,9 @@ export default {
       `default settings, on one redis-server; ${USERS_PER_WORKER} users per worker, each sending GET / to a counting target (a Node process of its own)`,
       'once every 5 to 15 s. This process polls the orchestrator once a second as its page does (/api/status, /api/resources).',
       `Per request: over a window of ${WINDOW_S} s once every user runs, Redis's commands (commandstats) and its main thread's CPU`,
-      '(INFO cpu) divided by the requests the target counted in it. Memory: used_memory after the fleet registered minus before, per',
-      'worker; once every user runs minus before the test, per user; MEMORY USAGE of the metric stream after the test per entry.',
+      '(INFO cpu) divided by the requests the target counted in it. Memory: used_memory (and used_memory_dataset) after the fleet',
+      'registered minus before, per worker; once every user runs minus before the test (the last test\'s metric stream, which a start',
+      'deletes, left out), per user; MEMORY USAGE of the metric stream after the test per entry.',
       `Counts: the target's count of the test's requests against the result's (\`${METRIC}\`: requests + aborted) — ${exact.length} tests,`,
       differ.length
         ? `${differ.length} of them NOT exact: ${differ.map((e) => `${e.size} workers: target ${e.counted}, result ${e.result} + ${e.aborted} aborted`).join('; ')}.`
