@@ -26,7 +26,7 @@ export async function startCountingServer() {
       server.once('message', resolve);
       server.send({ type });
     });
-  return { url: `http://127.0.0.1:${port}`, ask, stop: () => server.kill() };
+  return { url: `http://127.0.0.1:${port}`, pid: server.pid, ask, stop: () => server.kill() };
 }
 
 /**

@@ -10,7 +10,7 @@
 //    call and run as many times (on a VM the rare long calls are the host's);
 //  - the machine's load (1-minute average) before and after each round.
 // and writes bench/results/scale-PLUGIN.md.
-// Run: npx tsc -p . && node bench/scale.mjs PLUGIN [rounds=3]   (PLUGIN: browser-grid)
+// Run: npx tsc -p . && node bench/scale.mjs PLUGIN [rounds=3]   (PLUGIN: browser-grid, load-test)
 // A plugin is added as bench/scale/PLUGIN.mjs (its default export: unit, sizes, measures,
 // setup, round, teardown, describe, loggedCalls; see browser-grid.mjs) and its name in PLUGINS.
 import { writeFileSync } from 'node:fs';
@@ -21,7 +21,7 @@ import { exitWithHelpIfAsked } from './help.mjs';
 import { controlCalls, info, killOnExit, largest, logNoCall, median, prioritise, quantile, spread } from './scale/kit.mjs';
 
 exitWithHelpIfAsked(import.meta.url);
-const PLUGINS = ['browser-grid'];
+const PLUGINS = ['browser-grid', 'load-test'];
 const name = process.argv[2];
 if (!PLUGINS.includes(name)) {
   console.error(`usage: node bench/scale.mjs PLUGIN [rounds=3]; PLUGIN is one of ${PLUGINS.join(', ')}`);

@@ -22,7 +22,6 @@
 // of measuring pass between sweeps); the reaper runs every 21 s, the least
 // the config allows. SCALE_SIZES=100,1000 runs only those sizes (a quick look).
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { scenarioContext } from '../../dist/conformance/scenario-context.js';
 import { loadScriptDir } from '../../dist/core/scripts.js';
 import plugin from '../../dist/plugins/browser-grid/index.js';
@@ -30,7 +29,7 @@ import { releaseConnection, selectKeys, selectWorker, touchWorker } from '../../
 import { gridStatus } from '../../dist/plugins/browser-grid/status.js';
 import { coord } from '../../dist/test/support/cli.js';
 import { freePort } from '../../dist/test/support/redis.js';
-import { commandStats, controlCost, forget, killOnExit, loadScripts, logEveryCall, logNoCall, median, redisCost, scriptCalls, sleep, usedMemory } from './kit.mjs';
+import { commandStats, controlCost, forget, killOnExit, loadScripts, logEveryCall, logNoCall, median, processCpuMs, redisCost, scriptCalls, sleep, timed, usedMemory } from './kit.mjs';
 
 const PREFIX = '{scale}:';
 const STALE_S = 20;
@@ -114,21 +113,6 @@ class Fleet {
     this.wake?.();
     await this.loop;
   }
-}
-
-/** A process's CPU so far (user + system, ms; /proc/PID/stat counts in clock ticks of 10 ms). */
-function processCpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-/** GET `path` of the proxy: its time to the last byte (ms) and its body. */
-async function timed(url) {
-  const start = performance.now();
-  const res = await fetch(url);
-  const body = await res.text();
-  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${body.slice(0, 200)}`);
-  return { ms: performance.now() - start, body };
 }
 
 export default {

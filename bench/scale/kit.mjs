@@ -5,6 +5,7 @@
 // fleet's Redis or a proxy behind on a shared machine).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 
 // ---- processes killed on any exit
 
@@ -30,6 +31,23 @@ export function killOnExit(pid, group = false) {
 /** It ended on its own (a clean stop): nothing to kill. */
 export function forget(pid) {
   started.delete(pid);
+}
+
+// ---- the processes' own view
+
+/** A process's CPU so far, all its threads (user + system, ms; /proc/PID/stat counts in clock ticks of 10 ms). */
+export function processCpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** GET `url`: the time to its last byte (ms) and its body; any status but 200 throws. */
+export async function timed(url) {
+  const start = performance.now();
+  const res = await fetch(url);
+  const body = await res.text();
+  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${body.slice(0, 200)}`);
+  return { ms: performance.now() - start, body };
 }
 
 // ---- Redis's own view

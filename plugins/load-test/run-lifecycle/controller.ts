@@ -141,7 +141,8 @@ export class TestController implements RampHost {
     this.run = run;
     run.aggregator.users(ctx.clock.now(), 0);
     await timeline(this.ctx, run, 'running');
-    run.runningAt = performance.now();
+    // The spawn rate counts from here: the start's wait for its workers (up to START_ACK_MS) spawns no user.
+    run.runningAt = run.lastRampAt = performance.now();
     this.log.info('test running', {
       epoch, users: options.users, spawnRate: options.spawnRate, workers: run.snapshot, mode: run.aggregator.mode, ...(shape ? { shape: describeShape(shape) } : {}),
     });

@@ -5,13 +5,23 @@ import type { Ctx } from '../context.ts';
 import { addUsers, nowSeconds, removeUsers } from '../scripts.ts';
 import type { Run } from './test-run.ts';
 
-/** Assigns `count` users (or the given ids, a dead worker's) over the test's workers. */
+/**
+ * Users assigned per addUsers call at most. The script holds Redis while it runs (about 10-20 µs a user), and
+ * a ramp step can ask for any number: 10,000 users at once took one 190 ms call (bench/scale/load-test.mjs).
+ */
+export const ASSIGN_CHUNK = 200;
+
+/** Assigns `count` users (or the given ids, a dead worker's) over the test's workers, ASSIGN_CHUNK per script call. */
 export async function assign(ctx: Ctx, run: Run, count: number, ids: readonly string[]): Promise<void> {
   if (!run.snapshot.length) {
     ctx.logger.warn('no alive worker to take users', { users: count });
     return;
   }
-  run.assigned += (await addUsers(ctx, run.epoch, { count, ids, target: run.target, workers: run.snapshot })).length;
+  const total = ids.length || count;
+  for (let from = 0; from < total; from += ASSIGN_CHUNK) {
+    const chunk = ids.length ? { count: 0, ids: ids.slice(from, from + ASSIGN_CHUNK) } : { count: Math.min(ASSIGN_CHUNK, count - from), ids: [] };
+    run.assigned += (await addUsers(ctx, run.epoch, { ...chunk, target: run.target, workers: run.snapshot })).length;
+  }
 }
 
 /** Takes `count` users back (the highest ids). */

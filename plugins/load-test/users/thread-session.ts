@@ -68,6 +68,15 @@ export type ToThread =
 /** How often a user thread says it is not held (ms). */
 export const TICK_MS = 100;
 
+/** How often a stopping thread is looked at (ms). */
+const LOOK_MS = TICK_MS / 2;
+
+/**
+ * Resolves once the messages already waiting on this thread's ports have been read: a timer that fires after
+ * the process waited for a core runs before them (timers come first in an event loop's turn; setImmediate after).
+ */
+const messagesRead = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** Silence after which a thread asked to stop counts as held by users' code (ms). */
 export const BLOCKED_MS = 4 * TICK_MS;
 /** The same after Ctrl-C, which wants the run to end now. */
@@ -275,14 +284,23 @@ export class ThreadSession implements UsersSession {
       // Bounded even for a thread that keeps ticking: the users' grace period, the time to abandon a user, the
       // last metrics written again while Redis fails over, and some.
       const bound = performance.now() + ctx.config.gracefulStop * 1000 + ABANDON_AFTER_MS + REDIS_STEP_MS + LAST_METRICS_MS + 2000;
+      // Silence is counted in this thread's own looks, not in time alone: on a machine whose cores are all taken
+      // (100 workers' threads stopping at once on 2 cores) both threads wait for a core, and a look that comes
+      // late must not take the users' thread's wait for a hold. So the thread is held once it said nothing for
+      // blockedMs and over as many looks as fit in blockedMs, each after the messages it had sent were read.
+      const looksNeeded = Math.ceil(blockedMs / LOOK_MS);
+      let silentLooks = 0;
       while (!thread.exited && !this.stoppedMessage) {
+        const heard = thread.lastHeard;
         const now = performance.now();
-        if (now - thread.lastHeard > blockedMs || now > bound) {
-          ctx.logger.warn("users' code holds their thread: terminating it", { workerId, silentMs: Math.round(now - thread.lastHeard) });
+        if ((now - heard > blockedMs && silentLooks >= looksNeeded) || now > bound) {
+          ctx.logger.warn("users' code holds their thread: terminating it", { workerId, silentMs: Math.round(now - heard) });
           await thread.terminate();
           break;
         }
-        await thread.heardOrAfter(TICK_MS / 2);
+        await thread.heardOrAfter(LOOK_MS);
+        await messagesRead();
+        silentLooks = thread.lastHeard === heard ? silentLooks + 1 : 0;
       }
       if (!this.stoppedMessage) {
         // No final word from the thread (terminated, or it died: out of memory): what it recorded is in the shared
