@@ -9,9 +9,10 @@ import { instanceNameOf } from '../config.ts';
 import { discover, Discovery } from '../discover.ts';
 import { DeviceListError, InstanceError, ObnizScriptError } from '../errors.ts';
 import { slaveStates } from '../fleet.ts';
+import { COLLECT_FROM, collectGarbage } from '../collect.ts';
 import { diffList } from '../diff.ts';
 import { fingerprint, listFingerprint } from '../fingerprint.ts';
-import { FULL_READ_EVERY, ListCache } from '../list-cache.ts';
+import { FULL_READ_EVERY, ListCache, type ListLook } from '../list-cache.ts';
 import { Loop } from '../loop.ts';
 import { channelFor, envelope, type Envelope } from '../messages.ts';
 import { KeyRequester } from '../requests.ts';
@@ -226,19 +227,31 @@ export class Manager {
       this.lastSync = { added: 0, updated: 0, removed: 0, waiting: 0 };
       return ctx.config.syncInterval * 1000;
     }
-    await this.lists.refresh(look, full);
-    const index = this.lists.index();
-    const diff = await diffList(ctx, devices, fingerprints!, index);
-    const removes = this.guardRemovals(diff.removes, index.slaves.length);
-    const result = await this.apply(diff.adds, diff.updates, removes, diff.owners);
+    const count = devices.length;
+    const { result, complete } = await this.diffAndApply(devices, fingerprints!, look, full);
+    devices = undefined; // not kept while the lists are read again below (1,000,000 devices are several hundred MB)
+    if (count >= COLLECT_FROM) collectGarbage();
     // the lists this sync wrote are read again now, so the next sync with nothing changed finds them as read
     // (a change another manager made to one of them meanwhile is seen at the next full read)
     if (result.added || result.updated || result.removed) await this.lists.refresh(await this.lists.look());
-    this.applied = result.waiting || removes.length < diff.removes.length ? undefined : { version, list };
+    if (count >= COLLECT_FROM) collectGarbage();
+    this.applied = complete ? { version, list } : undefined;
     await this.synchronize();
     this.lastSync = result;
-    if (result.added || result.updated || result.removed) ctx.logger.info('device list applied', { ...result, devices: devices.length });
+    if (result.added || result.updated || result.removed) ctx.logger.info('device list applied', { ...result, devices: count });
     return result.waiting ? retry : ctx.config.syncInterval * 1000;
+  }
+
+  /** The list diffed against the lists (re-read where they moved, all when `full`) and applied; `complete` when nothing waits or was refused. */
+  private async diffAndApply(devices: DeviceInfo[], fingerprints: number[], look: ListLook, full: boolean): Promise<{ result: SyncResult; complete: boolean }> {
+    // the list's text and the lists' replies read so far are garbage: collected before the plan's allocations pile on them
+    if (devices.length >= COLLECT_FROM) collectGarbage();
+    await this.lists.refresh(look, full);
+    const index = this.lists.index();
+    const diff = await diffList(this.ctx, devices, fingerprints, index);
+    const removes = this.guardRemovals(diff.removes, index.slaves.length);
+    const result = await this.apply(diff.adds, diff.updates, removes, diff.owners);
+    return { result, complete: !result.waiting && removes.length === diff.removes.length };
   }
 
   /**
