@@ -118,6 +118,7 @@ export default {
   sizes: process.env.SCALE_SIZES ? process.env.SCALE_SIZES.split(',').map(Number) : [10_000, 100_000, 1_000_000],
   measures: [
     { key: 'first', label: "first sync: the manager's first heartbeat → the end of its last assignDevices call", unit: 's', digits: 2, target: { within: 10, of: 100_000 } },
+    { key: 'prepare', label: '  of which before the first assignDevices call (file read and parsed, fingerprints, diff, plan)', unit: 's', digits: 2 },
     { key: 'firstCpu', label: "the manager's CPU from its start to the end of the first sync (node's start included)", unit: 'CPU-s', digits: 2 },
     { key: 'changed', label: 'sync with one device changed in the file (the diff; the lists the first sync wrote re-read)', unit: 'ms', digits: 0, target: { within: 11, of: 100_000 } },
     { key: 'changedCpu', label: "  the manager's CPU in it", unit: 'CPU-ms', digits: 0 },
@@ -178,6 +179,7 @@ export default {
       const last = assigns.at(-1);
       // nowMs: ARGV[4] of both (after EVALSHA, the sha, numkeys and the keys: 2 of touchManager, 5 of assignDevices)
       values.first = (Number(last.args[11]) + last.ms - Number(start.args[8])) / 1000;
+      values.prepare = (Number(assigns[0].args[11]) - Number(start.args[8])) / 1000;
       log(`  first sync: ${values.first.toFixed(2)} s, ${assigns.length} assignDevices calls; manager ${processMemoryMb(pid).rss.toFixed(0)} MB`);
 
       /** One sync asked through the webhook: its time to the answer and the manager's CPU in it. */
