@@ -10,9 +10,12 @@
 //    call and run as many times (on a VM the rare long calls are the host's);
 //  - the machine's load (1-minute average) before and after each round.
 // and writes bench/results/scale-PLUGIN.md.
-// Run: npx tsc -p . && node bench/scale.mjs PLUGIN [rounds=3]   (PLUGIN: browser-grid, load-test)
+// Run: npx tsc -p . && node bench/scale.mjs PLUGIN [rounds=3]   (PLUGIN: browser-grid, load-test, obniz, webdriver)
 // A plugin is added as bench/scale/PLUGIN.mjs (its default export: unit, sizes, measures,
 // setup, round, teardown, describe, loggedCalls; see browser-grid.mjs) and its name in PLUGINS.
+// A measure's target: { flat: X } (each size within X× the first size's), { max: N } (the largest
+// size's at most N), or { within: X, of: SIZE } (each larger size within X× that size's: a cost
+// that may grow with the fleet, but not faster than it).
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { createBackend } from '../dist/adapters/index.js';
@@ -21,7 +24,7 @@ import { exitWithHelpIfAsked } from './help.mjs';
 import { controlCalls, info, killOnExit, largest, logNoCall, median, prioritise, quantile, spread } from './scale/kit.mjs';
 
 exitWithHelpIfAsked(import.meta.url);
-const PLUGINS = ['browser-grid', 'load-test'];
+const PLUGINS = ['browser-grid', 'load-test', 'obniz'];
 const name = process.argv[2];
 if (!PLUGINS.includes(name)) {
   console.error(`usage: node bench/scale.mjs PLUGIN [rounds=3]; PLUGIN is one of ${PLUGINS.join(', ')}`);
@@ -76,6 +79,14 @@ const verdict = (m) => {
   if (m.target?.flat) {
     const worst = Math.max(...more.map((s) => median(ratios(s, m.key))));
     return `≤ ${m.target.flat}× of ${fmt(one)}: ${worst <= m.target.flat ? 'held' : `NOT held (${worst.toFixed(2)}×)`}`;
+  }
+  if (m.target?.within) {
+    const of = m.target.of;
+    const ratiosTo = (size) => results.get(size).map((r, i) => r.values[m.key] / results.get(of)[i].values[m.key]).filter((x) => Number.isFinite(x));
+    const larger = bench.sizes.filter((s) => s > of && results.has(of));
+    if (!larger.length || !results.get(of).length) return '';
+    const worst = Math.max(...larger.map((s) => median(ratiosTo(s))));
+    return `≤ ${m.target.within}× of ${fmt(of)}: ${worst <= m.target.within ? 'held' : 'NOT held'} (${worst.toFixed(2)}×)`;
   }
   if (m.target?.max !== undefined) {
     const worst = median(valuesAt(bench.sizes.at(-1), m.key));

@@ -162,8 +162,8 @@ export async function logNoCall(backend) {
  * keeps them: the first 32, each cut at 128 characters). `names`: sha → script name. The log is emptied.
  */
 export async function scriptCalls(backend, names) {
-  const log = await backend.send(['SLOWLOG', 'GET', '-1']);
-  await backend.send(['SLOWLOG', 'RESET']);
+  // read and emptied in one transaction: another client's call between the two would be lost
+  const [log] = await backend.multi([['SLOWLOG', 'GET', '-1'], ['SLOWLOG', 'RESET']]);
   const calls = [];
   for (const [, , micros, args] of log.reverse()) {
     const command = String(args[0]).toUpperCase();

@@ -62,6 +62,8 @@ export function toDeviceInfo(item: unknown, where: string): DeviceInfo {
   if (text.length > MAX_CONFIGS_LENGTH) {
     throw new DeviceListError(`${where}.configs: expected at most ${MAX_CONFIGS_LENGTH / 1024} KiB of JSON text, got ${Math.ceil(text.length / 1024)} KiB`);
   }
+  // already in shape: the same object (never changed here), not a copy of a million devices
+  if (typeof hardware === 'string' && hardware && text === configs) return device as DeviceInfo;
   return { ...device, id, hardware: hardware || UNKNOWN_HARDWARE, configs: text };
 }
 

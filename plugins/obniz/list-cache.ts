@@ -3,63 +3,151 @@
 // that changes the list) and length, and re-reads only the lists where either
 // moved, instead of every entry (~325 B a device) every minute. obniz-app-sdk
 // managers do not bump stamps: what they add, move or remove changes a length;
-// an install they rewrite in place is seen at the next full read, every
-// FULL_READ_EVERY syncs.
+// an install they rewrite in place is seen at the next full read (the manager
+// asks for one every FULL_READ_EVERY syncs).
+// Per device it keeps the id and its install's fingerprint, not the entry:
+// about 60 bytes a device rather than the parsed install's several hundred, so a
+// manager of 1,000,000 devices stays within a few hundred MB.
 import type { Command } from '../../entries/plugin.ts';
 import type { Ctx } from './context.ts';
 import { indexedSlaves } from './fleet.ts';
-import { parseAssignment, type Assignment } from './values.ts';
+import { installFingerprint } from './fingerprint.ts';
+import { parseAssignment } from './values.ts';
 
-/** Every this many reads, every list is read in full. */
+/** Every this many syncs, every list is read in full. */
 export const FULL_READ_EVERY = 10;
+/** Lists re-read per pipeline: 100 lists of 200 devices are about 6.5 MB of replies at a time. */
+const LISTS_PER_READ = 100;
+
+/** A fingerprint the entry has not: its install must be compared in full (an entry of another shape). */
+export const UNKNOWN = -1;
 
 interface CachedList {
   stamp: unknown;
   length: unknown;
-  entries: Map<string, Assignment>;
+  ids: string[];
+  /** The installs' fingerprints, as ids; UNKNOWN where the entry is not in the usual shape. */
+  fingerprints: number[];
+}
+
+/** The stamps and lengths of the indexed slaves' lists at one moment. */
+export interface ListLook {
+  names: string[];
+  meta: unknown[];
+}
+
+/**
+ * Every listed device, built for one diff and not kept: obnizId → slot, and per slot the
+ * slave and the install's fingerprint (two arrays rather than an object a device).
+ */
+export class ListIndex {
+  readonly slots = new Map<string, number>();
+  readonly slaves: string[] = [];
+  readonly fingerprints: number[] = [];
+
+  add(id: string, slave: string, fingerprint: number): void {
+    this.slots.set(id, this.slaves.length);
+    this.slaves.push(slave);
+    this.fingerprints.push(fingerprint);
+  }
 }
 
 export class ListCache {
   private readonly lists = new Map<string, CachedList>();
-  private reads = 0;
-  /** Entries fetched by the last read (for tests and logs). */
+  /** The previous contents of the lists the last refresh replaced or dropped (where devices were). */
+  private replaced: { name: string; ids: string[] }[] = [];
+  /** Entries fetched by the last refresh (for tests and logs). */
   lastFetched = 0;
-
 
   constructor(private readonly ctx: Ctx) {}
 
-  /** Every assignment in the lists of the indexed slaves: obnizId → slave and entry. */
-  async read(): Promise<Map<string, { slave: string; entry: Assignment }>> {
+  /** The lists' stamps and lengths now (one pipeline of two commands a slave). */
+  async look(): Promise<ListLook> {
     const { ctx } = this;
     const names = await indexedSlaves(ctx);
-    const full = this.reads++ % FULL_READ_EVERY === 0;
-    const meta = await ctx.backend.pipeline(
-      names.flatMap((name): Command[] => [['HGET', ctx.keys.listStamps(), name], ['HLEN', ctx.keys.workers({ name })]]),
-    );
-    const stale = names.filter((name, i) => {
+    const meta = await ctx.backend.pipeline(names.flatMap((name): Command[] => [['HGET', ctx.keys.listStamps(), name], ['HLEN', ctx.keys.workers({ name })]]));
+    return { names, meta };
+  }
+
+  /** Whether every list is as last read: the same slaves, stamps and lengths. */
+  unchanged(look: ListLook): boolean {
+    if (look.names.length !== this.lists.size) return false;
+    return look.names.every((name, i) => {
+      const cached = this.lists.get(name);
+      return cached !== undefined && cached.stamp === look.meta[2 * i] && cached.length === look.meta[2 * i + 1];
+    });
+  }
+
+  /** Re-reads the lists whose stamp or length moved since they were read (every list when `full`). */
+  async refresh(look: ListLook, full = false): Promise<void> {
+    const { ctx } = this;
+    const { names, meta } = look;
+    const stale = names.map((name, i) => [name, i] as const).filter(([name, i]) => {
       const cached = this.lists.get(name);
       return full || !cached || cached.stamp !== meta[2 * i] || cached.length !== meta[2 * i + 1];
     });
-    // the stamps were read before the entries: a change in between is seen again next time
-    const bodies = await ctx.backend.pipeline(stale.map((name): Command => ['HGETALL', ctx.keys.workers({ name })]));
+    this.replaced = [];
     this.lastFetched = 0;
-    const at = new Map(names.map((name, i) => [name, i]));
-    stale.forEach((name, i) => {
-      const flat = bodies[i];
-      const entries = new Map<string, Assignment>();
-      if (Array.isArray(flat)) {
-        for (let j = 0; j < flat.length; j += 2) {
-          const entry = parseAssignment(flat[j + 1] as string);
-          if (entry) entries.set(flat[j] as string, entry);
-        }
-      }
-      this.lastFetched += entries.size;
-      const k = at.get(name)!;
-      this.lists.set(name, { stamp: meta[2 * k], length: meta[2 * k + 1], entries });
-    });
-    for (const name of this.lists.keys()) if (!at.has(name)) this.lists.delete(name);
-    const out = new Map<string, { slave: string; entry: Assignment }>();
-    for (const name of names) for (const [id, entry] of this.lists.get(name)!.entries) out.set(id, { slave: name, entry });
+    // the stamps were read before the entries: a change in between is seen again next time
+    for (let at = 0; at < stale.length; at += LISTS_PER_READ) {
+      const part = stale.slice(at, at + LISTS_PER_READ);
+      const bodies = await ctx.backend.pipeline(part.map(([name]): Command => ['HGETALL', ctx.keys.workers({ name })]));
+      part.forEach(([name, k], j) => {
+        const list = readEntries(bodies[j]);
+        this.lastFetched += list.ids.length;
+        const old = this.lists.get(name);
+        if (old?.ids.length) this.replaced.push({ name, ids: old.ids });
+        this.lists.set(name, { stamp: meta[2 * k], length: meta[2 * k + 1], ...list });
+      });
+    }
+    const indexed = new Set(names);
+    for (const [name, old] of this.lists) {
+      if (indexed.has(name)) continue;
+      if (old.ids.length) this.replaced.push({ name, ids: old.ids });
+      this.lists.delete(name);
+    }
+  }
+
+  /** Devices listed, over every list. */
+  get size(): number {
+    let n = 0;
+    for (const list of this.lists.values()) n += list.ids.length;
+    return n;
+  }
+
+  /** Every listed device (built for a diff, not kept). */
+  index(): ListIndex {
+    const out = new ListIndex();
+    for (const [slave, list] of this.lists) list.ids.forEach((id, i) => out.add(id, slave, list.fingerprints[i]!));
     return out;
   }
+
+  /**
+   * Where each of `ids` was listed before the last refresh replaced its list: after Redis
+   * restarted empty, each device goes back to its slave if alive.
+   */
+  formerSlaves(ids: ReadonlySet<string>): Map<string, string> {
+    const out = new Map<string, string>();
+    if (!ids.size) return out;
+    for (const { name, ids: listed } of this.replaced) for (const id of listed) if (ids.has(id)) out.set(id, name);
+    return out;
+  }
+}
+
+/** An HGETALL reply as ids and fingerprints; an entry that does not parse is left out (it lists no device). */
+function readEntries(flat: unknown): { ids: string[]; fingerprints: number[] } {
+  const ids: string[] = [];
+  const fingerprints: number[] = [];
+  if (!Array.isArray(flat)) return { ids, fingerprints };
+  for (let j = 0; j < flat.length; j += 2) {
+    const text = flat[j + 1] as string;
+    let fingerprint = installFingerprint(text);
+    if (fingerprint === undefined) {
+      if (!parseAssignment(text)) continue;
+      fingerprint = UNKNOWN;
+    }
+    ids.push(flat[j] as string);
+    fingerprints.push(fingerprint);
+  }
+  return { ids, fingerprints };
 }

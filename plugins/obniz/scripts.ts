@@ -83,11 +83,11 @@ export const REPLANS = 3;
  * is alive: after Redis restarted empty, a device keeps running where it ran.
  */
 export async function assignDevices(ctx: Ctx, devices: readonly DeviceInfo[], prefer?: ReadonlyMap<string, string>): Promise<DeviceResult[]> {
-  const results = new Map<number, DeviceResult>();
+  const results: DeviceResult[] = new Array(devices.length);
   const seen = new Set<string>();
   let todo: number[] = [];
   devices.forEach((d, i) => {
-    if (seen.has(d.id)) results.set(i, { obnizId: d.id, ok: false, detail: 'ALREADY_INSTALLED' });
+    if (seen.has(d.id)) results[i] = { obnizId: d.id, ok: false, detail: 'ALREADY_INSTALLED' };
     else todo.push(i);
     seen.add(d.id);
   });
@@ -100,20 +100,28 @@ export async function assignDevices(ctx: Ctx, devices: readonly DeviceInfo[], pr
     const extra = new Map<string, number>();
     for (const name of back) if (name) extra.set(name, (extra.get(name) ?? 0) + 1);
     const planner = new LeastLoaded(alive.map((s) => ({ name: s.name, devices: s.devices + (extra.get(s.name) ?? 0) })));
-    // grouped by slave, so a batch writes to few lists (same picks, another order)
-    const slaveOf = todo.map((_i, j) => back[j] ?? planner.next()!);
-    const order = todo.map((_i, j) => j).sort((a, b) => (slaveOf[a]! < slaveOf[b]! ? -1 : slaveOf[a]! > slaveOf[b]! ? 1 : a - b));
-    const plan = order.map((j) => [devices[todo[j]!]!.id, slaveOf[j]!, JSON.stringify(devices[todo[j]!])]);
-    todo = order.map((j) => todo[j]!);
-    const replies = await inBatches(plan, BATCH.assign, (batch) =>
-      ctx.scripts.run('assignDevices', { keys: scriptKeys.assign, args: { slaveTail, ...timing(ctx), devices: batch.flat() } }),
-    );
+    // grouped by slave (in name order), so a batch writes to few lists: same picks, another order, in O(devices)
+    const bySlave = new Map<string, number[]>();
+    for (let j = 0; j < todo.length; j++) {
+      const slave = back[j] ?? planner.next()!;
+      let group = bySlave.get(slave);
+      if (!group) bySlave.set(slave, (group = []));
+      group.push(todo[j]!);
+    }
+    const planned: { i: number; slave: string }[] = [];
+    for (const slave of [...bySlave.keys()].sort()) for (const i of bySlave.get(slave)!) planned.push({ i, slave });
     const again: number[] = [];
-    replies.forEach((r, j) => (r.detail === 'NOT_ALIVE' ? again.push(todo[j]!) : results.set(todo[j]!, r)));
+    // each batch's install texts made for its call only: a million at once would be ~200 MB
+    for (let at = 0; at < planned.length; at += BATCH.assign) {
+      const batch = planned.slice(at, at + BATCH.assign);
+      const args = batch.flatMap(({ i, slave }) => [devices[i]!.id, slave, JSON.stringify(devices[i])]);
+      const replies = triples(await ctx.scripts.run('assignDevices', { keys: scriptKeys.assign, args: { slaveTail, ...timing(ctx), devices: args } }));
+      replies.forEach((r, j) => (r.detail === 'NOT_ALIVE' ? again.push(batch[j]!.i) : (results[batch[j]!.i] = r)));
+    }
     todo = again;
   }
-  for (const i of todo) results.set(i, { obnizId: devices[i]!.id, ok: false, detail: 'NO_ACCEPTABLE_WORKER' });
-  return devices.map((_d, i) => results.get(i)!);
+  for (const i of todo) results[i] = { obnizId: devices[i]!.id, ok: false, detail: 'NO_ACCEPTABLE_WORKER' };
+  return results;
 }
 
 /** New installs for listed devices; `owners` (obnizId → slave, as last read) spares the scripts a lookup. */

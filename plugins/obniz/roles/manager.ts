@@ -9,14 +9,17 @@ import { instanceNameOf } from '../config.ts';
 import { discover, Discovery } from '../discover.ts';
 import { DeviceListError, InstanceError, ObnizScriptError } from '../errors.ts';
 import { slaveStates } from '../fleet.ts';
-import { ListCache } from '../list-cache.ts';
+import { COLLECT_FROM, collectGarbage } from '../collect.ts';
+import { diffList } from '../diff.ts';
+import { fingerprint, listFingerprint } from '../fingerprint.ts';
+import { FULL_READ_EVERY, ListCache, type ListLook } from '../list-cache.ts';
 import { Loop } from '../loop.ts';
 import { channelFor, envelope, type Envelope } from '../messages.ts';
 import { KeyRequester } from '../requests.ts';
 import { deviceSource, type DeviceSource } from '../sources/source.ts';
 import { relocateAll, relocateDevice, relocateSlave } from '../relocate.ts';
 import { assignDevices, removeDevices, touchManager, updateDevices } from '../scripts.ts';
-import { sameInstall, type DeviceInfo } from '../values.ts';
+import type { DeviceInfo } from '../values.ts';
 import { startWebhook, type Webhook } from '../webhook.ts';
 import type { Ctx } from '../context.ts';
 
@@ -27,11 +30,6 @@ export function managerRole(ctx: Ctx): Role & { manager: Manager } {
 
 /** Removals of at most this many devices are never refused by the maxRemoveShare guard (a small fleet may empty its list). */
 export const MASS_REMOVAL_FLOOR = 5;
-
-/** obnizId → slave, from a read of the lists. */
-function ownersOf(current: ReadonlyMap<string, { slave: string }>): Map<string, string> {
-  return new Map([...current].map(([id, { slave }]) => [id, slave]));
-}
 
 export interface SyncResult {
   added: number;
@@ -57,8 +55,10 @@ export class Manager {
   private unlistenState?: () => void;
   /** The last error logged per kind, so a repeating failure is one line until it changes. */
   private readonly lastError = new Map<string, string>();
-  /** obnizId → slave as of the last sync: after Redis restarted empty, each device goes back to its slave if alive. */
-  private lastOwners = new Map<string, string>();
+  /** Syncs so far: every FULL_READ_EVERY-th reads every list in full and diffs, whatever the stamps say. */
+  private syncs = 0;
+  /** The list as last applied in full (the source's version, the list's fingerprint): a sync that finds it and the lists unchanged does nothing. */
+  private applied?: { version?: string; list: number };
   lastSync?: SyncResult;
 
   constructor(private readonly ctx: Ctx) {
@@ -175,13 +175,15 @@ export class Manager {
     const adds = events.filter((e) => e.type === 'install.create').map((e) => e.device);
     const updates = events.filter((e) => e.type === 'install.update').map((e) => e.device);
     const removes = events.filter((e) => e.type === 'install.delete').map((e) => e.device.id);
-    const current = await this.lists.read();
-    await this.apply(
-      [...adds, ...updates.filter((d) => !current.has(d.id))],
-      updates.filter((d) => current.has(d.id)),
-      removes,
-      ownersOf(current),
-    );
+    await this.lists.refresh(await this.lists.look());
+    const index = this.lists.index();
+    const owners = new Map<string, string>();
+    for (const id of [...updates.map((d) => d.id), ...removes]) {
+      const slot = index.slots.get(id);
+      if (slot !== undefined) owners.set(id, index.slaves[slot]!);
+    }
+    this.applied = undefined;
+    await this.apply([...adds, ...updates.filter((d) => !owners.has(d.id))], updates.filter((d) => owners.has(d.id)), removes, owners);
     await this.synchronize();
   }
 
@@ -190,7 +192,11 @@ export class Manager {
     this.firstManager ??= others === 0;
   }
 
-  /** One sync: the list, diffed against Redis, applied; then `synchronize`. Returns the delay to the next one. */
+  /**
+   * One sync: the list, diffed against Redis, applied; then `synchronize`. Returns the delay to the next one.
+   * With the source's version (a file's size and mtime) or the list's fingerprint as last applied, and every
+   * list's stamp and length as last read, nothing is diffed: a sync with nothing changed reads only those.
+   */
   private async syncOnce(opts: { throwBadList?: boolean } = {}): Promise<number> {
     const { ctx } = this;
     const retry = ctx.config.syncRetryInterval * 1000;
@@ -198,9 +204,14 @@ export class Manager {
       await this.synchronize();
       return ctx.config.syncInterval * 1000;
     }
-    let devices: DeviceInfo[];
+    const full = this.syncs++ % FULL_READ_EVERY === 0;
+    const look = await this.lists.look();
+    const quiet = !full && this.applied !== undefined && this.lists.unchanged(look);
+    let version: string | undefined;
+    let devices: DeviceInfo[] | undefined;
     try {
-      devices = await this.source.list();
+      version = await this.source.version?.();
+      if (!quiet || version === undefined || version !== this.applied?.version) devices = await this.source.list();
       if (this.lastError.delete('list')) ctx.logger.info('device list readable again', { source: this.source.description });
     } catch (err) {
       // at start, a list that cannot be read is the user's to fix: one line, exit 2, nothing assigned
@@ -208,16 +219,39 @@ export class Manager {
       this.logOnce('list', `${(err as Error).message}; keeping the current assignments`);
       return retry;
     }
-    const current = await this.lists.read();
-    const listed = new Set(devices.map((d) => d.id));
-    const adds = devices.filter((d) => !current.has(d.id));
-    const updates = devices.filter((d) => current.has(d.id) && !sameInstall(current.get(d.id)!.entry.install, d));
-    const removes = this.guardRemovals([...current.keys()].filter((id) => !listed.has(id)), current.size);
-    const result = await this.apply(adds, updates, removes, ownersOf(current));
+    const fingerprints = devices?.map((d) => fingerprint(JSON.stringify(d)));
+    const list = fingerprints ? listFingerprint(fingerprints) : this.applied!.list;
+    if (!devices || (quiet && list === this.applied!.list)) {
+      this.applied = { version, list };
+      await this.synchronize();
+      this.lastSync = { added: 0, updated: 0, removed: 0, waiting: 0 };
+      return ctx.config.syncInterval * 1000;
+    }
+    const count = devices.length;
+    const { result, complete } = await this.diffAndApply(devices, fingerprints!, look, full);
+    devices = undefined; // not kept while the lists are read again below (1,000,000 devices are several hundred MB)
+    if (count >= COLLECT_FROM) collectGarbage();
+    // the lists this sync wrote are read again now, so the next sync with nothing changed finds them as read
+    // (a change another manager made to one of them meanwhile is seen at the next full read)
+    if (result.added || result.updated || result.removed) await this.lists.refresh(await this.lists.look());
+    if (count >= COLLECT_FROM) collectGarbage();
+    this.applied = complete ? { version, list } : undefined;
     await this.synchronize();
     this.lastSync = result;
-    if (result.added || result.updated || result.removed) ctx.logger.info('device list applied', { ...result, devices: devices.length });
+    if (result.added || result.updated || result.removed) ctx.logger.info('device list applied', { ...result, devices: count });
     return result.waiting ? retry : ctx.config.syncInterval * 1000;
+  }
+
+  /** The list diffed against the lists (re-read where they moved, all when `full`) and applied; `complete` when nothing waits or was refused. */
+  private async diffAndApply(devices: DeviceInfo[], fingerprints: number[], look: ListLook, full: boolean): Promise<{ result: SyncResult; complete: boolean }> {
+    // the list's text and the lists' replies read so far are garbage: collected before the plan's allocations pile on them
+    if (devices.length >= COLLECT_FROM) collectGarbage();
+    await this.lists.refresh(look, full);
+    const index = this.lists.index();
+    const diff = await diffList(this.ctx, devices, fingerprints, index);
+    const removes = this.guardRemovals(diff.removes, index.slaves.length);
+    const result = await this.apply(diff.adds, diff.updates, removes, diff.owners);
+    return { result, complete: !result.waiting && removes.length === diff.removes.length };
   }
 
   /**
@@ -240,19 +274,17 @@ export class Manager {
     return [];
   }
 
-  private async apply(adds: DeviceInfo[], updates: DeviceInfo[], removes: string[], owners?: ReadonlyMap<string, string>): Promise<SyncResult> {
+  /** `owners`: obnizId → slave of the updated and removed devices. */
+  private async apply(adds: DeviceInfo[], updates: DeviceInfo[], removes: string[], owners: ReadonlyMap<string, string>): Promise<SyncResult> {
     const { ctx } = this;
     const removed = (await removeDevices(ctx, removes, owners)).filter((r) => r.ok).length;
     const updatedResults = await updateDevices(ctx, updates, owners);
     // a device that left its list between the read and the update is assigned anew
     const lost = updatedResults.filter((r) => r.detail === 'NOT_INSTALLED').map((r) => updates.find((d) => d.id === r.obnizId)!);
-    const assigned = await assignDevices(ctx, [...adds, ...lost], this.lastOwners);
-    if (owners) {
-      const next = new Map(owners);
-      for (const id of removes) next.delete(id);
-      for (const r of assigned) if (r.ok) next.set(r.obnizId, r.detail);
-      this.lastOwners = next;
-    }
+    const assigning = [...adds, ...lost];
+    // after Redis restarted empty, each device goes back to the slave it was on, if alive
+    const former = this.lists.formerSlaves(new Set(assigning.map((d) => d.id)));
+    const assigned = await assignDevices(ctx, assigning, former);
     // with no slave alive, changes wait too (NO_RUNNING_WORKER, as the SDK's update)
     const waiting = assigned.filter((r) => r.detail === 'NO_ACCEPTABLE_WORKER').length + updatedResults.filter((r) => r.detail === 'NO_RUNNING_WORKER').length;
     const already = assigned.filter((r) => r.detail === 'ALREADY_INSTALLED');

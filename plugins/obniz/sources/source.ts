@@ -14,6 +14,12 @@ export interface DeviceSource {
   readonly description: string;
   /** The whole list now; throws one clear error (DeviceListError or SourceError) when it cannot be read. */
   list(): Promise<DeviceInfo[]>;
+  /**
+   * A version of the list, cheaper than reading it, that changes whenever the list may have
+   * (a file's inode, size and mtime): while it and Redis's lists are as last applied, a sync
+   * reads nothing more. Sources without one are read every sync and compared by fingerprint.
+   */
+  version?(): Promise<string>;
   /** Calls onChange when the list may have changed between syncs; returns a function that stops watching. */
   watch?(onChange: () => void): () => void;
 }

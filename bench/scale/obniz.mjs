@@ -1,0 +1,241 @@
+// obniz at 10,000, 100,000 and 1,000,000 devices over 50, 500 and 5,000 slaves
+// (bench/scale.mjs runs it): the manager's side. The manager is a real one, a
+// process of its own (`coord run --plugin obniz --role manager`, a device-list
+// file, its webhook on to ask for syncs); the slaves are simulated: each beats
+// with the slave's own heartbeat script (touchSlave) from this process, every
+// BEAT_EVERY_MS, so a loaded machine cannot starve them (their heartbeat TTL and
+// deadAfter are longer than the defaults, stated below). Per size and round:
+//  1. the file is written and the fleet beats; the manager starts: its first
+//     sync (file read, diffed, planned, every device listed) is timed from its
+//     first heartbeat's nowMs to the end of its last assignDevices call
+//     (SLOWLOG), with the manager's CPU and RSS;
+//  2. a sync asked through the webhook (time to its answer, and the manager's
+//     CPU) with the list changed by one device: the diff's path, reading the
+//     lists the first sync changed (all of them);
+//  3. syncs with nothing changed (file, lists): the shortcut's path;
+//  4. syncs up to the periodic full read (every FULL_READ_EVERY syncs every list
+//     is read in full and diffed), that one timed;
+//  5. Redis's memory per device and the manager's peak RSS (VmHWM).
+// SCALE_SIZES=10000,100000 runs only those sizes (a quick look);
+// SCALE_PROFILE=DIR makes the manager write a CPU profile there (--cpu-prof) when it stops.
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { scenarioContext } from '../../dist/conformance/scenario-context.js';
+import { loadScriptDir } from '../../dist/core/scripts.js';
+import { silentLogger } from '../../dist/core/logger.js';
+import plugin from '../../dist/plugins/obniz/index.js';
+import { FULL_READ_EVERY } from '../../dist/plugins/obniz/list-cache.js';
+import { touchSlave } from '../../dist/plugins/obniz/scripts.js';
+import { coord } from '../../dist/test/support/cli.js';
+import { freePort } from '../../dist/test/support/redis.js';
+import { forget, killOnExit, loadScripts, logEveryCall, logNoCall, median, scriptCalls, sleep, usedMemory } from './kit.mjs';
+
+const PREFIX = '{scale}:';
+const DEVICES_PER_SLAVE = 200;
+const BEAT_EVERY_MS = 5000;
+/** Longer than the defaults (20 s, 30 s): a loaded machine may hold this process's beats up for a while. */
+const timing = { heartbeatInterval: 10, heartbeatTtl: 120, deadAfter: 180 };
+const UNCHANGED_SYNCS = 3;
+const NAME = 'bench-manager';
+
+/** The device list, written a slice at a time (a 1,000,000-device list is 170 MB of JSON); `variant` changes device 0's configs. */
+function writeDevices(file, n, variant = 0) {
+  const fd = openSync(file, 'w');
+  writeSync(fd, '[');
+  for (let start = 0; start < n; start += 10_000) {
+    const part = [];
+    for (let i = start; i < Math.min(n, start + 10_000); i++) {
+      part.push(
+        JSON.stringify({
+          id: `${String(Math.floor(i / 10000)).padStart(4, '0')}-${String(i % 10000).padStart(4, '0')}`,
+          hardware: 'blewifi_gw2',
+          os: 'obnizos',
+          osVersion: '3.5.0',
+          configs: JSON.stringify({ interval: 60, threshold: 28.5, label: `room ${i}`, ...(i === 0 && variant ? { variant } : {}) }),
+          user: { id: `user-${i % 97}`, name: 'tenant' },
+        }),
+      );
+    }
+    writeSync(fd, (start ? ',' : '') + part.join(','));
+  }
+  writeSync(fd, ']');
+  closeSync(fd);
+}
+
+/** A process's CPU so far (user + system, ms; /proc/PID/stat counts in clock ticks of 10 ms). */
+function processCpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** A process's resident memory now and at its peak (MB). */
+function processMemoryMb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)[1]);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+/** N simulated slaves beating with touchSlave every BEAT_EVERY_MS, 500 at a time. */
+class Fleet {
+  constructor(ctx, size) {
+    this.ctx = ctx;
+    this.names = Array.from({ length: size }, (_, i) => `slave-${String(i).padStart(4, '0')}`);
+    this.longestGapMs = 0;
+  }
+
+  async sweep() {
+    const start = Date.now();
+    for (let i = 0; i < this.names.length; i += 500) await Promise.all(this.names.slice(i, i + 500).map((name) => touchSlave(this.ctx, name)));
+    if (this.lastSweep !== undefined) this.longestGapMs = Math.max(this.longestGapMs, Date.now() - this.lastSweep);
+    this.lastSweep = start;
+  }
+
+  /** Sweeps until stop(); resolves once the first sweep is done. */
+  async start() {
+    await this.sweep();
+    this.beating = true;
+    this.loop = (async () => {
+      while (this.beating) {
+        await new Promise((resolve) => {
+          this.wake = resolve;
+          setTimeout(resolve, Math.max(0, this.lastSweep + BEAT_EVERY_MS - Date.now()));
+        });
+        if (this.beating) await this.sweep().catch(() => {});
+      }
+    })();
+  }
+
+  async stop() {
+    this.beating = false;
+    this.wake?.();
+    await this.loop;
+  }
+}
+
+export default {
+  unit: 'device',
+  sizes: process.env.SCALE_SIZES ? process.env.SCALE_SIZES.split(',').map(Number) : [10_000, 100_000, 1_000_000],
+  measures: [
+    { key: 'first', label: "first sync: the manager's first heartbeat → the end of its last assignDevices call", unit: 's', digits: 2, target: { within: 10, of: 100_000 } },
+    { key: 'prepare', label: '  of which before the first assignDevices call (file read and parsed, fingerprints, diff, plan)', unit: 's', digits: 2 },
+    { key: 'firstCpu', label: "the manager's CPU from its start to the end of the first sync (node's start included)", unit: 'CPU-s', digits: 2 },
+    { key: 'changed', label: 'sync with one device changed in the file (the diff; the lists the first sync wrote re-read)', unit: 'ms', digits: 0, target: { within: 11, of: 100_000 } },
+    { key: 'changedCpu', label: "  the manager's CPU in it", unit: 'CPU-ms', digits: 0 },
+    { key: 'unchanged', label: 'sync with nothing changed (file and lists), median', unit: 'ms', digits: 1, target: { within: 11, of: 100_000 } },
+    { key: 'unchangedCpu', label: "  the manager's CPU in it, median", unit: 'CPU-ms', digits: 0 },
+    { key: 'full', label: `sync reading every list in full (every ${FULL_READ_EVERY}th), nothing changed`, unit: 'ms', digits: 0, target: { within: 11, of: 100_000 } },
+    { key: 'fullCpu', label: "  the manager's CPU in it", unit: 'CPU-ms', digits: 0 },
+    { key: 'rss', label: "the manager's RSS after these syncs", unit: 'MB', digits: 0, target: { max: 500 } },
+    { key: 'peak', label: "the manager's peak RSS (VmHWM)", unit: 'MB', digits: 0, target: { max: 500 } },
+    { key: 'memory', label: 'Redis memory per device: used_memory delta / devices (lists, device index, pending-onInstall marks)', unit: 'bytes', digits: 0 },
+    { key: 'gap', label: "longest gap between a simulated slave's heartbeats", unit: 's', digits: 1 },
+  ],
+  loggedCalls: "of each round (the manager's scripts, from its first heartbeat to the end of the last sync, and the simulated slaves' touchSlave)",
+
+  async setup({ redis, backend, log }) {
+    const ctx = scenarioContext({ plugin, backend, keyPrefix: PREFIX, logger: silentLogger, signal: new AbortController().signal, config: timing });
+    const names = await loadScripts(backend, loadScriptDir(plugin.scripts, plugin.contract));
+    const dir = mkdtempSync(join(tmpdir(), 'obniz-scale-'));
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+    return { ctx, backend, log, names, redis, dir };
+  },
+
+  async round(s, size) {
+    const { ctx, backend, log, names, dir } = s;
+    const values = {};
+    const calls = [];
+    await backend.send(['FLUSHALL']);
+    const file = join(dir, `devices-${size}.json`);
+    writeDevices(file, size);
+    const fleet = new Fleet(ctx, Math.max(1, size / DEVICES_PER_SLAVE));
+    await fleet.start();
+    const before = await usedMemory(backend);
+    // the SLOWLOG is read every second (a 1,000,000-device sync logs more calls than it keeps)
+    await logEveryCall(backend);
+    let reading = true;
+    const reader = (async () => {
+      while (reading) {
+        calls.push(...(await scriptCalls(backend, names)));
+        await sleep(1000);
+      }
+    })();
+
+    // 1. the manager's start and first sync
+    const port = await freePort();
+    const sets = Object.entries({ ...timing, devices: file, instanceName: NAME, webhook: true, webhookPort: port, syncInterval: 86_400, watchInterval: 86_400 }).flatMap(([k, v]) => ['--set', `obniz.${k}=${v}`]);
+    const env = process.env.SCALE_PROFILE ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.SCALE_PROFILE} --cpu-prof-name=manager-${size}-${Date.now()}.cpuprofile` } : {};
+    const manager = coord(['run', '--plugin', 'obniz', '--role', 'manager', '--redis', s.redis.url, '--prefix', PREFIX, ...sets], env);
+    const pid = manager.child.pid;
+    killOnExit(pid, true);
+    try {
+      await manager.waitFor((l) => l.msg === 'manager running', 30 * 60_000);
+      values.firstCpu = processCpuMs(pid) / 1000;
+      reading = false;
+      await reader;
+      calls.push(...(await scriptCalls(backend, names)));
+      const start = calls.find((c) => c.script === 'touchManager');
+      const assigns = calls.filter((c) => c.script === 'assignDevices');
+      const last = assigns.at(-1);
+      // nowMs: ARGV[4] of both (after EVALSHA, the sha, numkeys and the keys: 2 of touchManager, 5 of assignDevices)
+      values.first = (Number(last.args[11]) + last.ms - Number(start.args[8])) / 1000;
+      values.prepare = (Number(assigns[0].args[11]) - Number(start.args[8])) / 1000;
+      log(`  first sync: ${values.first.toFixed(2)} s, ${assigns.length} assignDevices calls; manager ${processMemoryMb(pid).rss.toFixed(0)} MB`);
+
+      /** One sync asked through the webhook: its time to the answer and the manager's CPU in it. */
+      const sync = async () => {
+        const cpu0 = processCpuMs(pid);
+        const t0 = performance.now();
+        const res = await fetch(`http://127.0.0.1:${port}/webhook`);
+        if (res.status !== 200) throw new Error(`webhook: ${res.status} ${await res.text()}`);
+        return { ms: performance.now() - t0, cpuMs: processCpuMs(pid) - cpu0 };
+      };
+      let syncs = 1; // the first one counts
+      // 2. one device changed
+      writeDevices(file, size, 1);
+      const changed = await sync();
+      syncs++;
+      Object.assign(values, { changed: changed.ms, changedCpu: changed.cpuMs });
+      // 3. nothing changed
+      const unchanged = [];
+      for (let i = 0; i < UNCHANGED_SYNCS; i++, syncs++) unchanged.push(await sync());
+      Object.assign(values, { unchanged: median(unchanged.map((u) => u.ms)), unchangedCpu: median(unchanged.map((u) => u.cpuMs)) });
+      // 4. up to the full read
+      while (syncs % FULL_READ_EVERY !== 0) (await sync(), syncs++);
+      const full = await sync();
+      Object.assign(values, { full: full.ms, fullCpu: full.cpuMs });
+      log(`  syncs: changed ${changed.ms.toFixed(0)} ms, unchanged ${values.unchanged.toFixed(1)} ms, full read ${full.ms.toFixed(0)} ms`);
+
+      // 5. memory
+      Object.assign(values, processMemoryMb(pid));
+      const lines = manager.lines.filter((l) => Number(l.level) >= 50);
+      if (lines.length) log(`  manager errors: ${lines.map((l) => l.msg).join(' | ')}`);
+    } finally {
+      reading = false;
+      await reader;
+      manager.kill('SIGTERM');
+      await Promise.race([manager.exited, sleep(30_000)]);
+      manager.kill('SIGKILL');
+      forget(pid);
+      await fleet.stop();
+    }
+    calls.push(...(await scriptCalls(backend, names)));
+    await logNoCall(backend);
+    const after = await usedMemory(backend);
+    values.memory = (after.used - before.used) / size;
+    values.gap = fleet.longestGapMs / 1000;
+    return { values, calls };
+  },
+
+  describe() {
+    return [
+      `A real manager (\`coord run --plugin obniz --role manager\`, a process of its own) reads a device-list file (JSON, about 170 bytes a`,
+      `device: id, hardware, os, osVersion, configs, user); ${DEVICES_PER_SLAVE} devices per slave. The slaves are simulated: each writes the slave's own`,
+      `heartbeat (the touchSlave script) every ${BEAT_EVERY_MS / 1000} s from the bench's process; heartbeatTtl ${timing.heartbeatTtl} s and deadAfter ${timing.deadAfter} s (not the defaults`,
+      '20 s and 30 s: a loaded machine may hold the bench\'s beats up), the same for the manager. The manager syncs only when asked (its',
+      'webhook, GET, timed to the answer; syncInterval and watchInterval a day). First sync: from the nowMs of its first touchManager',
+      'call to the end of its last assignDevices call (SLOWLOG). CPU: the manager process\'s (/proc, 10 ms ticks). Memory: used_memory',
+      'after the round minus before, per device; the manager\'s VmRSS and VmHWM.',
+    ].join('\n');
+  },
+};
