@@ -41,7 +41,7 @@ const WORKER = join(root, 'test/fixtures/obniz/recording-worker.mjs');
 // workers' onLoop every 5 s (1 s by default): 50,000 workers' loops are not what is measured
 const TIMINGS = ['loopInterval=5', 'syncInterval=600'];
 // The manager checks no heartbeat: once the process stops, its slaves are dead with no slave alive to take
-// their devices, and the health check would try each in turn, reading the whole fleet each time (not measured here).
+// their devices, and the health check's attempts are not what is measured here.
 const began = Date.now();
 const log = (text) => console.error(`[${((Date.now() - began) / 1000).toFixed(0).padStart(4)} s] ${text}`);
 const loads = [loadavg()[0]];

@@ -24,17 +24,17 @@ const FORGET_CONCURRENCY = 32;
  */
 export async function handOver(ctx: Ctx, names: readonly string[]): Promise<number> {
   await ctx.backend.pipeline(names.map((name): Command => ['DEL', ctx.keys.slaveHeartbeat({ name })]));
-  return relocateDeadSlaves(ctx, names);
+  return [...(await relocateDeadSlaves(ctx, names)).values()].reduce((sum, n) => sum + n, 0);
 }
 
 /**
  * The devices of the dead slaves `names` to the alive ones, planned in one read
- * of the fleet, then their keys deleted; returns how many moved. Each move is
+ * of the fleet, then their keys deleted; returns how many moved from each. Each move is
  * checked again by its script (a slave that beat meanwhile keeps its devices).
  * relocateSlave does one slave and reads the fleet for it: a manager's health
  * check finding a dead process of 5,000 slaves would read it 5,000 times.
  */
-export async function relocateDeadSlaves(ctx: Ctx, names: readonly string[]): Promise<number> {
+export async function relocateDeadSlaves(ctx: Ctx, names: readonly string[]): Promise<Map<string, number>> {
   const leaving = new Set(names);
   const planner = new LeastLoaded((await slaveStates(ctx)).filter((s) => s.alive && !leaving.has(s.name)));
   const lists = await ctx.backend.pipeline(names.map((name): Command => ['HKEYS', ctx.keys.workers({ name })]));
@@ -49,12 +49,15 @@ export async function relocateDeadSlaves(ctx: Ctx, names: readonly string[]): Pr
     throw new ObnizScriptError('NO_ACCEPTABLE_WORKER', `relocating the devices of ${names.length === 1 ? `dead slave ${names[0]}` : `${names.length} dead slaves`}`);
   }
   for (const move of moves) move.to = planner.next()!;
-  let moved = (await moveDevices(ctx, moves, true)).filter((r) => r.ok).length;
+  const moved = new Map(names.map((name) => [name, 0]));
+  (await moveDevices(ctx, moves, true)).forEach((r, i) => {
+    if (r.ok) moved.set(moves[i]!.from, moved.get(moves[i]!.from)! + 1);
+  });
   await eachLimited(names, FORGET_CONCURRENCY, async (name) => {
     // busy: a device was listed on it meanwhile, or its new slave died before taking it: moved the one-slave way
     if ((await forgetSlave(ctx, name)) !== 'busy') return;
     const late = await relocateSlave(ctx, name);
-    if (late !== 'alive') moved += late.length;
+    if (late !== 'alive') moved.set(name, moved.get(name)! + late.length);
   });
   return moved;
 }
