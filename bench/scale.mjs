@@ -24,7 +24,7 @@ import { exitWithHelpIfAsked } from './help.mjs';
 import { controlCalls, info, killOnExit, largest, logNoCall, median, prioritise, quantile, spread } from './scale/kit.mjs';
 
 exitWithHelpIfAsked(import.meta.url);
-const PLUGINS = ['browser-grid', 'load-test', 'obniz'];
+const PLUGINS = ['browser-grid', 'load-test', 'obniz', 'webdriver'];
 const name = process.argv[2];
 if (!PLUGINS.includes(name)) {
   console.error(`usage: node bench/scale.mjs PLUGIN [rounds=3]; PLUGIN is one of ${PLUGINS.join(', ')}`);

@@ -5,7 +5,7 @@
 // fleet's Redis or a proxy behind on a shared machine).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 // ---- processes killed on any exit
 
@@ -48,6 +48,38 @@ export async function timed(url) {
   const body = await res.text();
   if (res.status !== 200) throw new Error(`${url}: ${res.status} ${body.slice(0, 200)}`);
   return { ms: performance.now() - start, body };
+}
+
+/** Process `pid`'s TCP sockets as /proc/net/tcp rows: { local, remote } ports and state (01: established). */
+function socketsOf(pid) {
+  const inodes = new Set();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m) inodes.add(m[1]);
+    } catch {} // closed meanwhile
+  }
+  const port = (address) => Number.parseInt(address.split(':').at(-1), 16);
+  return ['/proc/net/tcp', '/proc/net/tcp6']
+    .flatMap((f) => readFileSync(f, 'utf8').trim().split('\n').slice(1))
+    .map((row) => row.trim().split(/\s+/))
+    .filter((c) => inodes.has(c[9]))
+    .map((c) => ({ local: port(c[1]), remote: port(c[2]), state: c[3] }));
+}
+
+/** Process `pid`'s established connections to 127.0.0.1:`port` (from /proc: costs Redis nothing). */
+export function connectionsTo(pid, port) {
+  return socketsOf(pid).filter((s) => s.state === '01' && s.remote === port).length;
+}
+
+/** How many of Redis's clients (CLIENT LIST, pub/sub and blocking ones included) are connections of process `pid` on this machine. */
+export async function redisClientsOf(backend, pid) {
+  // a client is the process's when one of its sockets has the client's port here and Redis's port there (a port
+  // alone is not enough: connections to different servers may share a local port)
+  const ends = new Set(socketsOf(pid).map((s) => `${s.local}>${s.remote}`));
+  const list = String(await backend.send(['CLIENT', 'LIST']));
+  const port = (line, field) => / (?:addr|laddr)=/.test(line) && /:(\d+)$/.exec(new RegExp(` ${field}=([^ ]*)`).exec(` ${line}`)?.[1] ?? '')?.[1];
+  return list.split('\n').filter((line) => ends.has(`${port(line, 'addr')}>${port(line, 'laddr')}`)).length;
 }
 
 // ---- Redis's own view

@@ -1,0 +1,258 @@
+// webdriver at 10, 100 and 1,000 slots (bench/scale.mjs runs it): 5 slots per
+// orchestrator (2, 20, 200 orchestrators) and 5 requests queued per slot (50,
+// 500, 5,000), as issue 34 asks. A real proxy and a real manager run as coord
+// processes of their own; the orchestrators and their nodes are simulated in
+// this process (bench/scale/webdriver-fleet.mjs: what the real ones write,
+// through the plugin's scripts, no browsers). Clients are real W3C New
+// Session requests over HTTP to the proxy (undici). Each round runs a size
+// twice, the second time with SLOWLOG at 0 µs:
+//  1. the fleet registers: used_memory before and after, per slot;
+//  2. as many requests as slots are served, and their clients hold them;
+//  3. five times as many are queued behind them: Redis's CPU per queued
+//     request and used_memory per queued request, once every one of them is
+//     in sessions.active; the manager's and the proxy's Redis connections
+//     (CLIENT LIST) with the queue full;
+//  4. the held sessions are ended (DELETE /session) and each client that gets
+//     a session ends it at once, so the slots turn until the queue is empty:
+//     Redis's CPU per session served (allocation to release, every command of
+//     the grid's and the fleet's in that time), the time to drain the queue,
+//     the connections (sampled from /proc throughout);
+//  5. (the logged run) from SLOWLOG, the order in which the sessions were
+//     queued (queueSession) and given slots (allocateSlot): an allocation
+//     while a session queued before it still waited is out of order.
+// The orchestrators are removed after each run, and the ended sessions purged.
+// SCALE_SIZES=10,100 runs only those sizes (a quick look).
+import { loadScriptDir } from '../../dist/core/scripts.js';
+import { scenarioContext } from '../../dist/conformance/scenario-context.js';
+import plugin from '../../dist/plugins/webdriver/index.js';
+import { purgeSession } from '../../dist/plugins/webdriver/scripts.js';
+import { coord } from '../../dist/test/support/cli.js';
+import { freePort } from '../../dist/test/support/redis.js';
+import { Agent } from 'undici';
+import { connectionsTo, controlCost, forget, killOnExit, loadScripts, logEveryCall, logNoCall, processCpuMs, redisClientsOf, redisCost, sleep, usedMemory } from './kit.mjs';
+import { Nodes, Orchestrator } from './webdriver-fleet.mjs';
+
+const PREFIX = '{scale}:';
+const SLOTS_PER_ORCHESTRATOR = 5;
+const QUEUED_PER_SLOT = 5;
+const body = JSON.stringify({ capabilities: { alwaysMatch: { browserName: 'chrome' }, firstMatch: [{}] } });
+
+/** Every SLOWLOG entry since the last read, read and emptied in one transaction (so none is lost between). */
+async function takeSlowlog(backend, names, into) {
+  const [entries] = await backend.multi([['SLOWLOG', 'GET', '-1'], ['SLOWLOG', 'RESET']]);
+  for (const [id, , micros, args] of entries) {
+    if (String(args[0]).toUpperCase() !== 'EVALSHA') continue;
+    const script = names.get(String(args[1])) ?? 'other';
+    into.push({ id: Number(id), script, ms: micros / 1000, sessionId: /session:([0-9a-f-]{36}):/.exec(args.slice(3).join(' '))?.[1] });
+  }
+}
+
+/** Allocations made while a session queued before the allocated one still waited (queued, neither allocated nor ended). */
+function outOfOrder(calls) {
+  const waiting = new Map(); // session → its place in the queue (insertion order is queue order)
+  let late = 0;
+  for (const c of [...calls].sort((a, b) => a.id - b.id)) {
+    if (c.script === 'queueSession') waiting.set(c.sessionId, true);
+    else if (c.script === 'allocateSlot' && waiting.has(c.sessionId)) {
+      if (waiting.keys().next().value !== c.sessionId) late++;
+      waiting.delete(c.sessionId);
+    } else if (c.script === 'terminateSession') waiting.delete(c.sessionId);
+  }
+  return late;
+}
+
+/** A client: asks for a session through the proxy; once it has one (and `hold` has resolved), ends it. Resolves when it has. */
+async function client(base, dispatcher, served, hold) {
+  const res = await fetch(`${base}/session`, { method: 'POST', body, headers: { 'content-type': 'application/json' }, dispatcher });
+  const { value } = await res.json();
+  if (res.status !== 200) throw new Error(`New Session: ${res.status} ${value.error}: ${value.message}`);
+  served();
+  await hold;
+  const ended = await fetch(`${base}/session/${value.sessionId}`, { method: 'DELETE', dispatcher });
+  await ended.arrayBuffer();
+  if (ended.status !== 200) throw new Error(`DELETE /session: ${ended.status}`);
+}
+
+async function until(what, test, ms) {
+  const end = Date.now() + ms;
+  while (!(await test())) {
+    if (Date.now() > end) throw new Error(`not within ${ms / 1000} s: ${what}`);
+    await sleep(50);
+  }
+}
+
+/** One run at `size` slots: the measures of steps 1–4, and with `logged` the script calls of steps 2–4. */
+async function run(s, size, logged) {
+  const { ctx, backend, nodes, base, names } = s;
+  const values = {};
+  const queued = size * QUEUED_PER_SLOT;
+  const pids = { manager: s.manager.child.pid, proxy: s.proxy.child.pid };
+  const connections = async () => ({ manager: await redisClientsOf(backend, pids.manager), proxy: await redisClientsOf(backend, pids.proxy) });
+  const run = randomTag();
+
+  // 1. the fleet
+  const fleet = Array.from({ length: size / SLOTS_PER_ORCHESTRATOR }, (_, i) => new Orchestrator(ctx, nodes, `sim-${run}-${i}`, SLOTS_PER_ORCHESTRATOR));
+  const before = await usedMemory(backend);
+  for (const o of fleet) await o.start();
+  const registered = await usedMemory(backend);
+  values.memorySlot = (registered.used - before.used) / size;
+  values.datasetSlot = (registered.dataset - before.dataset) / size;
+  const idle = await connections();
+  await sleep(1500); // the manager's shared read of the live orchestrators (once a second) sees them all
+
+  const calls = [];
+  let reading;
+  let lastRead = Promise.resolve();
+  if (logged) {
+    await logEveryCall(backend);
+    // one read at a time, the last one awaited before the calls are counted
+    reading = setInterval(() => (lastRead = lastRead.then(() => takeSlowlog(backend, names, calls)).catch((error) => console.error(`SLOWLOG: ${error.message}`))), 250);
+  }
+  const dispatcher = new Agent({ connections: null, headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 60_000 });
+  let release;
+  const hold = new Promise((resolve) => (release = resolve));
+  let served = 0;
+  const count = () => served++;
+  const active = async () => Number(await backend.send(['SCARD', ctx.keys.sessionsActive()]));
+
+  // 2. every slot taken, held
+  const holders = Array.from({ length: size }, () => client(base, dispatcher, count, hold));
+  await until(`${size} sessions served`, async () => served === size, 120_000);
+
+  // 3. the queue
+  // (usedMemory empties the slow log: the logged run's memory is not read)
+  const memory = () => (logged ? { used: 0, dataset: 0 } : usedMemory(backend));
+  const queueFrom = await memory();
+  let waiters;
+  const queue = await redisCost(backend, async () => {
+    waiters = Array.from({ length: queued }, () => client(base, dispatcher, count, undefined));
+    await until(`${queued} requests queued`, async () => (await active()) === size + queued, 300_000);
+    await sleep(1000); // the last ones' match (the live orchestrators read) and their wait begun
+    return queued;
+  });
+  const full = await memory();
+  values.memoryQueued = (full.used - queueFrom.used) / queued;
+  values.datasetQueued = (full.dataset - queueFrom.dataset) / queued;
+  values.queueCpu = queue.cpuUs;
+  const queuedConnections = await connections();
+
+  // 4. the drain
+  // (the logged run's SLOWLOG would hold the control's calls too: it is measured in the other run)
+  const unit0 = logged ? 1 : await controlCost(backend);
+  const most = { manager: 0, proxy: 0 };
+  const sampler = setInterval(() => {
+    for (const [name, pid] of Object.entries(pids)) most[name] = Math.max(most[name], connectionsTo(pid, s.redisPort));
+  }, 250);
+  const managerCpu0 = processCpuMs(pids.manager);
+  const began = Date.now();
+  const drain = await redisCost(backend, async () => {
+    release();
+    await Promise.all([...holders, ...waiters]);
+    return queued;
+  });
+  const drainMs = Date.now() - began;
+  values.managerCpu = (100 * (processCpuMs(pids.manager) - managerCpu0)) / drainMs;
+  clearInterval(sampler);
+  const unit = logged ? 1 : (unit0 + (await controlCost(backend))) / 2;
+  await until('every session ended', async () => (await active()) === 0, 60_000);
+  const after = await connections();
+  Object.assign(values, {
+    cpu: drain.cpuUs, units: drain.cpuUs / unit, queueUnits: queue.cpuUs / unit, unit,
+    drain: drainMs / 1000, rate: queued / (drainMs / 1000),
+    managerConnections: Math.max(idle.manager, queuedConnections.manager, after.manager, most.manager),
+    proxyConnections: Math.max(idle.proxy, queuedConnections.proxy, after.proxy, most.proxy),
+  });
+  if (logged) {
+    clearInterval(reading);
+    await lastRead;
+    await takeSlowlog(backend, names, calls);
+    await logNoCall(backend);
+    values.outOfOrder = outOfOrder(calls);
+    values.allocations = calls.filter((c) => c.script === 'allocateSlot').length;
+  }
+  await dispatcher.close();
+
+  // what is left: the fleet, and the ended sessions (gc would purge them)
+  for (const o of fleet) await o.stop();
+  for (const sessionId of await backend.send(['SMEMBERS', ctx.keys.sessionsTerminated()])) await purgeSession(ctx, sessionId);
+  return { values, calls: calls.map(({ script, ms }) => ({ script, ms })) };
+}
+
+const randomTag = () => Math.random().toString(36).slice(2, 8);
+
+export default {
+  unit: 'slot',
+  // SCALE_SIZES=10,100 runs some of them (a quick look; the report's ratios need the first)
+  sizes: process.env.SCALE_SIZES ? process.env.SCALE_SIZES.split(',').map(Number) : [10, 100, 1000],
+  measures: [
+    { key: 'cpu', label: 'Redis CPU per session served from the queue: allocation to release, everything Redis did meanwhile', unit: 'µs', target: { flat: 1.5 } },
+    { key: 'units', label: 'session ÷ control (Redis CPU, in calls of the control)', unit: 'controls', digits: 2, target: { flat: 1.5 } },
+    { key: 'queueCpu', label: 'Redis CPU per request queued: queueSession, the manager\'s match of the live orchestrators', unit: 'µs', target: { flat: 1.5 } },
+    { key: 'queueUnits', label: 'queued request ÷ control', unit: 'controls', digits: 2, target: { flat: 1.5 } },
+    { key: 'unit', label: 'the control: Redis CPU per call of a fixed-work Lua loop (2,000 iterations), before and after the drain', unit: 'µs' },
+    { key: 'outOfOrder', label: 'allocations out of queue order (SLOWLOG: allocateSlot while an earlier-queued session waited)', unit: 'allocations', digits: 0, target: { max: 0 } },
+    { key: 'allocations', label: 'allocations logged', unit: 'allocations', digits: 0 },
+    { key: 'managerConnections', label: "the manager's Redis connections, most seen (CLIENT LIST idle, queue full, after; /proc while draining)", unit: 'connections', digits: 0, target: { flat: 1 } },
+    { key: 'proxyConnections', label: "the proxy's Redis connections, most seen", unit: 'connections', digits: 0, target: { flat: 1 } },
+    { key: 'drain', label: 'time to drain the queue (the held sessions ended, then every queued request served and ended)', unit: 's', digits: 2 },
+    { key: 'rate', label: 'sessions served a second while draining', unit: 'sessions/s', digits: 0 },
+    { key: 'managerCpu', label: "the manager process's CPU while draining", unit: '% of a core', digits: 0 },
+    { key: 'memorySlot', label: 'Redis memory per slot: used_memory delta of the fleet registering / slots', unit: 'bytes', digits: 0, target: { flat: 1.5 } },
+    { key: 'datasetSlot', label: 'the data alone per slot: used_memory_dataset delta / slots (without client buffers: each orchestrator\'s connections)', unit: 'bytes', digits: 0, target: { flat: 1.5 } },
+    { key: 'memoryQueued', label: 'Redis memory per queued request: used_memory delta of the queue / requests', unit: 'bytes', digits: 0, target: { flat: 1.5 } },
+    { key: 'datasetQueued', label: 'the data alone per queued request: used_memory_dataset delta / requests', unit: 'bytes', digits: 0, target: { flat: 1.5 } },
+  ],
+  loggedCalls: 'of the logged run of each size (steps 2–4: sessions served, queued, drained; every script the manager, the proxy and the simulated fleet called)',
+
+  async setup({ redis, backend, log }) {
+    const ctx = scenarioContext({ plugin, backend, keyPrefix: PREFIX, signal: new AbortController().signal });
+    const names = await loadScripts(backend, loadScriptDir(plugin.scripts, plugin.contract));
+    const nodes = new Nodes(ctx);
+    await nodes.listen();
+    const port = await freePort();
+    const common = ['run', '--plugin', 'webdriver', '--redis', redis.url, '--prefix', PREFIX];
+    const proxy = coord([...common, '--role', 'proxy', '--set', `webdriver.proxy.port=${port}`]);
+    const manager = coord([...common, '--role', 'manager']);
+    for (const p of [proxy, manager]) killOnExit(p.child.pid, true);
+    await proxy.waitFor((l) => l.msg === 'ready', 60_000);
+    await manager.waitFor((l) => l.msg === 'ready', 60_000);
+    log(`proxy on port ${port} and manager ready; simulated nodes on port ${nodes.port}`);
+    return { ctx, backend, log, names, nodes, proxy, manager, base: `http://127.0.0.1:${port}`, redisPort: Number(new URL(redis.url).port) };
+  },
+
+  async round(s, size) {
+    const measured = await run(s, size, false);
+    s.log(`  measured run done (${size} slots); the logged run`);
+    const logged = await run(s, size, true);
+    return { values: { ...measured.values, outOfOrder: logged.values.outOfOrder, allocations: logged.values.allocations }, calls: logged.calls };
+  },
+
+  async teardown(s) {
+    if (!s) return;
+    for (const p of [s.proxy, s.manager]) {
+      p.kill('SIGTERM');
+      await Promise.race([p.exited, sleep(10_000)]);
+      p.kill('SIGKILL');
+      forget(p.child.pid);
+    }
+    await s.nodes.close();
+  },
+
+  describe() {
+    return [
+      `Slots: ${SLOTS_PER_ORCHESTRATOR} per simulated orchestrator; ${QUEUED_PER_SLOT} New Session requests queued per slot behind as many held sessions.`,
+      'A real proxy (`coord run --plugin webdriver --role proxy`) and a real manager (`--role manager`), default settings (heartbeat 10 s,',
+      'queue timeout 300 s), processes of their own on the same redis-server. The orchestrators and their nodes are simulated in the bench',
+      'process (bench/scale/webdriver-fleet.mjs): each orchestrator registers and beats with registerOrchestrator, takes its backlog into',
+      'pending (BRPOPLPUSH) and recycles reclaimed slots (BLMOVE) on two blocking connections of its own, schedules with scheduleSession;',
+      'each node logs BOOT, DSTART, DALIVE, LSINIT, beats, writes capabilities.actual, then upstream and ready in one MULTI, answers the',
+      "manager's /status and the proxy's DELETE /session (terminateSession, HALT), as a node with a warm chromedriver does, no browser.",
+      'Clients: W3C New Session over HTTP to the proxy (undici, one connection each); a client that has its session ends it at once.',
+      "Redis CPU: the redis-server main thread's CPU (INFO cpu) over the queueing (per request queued) and over the drain (per session",
+      'served from the queue: every command of the grid and the fleet meanwhile, heartbeats included), with SLOWLOG off; divided by a',
+      'fixed-work Lua loop measured before and after the drain. Connections: CLIENT LIST entries whose ports are the process\'s sockets',
+      '(idle, queue full, after), and the same from /proc every 250 ms while draining. Order: a second run of each size with SLOWLOG',
+      'at 0 µs, read every 250 ms (GET and RESET in one MULTI): queueSession and allocateSlot calls in the order Redis ran them.',
+    ].join('\n');
+  },
+};
