@@ -32,7 +32,8 @@ export class Nodes {
   }
 
   async listen() {
-    await new Promise((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    // a backlog for the whole fleet's nodes at once (node's default, 511, is one node's many times over)
+    await new Promise((resolve) => this.server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, resolve));
     this.port = this.server.address().port;
   }
 
@@ -104,9 +105,9 @@ export class Orchestrator {
     return registerOrchestrator(this.ctx, { orchestratorId: this.id, type: 'local', platformName: 'linux', browsers: [`chrome::${VERSION}`], slots: this.slots });
   }
 
+  /** Its heartbeat and its loops (registered first). */
   async start() {
     const { ctx } = this;
-    await this.register();
     this.timer = setInterval(() => void this.register().catch(() => {}), ctx.config.heartbeat.interval * 1000);
     this.blocking = [await ctx.backend.blocking(), await ctx.backend.blocking()];
     this.loops = [this.backlogLoop(this.blocking[0]), this.recycleLoop(this.blocking[1])];

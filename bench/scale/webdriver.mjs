@@ -69,8 +69,8 @@ async function client(base, dispatcher, served, hold) {
   served();
   await hold;
   const ended = await fetch(`${base}/session/${value.sessionId}`, { method: 'DELETE', dispatcher });
-  await ended.arrayBuffer();
-  if (ended.status !== 200) throw new Error(`DELETE /session: ${ended.status}`);
+  const text = await ended.text();
+  if (ended.status !== 200) throw new Error(`DELETE /session: ${ended.status} ${text.slice(0, 300)}`);
 }
 
 async function until(what, test, ms) {
@@ -93,8 +93,9 @@ async function run(s, size, logged) {
   // 1. the fleet
   const fleet = Array.from({ length: size / SLOTS_PER_ORCHESTRATOR }, (_, i) => new Orchestrator(ctx, nodes, `sim-${run}-${i}`, SLOTS_PER_ORCHESTRATOR));
   const before = await usedMemory(backend);
-  for (const o of fleet) await o.start();
+  for (const o of fleet) await o.register();
   const registered = await usedMemory(backend);
+  for (const o of fleet) await o.start();
   values.memorySlot = (registered.used - before.used) / size;
   values.datasetSlot = (registered.dataset - before.dataset) / size;
   const idle = await connections();
@@ -141,9 +142,13 @@ async function run(s, size, logged) {
   const unit0 = logged ? 1 : await controlCost(backend);
   const most = { manager: 0, proxy: 0 };
   const sampler = setInterval(() => {
-    for (const [name, pid] of Object.entries(pids)) most[name] = Math.max(most[name], connectionsTo(pid, s.redisPort));
+    try {
+      for (const [name, pid] of Object.entries(pids)) most[name] = Math.max(most[name], connectionsTo(pid, s.redisPort));
+    } catch {} // a process that ended: its exit says why
   }, 250);
   const managerCpu0 = processCpuMs(pids.manager);
+  const proxyCpu0 = processCpuMs(pids.proxy);
+  const benchCpu0 = processCpuMs(process.pid);
   const began = Date.now();
   const drain = await redisCost(backend, async () => {
     release();
@@ -152,6 +157,8 @@ async function run(s, size, logged) {
   });
   const drainMs = Date.now() - began;
   values.managerCpu = (100 * (processCpuMs(pids.manager) - managerCpu0)) / drainMs;
+  values.proxyCpu = (100 * (processCpuMs(pids.proxy) - proxyCpu0)) / drainMs;
+  values.benchCpu = (100 * (processCpuMs(process.pid) - benchCpu0)) / drainMs;
   clearInterval(sampler);
   const unit = logged ? 1 : (unit0 + (await controlCost(backend))) / 2;
   await until('every session ended', async () => (await active()) === 0, 60_000);
@@ -197,8 +204,10 @@ export default {
     { key: 'drain', label: 'time to drain the queue (the held sessions ended, then every queued request served and ended)', unit: 's', digits: 2 },
     { key: 'rate', label: 'sessions served a second while draining', unit: 'sessions/s', digits: 0 },
     { key: 'managerCpu', label: "the manager process's CPU while draining", unit: '% of a core', digits: 0 },
+    { key: 'proxyCpu', label: "the proxy process's CPU while draining", unit: '% of a core', digits: 0 },
+    { key: 'benchCpu', label: 'this process (clients and the simulated fleet) while draining', unit: '% of a core', digits: 0 },
     { key: 'memorySlot', label: 'Redis memory per slot: used_memory delta of the fleet registering / slots', unit: 'bytes', digits: 0, target: { flat: 1.5 } },
-    { key: 'datasetSlot', label: 'the data alone per slot: used_memory_dataset delta / slots (without client buffers: each orchestrator\'s connections)', unit: 'bytes', digits: 0, target: { flat: 1.5 } },
+    { key: 'datasetSlot', label: 'the data alone per slot: used_memory_dataset delta / slots (without the server\'s overhead)', unit: 'bytes', digits: 0, target: { flat: 1.5 } },
     { key: 'memoryQueued', label: 'Redis memory per queued request: used_memory delta of the queue / requests', unit: 'bytes', digits: 0, target: { flat: 1.5 } },
     { key: 'datasetQueued', label: 'the data alone per queued request: used_memory_dataset delta / requests', unit: 'bytes', digits: 0, target: { flat: 1.5 } },
   ],
@@ -214,10 +223,19 @@ export default {
     const proxy = coord([...common, '--role', 'proxy', '--set', `webdriver.proxy.port=${port}`]);
     const manager = coord([...common, '--role', 'manager']);
     for (const p of [proxy, manager]) killOnExit(p.child.pid, true);
+    const state = { stopping: false };
+    // one of them ending mid-run ends the bench, saying why
+    for (const [name, p] of Object.entries({ proxy, manager })) {
+      void p.exited.then((code) => {
+        if (state.stopping) return;
+        console.error(`the ${name} exited (${code}): ${p.stderr().slice(-3000)}`);
+        process.exit(1);
+      });
+    }
     await proxy.waitFor((l) => l.msg === 'ready', 60_000);
     await manager.waitFor((l) => l.msg === 'ready', 60_000);
     log(`proxy on port ${port} and manager ready; simulated nodes on port ${nodes.port}`);
-    return { ctx, backend, log, names, nodes, proxy, manager, base: `http://127.0.0.1:${port}`, redisPort: Number(new URL(redis.url).port) };
+    return { state, ctx, backend, log, names, nodes, proxy, manager, base: `http://127.0.0.1:${port}`, redisPort: Number(new URL(redis.url).port) };
   },
 
   async round(s, size) {
@@ -229,6 +247,9 @@ export default {
 
   async teardown(s) {
     if (!s) return;
+    s.state.stopping = true;
+    // what the processes warned of (SCALE_DEBUG=1)
+    if (process.env.SCALE_DEBUG) for (const p of [s.proxy, s.manager]) for (const l of p.lines.filter((l) => Number(l.level) >= 40 || /warn|error/.test(String(l.level))).slice(0, 5)) console.error(JSON.stringify(l));
     for (const p of [s.proxy, s.manager]) {
       p.kill('SIGTERM');
       await Promise.race([p.exited, sleep(10_000)]);

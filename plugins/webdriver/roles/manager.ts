@@ -194,7 +194,11 @@ export function managerRole(ctx: Ctx): Role {
       return refuse('INVALIDCAP', error as W3CError);
     }
     const pick = async () => firstMatch(sets, await recentOffers());
-    const [timeouts, firstPick] = await Promise.all([readTimeouts(ctx), liveOffers(ctx).then((live) => firstMatch(sets, live))]);
+    // matched against the offers the whole queue shares (read once a second: a request reading every
+    // orchestrator's offer itself cost Redis 3 commands per orchestrator, 600 at 200 orchestrators); read
+    // afresh only when they match nothing, so an orchestrator that has just started is found
+    const freshPick = async () => (await pick()) ?? firstMatch(sets, await liveOffers(ctx));
+    const [timeouts, firstPick] = await Promise.all([readTimeouts(ctx), freshPick()]);
     lastTimeouts = timeouts;
     // the queue timeout: by default the whole request's (Selenium Grid's session-request-timeout), else the slot wait's
     const wholeRequest = config.manager.queueTimeout === 'request';
