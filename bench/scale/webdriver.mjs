@@ -29,7 +29,7 @@ import { purgeSession } from '../../dist/plugins/webdriver/scripts.js';
 import { coord } from '../../dist/test/support/cli.js';
 import { freePort } from '../../dist/test/support/redis.js';
 import { Agent } from 'undici';
-import { connectionsTo, controlCost, forget, killOnExit, loadScripts, logEveryCall, logNoCall, processCpuMs, redisClientsOf, redisCost, sleep, usedMemory } from './kit.mjs';
+import { connectionsTo, controlCost, forget, killOnExit, loadScripts, logEveryCall, logNoCall, processCpuMs, redisClientsOf, redisCost, scriptCalls, sleep, usedMemory } from './kit.mjs';
 import { Nodes, Orchestrator } from './webdriver-fleet.mjs';
 
 const PREFIX = '{scale}:';
@@ -37,21 +37,16 @@ const SLOTS_PER_ORCHESTRATOR = 5;
 const QUEUED_PER_SLOT = 5;
 const body = JSON.stringify({ capabilities: { alwaysMatch: { browserName: 'chrome' }, firstMatch: [{}] } });
 
-/** Every SLOWLOG entry since the last read, read and emptied in one transaction (so none is lost between). */
+/** The script calls logged since the last read (kit's scriptCalls: in the order Redis ran them), each with the session it names. */
 async function takeSlowlog(backend, names, into) {
-  const [entries] = await backend.multi([['SLOWLOG', 'GET', '-1'], ['SLOWLOG', 'RESET']]);
-  for (const [id, , micros, args] of entries) {
-    if (String(args[0]).toUpperCase() !== 'EVALSHA') continue;
-    const script = names.get(String(args[1])) ?? 'other';
-    into.push({ id: Number(id), script, ms: micros / 1000, sessionId: /session:([0-9a-f-]{36}):/.exec(args.slice(3).join(' '))?.[1] });
-  }
+  for (const c of await scriptCalls(backend, names)) into.push({ script: c.script, ms: c.ms, sessionId: /session:([0-9a-f-]{36}):/.exec(c.args.slice(3).join(' '))?.[1] });
 }
 
 /** Allocations made while a session queued before the allocated one still waited (queued, neither allocated nor ended). */
 function outOfOrder(calls) {
   const waiting = new Map(); // session → its place in the queue (insertion order is queue order)
   let late = 0;
-  for (const c of [...calls].sort((a, b) => a.id - b.id)) {
+  for (const c of calls) {
     if (c.script === 'queueSession') waiting.set(c.sessionId, true);
     else if (c.script === 'allocateSlot' && waiting.has(c.sessionId)) {
       if (waiting.keys().next().value !== c.sessionId) late++;
@@ -273,7 +268,7 @@ export default {
       'served from the queue: every command of the grid and the fleet meanwhile, heartbeats included), with SLOWLOG off; divided by a',
       'fixed-work Lua loop measured before and after the drain. Connections: CLIENT LIST entries whose ports are the process\'s sockets',
       '(idle, queue full, after), and the same from /proc every 250 ms while draining. Order: a second run of each size with SLOWLOG',
-      'at 0 µs, read every 250 ms (GET and RESET in one MULTI): queueSession and allocateSlot calls in the order Redis ran them.',
+      'at 0 µs, read every 250 ms (GET and RESET in one MULTI, one read at a time): queueSession and allocateSlot calls in the order Redis ran them.',
     ].join('\n');
   },
 };
