@@ -6,7 +6,8 @@
 // passes, not a hang; clients are served again within seconds of its end; the
 // open browser goes on (the relay needs no Redis). Then Redis killed -9 and
 // never back: /status, /readyz and new clients answer 503 naming Redis, at once; the
-// processes stay up; the open browser goes on. Figures printed;
+// processes stay up; the open browser goes on; a SIGTERM then ends each process
+// in seconds. Figures printed;
 // docs/browser-grid.md has them.
 import t, { type Test } from 'tap';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -165,4 +166,21 @@ t.test('Redis lost for good: /status and new clients answer 503 naming Redis at 
     for (const p of d.processes) t.ok(p.child.exitCode === null && p.child.signalCode === null, `${d.adapter}: pid ${p.child.pid} still runs`);
     allWorked(t, d, await busy[i]!.stop(), lostAt, Date.now(), `in the ${Math.round((Date.now() - lostAt) / 1000)} s since Redis was lost`);
   }));
+});
+
+// Redis still gone: a SIGTERM (a rolling restart, a scale-down) ends each process in seconds. The adapters hold
+// commands until Redis returns, and the stops deregistered, unsubscribed and removed the proxy unbounded: a proxy
+// waited its role's stop timeout (drainTimeout + 30 s, 330 s by default), a worker as long.
+t.test('Redis still gone: SIGTERM ends the worker and the proxy in seconds, exit 0', async (t) => {
+  await Promise.all(deployments.map((d) => d.browser.close().catch(() => {})));
+  await Promise.all(deployments.flatMap((d) => d.processes.map(async (p) => {
+    const at = Date.now();
+    p.kill('SIGTERM');
+    const code = await Promise.race([p.exited, sleep(60_000).then(() => 'still running after 60 s')]);
+    const s = (Date.now() - at) / 1000;
+    t.comment(`${d.adapter}: pid ${p.child.pid} exited ${code} ${s.toFixed(1)} s after SIGTERM`);
+    t.equal(code, 0, `${d.adapter}: pid ${p.child.pid} exits 0`);
+    // its stop's Redis steps are bounded by the proxy's Redis deadline (3 s each, four in a worker's drain)
+    t.ok(s <= 4 * REDIS_CALL_MS / 1000 + SLACK_MS / 1000, `${d.adapter}: within ${4 * REDIS_CALL_MS / 1000 + SLACK_MS / 1000} s (${s.toFixed(1)} s)`);
+  })));
 });

@@ -12,6 +12,7 @@ import { announceListener, type Role, type Subscriber } from '../../../entries/p
 import { Admission, publishCapacity } from '../admission/admission.ts';
 import { gridApiKeys } from '../api-keys.ts';
 import type { Ctx } from '../context.ts';
+import { redisDeadline } from '../redis-deadline.ts';
 import { GridError } from '../errors.ts';
 import { ForeignWorkers } from '../foreign/foreign-workers.ts';
 import { browserTypes } from '../refs.ts';
@@ -168,9 +169,11 @@ export function proxyRole(ctx: Ctx): Role {
       await drained;
       clearInterval(heartbeat);
       bursts.stop();
-      await reaper?.stop();
-      await subscriber?.close();
-      await backend.send(['ZREM', keys.proxyIndex(), proxyId]).catch(() => {});
+      // Redis may be gone (the adapters hold commands until it returns): each step that waits for it is
+      // bounded, or a SIGTERM to a proxy whose Redis is lost waits drainTimeout + 30 s for nothing
+      await redisDeadline(reaper?.stop() ?? Promise.resolve()).catch(() => {});
+      await redisDeadline(subscriber?.close() ?? Promise.resolve()).catch(() => {});
+      await redisDeadline(backend.send(['ZREM', keys.proxyIndex(), proxyId])).catch(() => {});
       stopWatchingRedis();
     },
   };

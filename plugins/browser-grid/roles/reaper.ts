@@ -5,6 +5,7 @@
 import type { Role } from '../../../entries/plugin.ts';
 import { browserTypes } from '../refs.ts';
 import type { Ctx } from '../context.ts';
+import { redisDeadline } from '../redis-deadline.ts';
 import { reapProxy, reapWorkers } from '../scripts.ts';
 
 /**
@@ -75,7 +76,8 @@ export function reaperLoop(ctx: Ctx): { stop(): Promise<void> } {
     async stop() {
       stopped = true;
       clearTimeout(timer);
-      await running;
+      // a pass waiting for a Redis that is gone is left behind: the process is stopping
+      await redisDeadline(running).catch(() => {});
     },
   };
 }

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Role, Subscriber } from '../../../entries/plugin.ts';
 import { onDemandAllows, portRange } from '../config.ts';
 import type { Ctx } from '../context.ts';
+import { redisDeadline } from '../redis-deadline.ts';
 import { GridError } from '../errors.ts';
 import { majorMinor, type BrowserType } from '../refs.ts';
 import { advertisedHost } from '../worker/advertise.ts';
@@ -155,7 +156,7 @@ export function workerRole(ctx: Ctx): Role {
       stopping = true;
       await Promise.all([...instances].map((i) => i.drain(reason)));
       await Promise.all(loops);
-      await subscriber?.close();
+      await redisDeadline(subscriber?.close() ?? Promise.resolve()).catch(() => {});
       stopWatchingRedis();
     },
   };

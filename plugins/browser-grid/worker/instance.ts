@@ -198,14 +198,15 @@ export class WorkerInstance {
   }
 
   private async remove(): Promise<void> {
-    await removeWorker(this.ctx, this.ref).catch((error) => this.log.warn('could not deregister', { error: (error as Error).message }));
+    // bounded: with Redis gone the adapters hold the call until it returns, and the reaper removes the worker then
+    await withDeadline(removeWorker(this.ctx, this.ref), REDIS_CALL_MS).catch((error) => this.log.warn('could not deregister', { error: (error as Error).message }));
   }
 
   async close(why: string): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.heartbeat);
-    await this.subscriber.unsubscribe(this.commandChannel).catch(() => {});
+    await withDeadline(this.subscriber.unsubscribe(this.commandChannel), REDIS_CALL_MS).catch(() => {});
     await this.server?.close().catch(() => {});
     await this.cdp?.close();
     await this.bidi?.close();
