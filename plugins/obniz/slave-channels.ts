@@ -3,7 +3,7 @@
 // message parsed once and handed to the slaves it may be for. Redis writes a
 // message once per connection subscribed, so a manager's `synchronize` costs
 // one write per process, not one per slave, and a process of 5,000 slaves
-// holds two Redis connections instead of 5,001 (issue 34).
+// holds two Redis connections instead of 5,001.
 import type { Backend, Subscriber } from '../../entries/plugin.ts';
 import { channels, parseEnvelope, type Envelope } from './messages.ts';
 

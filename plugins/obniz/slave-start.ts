@@ -3,7 +3,7 @@
 // are free, and claims left under those names by an earlier process go back.
 // The claims are found by one HSCAN pass over obniz:claims: done per slave, a
 // process of 500 slaves over a fleet of 200,000 claims walked them 500 times
-// (issue 34: 119 s to start 500 slaves).
+// (119 s to start 500 slaves).
 import { type Command, ConfigError, ModuleLoadError, UsageError } from '../../entries/plugin.ts';
 import type { Ctx } from './context.ts';
 import { loadDeviceClass, type DeviceClass } from './device-class.ts';

@@ -13,7 +13,7 @@
 // loop issues one BLPOP every LOOP_BLOCK_SECONDS, so each BLPOP that comes
 // back tells the manager its queue still reaches Redis (healthy()); one that
 // does not come back in time is on a connection that is gone without saying
-// so, and the loop opens another (issue 30: a BLPOP on a Redis Cluster node
+// so, and the loop opens another (before: a BLPOP on a Redis Cluster node
 // killed -9 waited forever, and every new session with it).
 import { type Backend, type BlockingConnection, type Logger, withDeadline } from '../../../entries/plugin.ts';
 
