@@ -255,16 +255,17 @@ t.test('reapWorkers removes stale workers with their counters and rescores fresh
 
 t.test('readWorkers reads a page of workers: their fields and counters, nothing for a worker gone', async (t) => {
   const ctx = grid();
-  await register(ctx, 'a');
+  const started = Math.floor(now / 1000) - 60;
+  await register(ctx, 'a', { startedAt: started });
   await register(ctx, 'b', { wsEndpoint: null, bidiEndpoint: 'ws://127.0.0.1:2/b', status: 'draining', version: null });
   await setCounter(ctx, 'activeConnections', 'chromium:a', 1);
   await setCounter(ctx, 'lifetimeConnections', 'chromium:a', 7);
   const page = await ctx.scripts.run('readWorkers', { keys: { active: {}, lifetime: {} }, args: { refs: ['chromium:a', 'chromium:b', 'chromium:gone'] } });
   const beat = String(Math.floor(now / 1000));
   t.same(page, [
-    'available', beat, 'ws://127.0.0.1:1/a', null, '1.65.1', null, '1', '7',
-    'draining', beat, null, null, null, 'ws://127.0.0.1:2/b', '0', '0',
-    null, null, null, null, null, null, null, null,
+    'available', beat, 'ws://127.0.0.1:1/a', null, '1.65.1', null, String(started), '1', '7',
+    'draining', beat, null, null, null, 'ws://127.0.0.1:2/b', null, '0', '0',
+    null, null, null, null, null, null, null, null, null,
   ]);
 });
 
