@@ -89,6 +89,12 @@ export async function gridStatus(ctx: Pick<Ctx, 'backend' | 'keys' | 'scripts'>,
   return { workers: page.workers, types, nextAfter: page.nextAfter };
 }
 
+/** Every worker, in ref order, without the totals (what /v1/workers lists). */
+export async function listWorkers(ctx: Pick<Ctx, 'backend' | 'keys' | 'scripts'>, opts: { nowMs: number; staleMs: number }): Promise<WorkerStatus[]> {
+  const indexed = await ctx.backend.pipeline(browserTypes.map((t) => ['ZRANGE', ctx.keys.workerIndex({ browserType: t }), 0, -1]));
+  return workerStatuses(ctx, indexed.flatMap((refs) => (refs as string[]) ?? []).sort(), opts);
+}
+
 /** The page of `sorted` refs that `opts` asks for, read. */
 async function workerPage(ctx: Pick<Ctx, 'scripts'>, sorted: string[], opts: StatusOptions) {
   let from = opts.after === undefined ? 0 : sorted.findIndex((ref) => ref > opts.after!);

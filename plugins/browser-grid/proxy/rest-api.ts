@@ -8,7 +8,7 @@ import type { Backend, KeyBuilders } from '../../../entries/plugin.ts';
 import type { Ctx } from '../context.ts';
 import type { BrowserGridKeys } from '../contract.ts';
 import { browserTypes, parseRef } from '../refs.ts';
-import { gridStatus, workerStatuses, type GridStatus, type WorkerStatus } from '../status.ts';
+import { gridStatus, listWorkers, workerStatuses, type GridStatus, type WorkerStatus } from '../status.ts';
 import { effectiveStatus, isSessionId, sessionView, toRecord } from './session-records.ts';
 
 export interface RestContext {
@@ -46,9 +46,9 @@ function workerState(w: WorkerStatus): string {
 /** The body of GET `path` (one of REST_PATHS). */
 export async function restResource(path: RestPath, ctx: RestContext): Promise<unknown> {
   const opts = { nowMs: ctx.nowMs, staleMs: ctx.staleMs, maxConcurrent: ctx.maxConcurrent };
-  // /v1/capacity needs the totals alone, /v1/sessions only the workers its sessions are on
+  // /v1/capacity needs the totals alone, /v1/workers the workers alone, /v1/sessions only the workers its sessions are on
   if (path === '/v1/capacity') return capacity(await gridStatus(ctx, { ...opts, limit: 0 }), ctx);
-  if (path === '/v1/workers') return workers(await gridStatus(ctx, opts), ctx);
+  if (path === '/v1/workers') return workers(await listWorkers(ctx, opts), ctx);
   return sessions(ctx);
 }
 
@@ -67,8 +67,8 @@ function capacity(status: GridStatus, ctx: RestContext) {
   };
 }
 
-function workers(status: GridStatus, ctx: RestContext) {
-  return status.workers.map((w) => ({
+function workers(list: WorkerStatus[], ctx: RestContext) {
+  return list.map((w) => ({
     id: w.workerId,
     address: w.endpoint,
     browser: w.browserType,

@@ -182,7 +182,7 @@ export class UserThread {
       answered = true;
     });
     const held = (async () => {
-      while (!answered && !this.exited && performance.now() - this.lastHeard <= ms) await this.heardOrAfter(TICK_MS / 2);
+      while (!answered && !this.exited && performance.now() - this.lastHeard <= ms) await this.heardOrAfter(LOOK_MS);
     })();
     await Promise.race([settled, held]);
   }
