@@ -6,7 +6,7 @@
 //
 //   npm run build && node bench/cli-start.mjs      (BENCH_ROUNDS=21 for more rounds; 11 by default)
 //
-// BENCH_BEFORE=/other/checkout/dist/cli/main.js adds that build's status
+// BENCH_BEFORE=/other/checkout/dist/bundle/coord.js adds that build's status
 // commands to every round (a before/after in the same paired rounds).
 //
 // Goals: wall clock (issue 23) --version and --help ≤ 3×, `coord plugins` ≤ 4×,
@@ -22,7 +22,7 @@ exitWithHelpIfAsked(import.meta.url);
 const { startRedis } = await import('../dist/test/support/redis.js');
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 11);
-const main = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const main = fileURLToPath(new URL('../dist/bundle/coord.js', import.meta.url));
 const redis = await startRedis();
 // name, node's arguments, goal for the wall-clock ratio, goal for the CPU ratio
 const commands = [

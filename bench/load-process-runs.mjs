@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-export const cli = join(here, '../dist/cli/main.js');
+export const cli = join(here, '../dist/bundle/coord.js');
 export const autocannonBin = join(here, '../node_modules/.bin/autocannon');
 
 /** The counting server, started; `url` to aim at, `ask('reset' | 'count')`, `stop()`. */
@@ -31,7 +31,7 @@ export async function startCountingServer() {
 
 /**
  * argv of `coord load run` with the bench's scenario (`scenario`: a file of bench/). With `main` (another checkout's
- * dist/cli/main.js), the scenario is that checkout's: inside coord's folder, as this one's (one outside gets a module
+ * dist/bundle/coord.js), the scenario is that checkout's: inside coord's folder, as this one's (one outside gets a module
  * hook, which costs more).
  */
 export function loadRunArgv(url, { scenario = 'load-scenario.mjs', users = 1, seconds = 1, workers = '1', main = cli }) {

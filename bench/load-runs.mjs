@@ -115,13 +115,13 @@ export const connectionRun = (url, seconds, kind = 'coord') => () =>
   });
 
 /**
- * `coord load run` as users run it (node dist/cli/main.js, embedded backend, its orchestrator and worker in its own
+ * `coord load run` as users run it (node dist/bundle/coord.js, embedded backend, its orchestrator and worker in its own
  * process, the progress line on stderr): `running` resolves at its first progress line (node's start, the CLI's
  * modules, the scenario and the test's start are over: the users run), `summarized` when its summary is printed (the
  * test stopped, its last metrics merged), `exited` when it has exited. `args`: more flags (e.g. --workers auto).
  */
 export function loadRunProcess(url, seconds, args = []) {
-  const cli = join(here, '../dist/cli/main.js');
+  const cli = join(here, '../dist/bundle/coord.js');
   const child = spawn(process.execPath, [cli, 'load', 'run', '--scenario', scenario, '--users', String(CONNECTIONS), '--duration', `${seconds}s`, '--param', `baseUrl=${url}`, ...args]);
   let stderr = '';
   let stdout = '';

@@ -17,7 +17,7 @@
 // launch; start-up CPU ≤ 1.5× autocannon's.
 //
 //   npm run build && node bench/load-startup.mjs      (BENCH_ROUNDS=11 by default;
-//   BENCH_BEFORE=/other/checkout/dist/cli/main.js adds that build's .mjs runs)
+//   BENCH_BEFORE=/other/checkout/dist/bundle/coord.js adds that build's .mjs runs)
 //
 // Writes bench/results/load-startup.md. bench/load.mjs prints the same table.
 import { writeFileSync } from 'node:fs';
@@ -40,7 +40,7 @@ export async function startupReport(server, rounds, before = process.env.BENCH_B
     ['coord load run .ts --workers 1', loadRunArgv(url, { scenario: 'load-scenario.ts' })],
     ['coord load run .ts --workers auto', loadRunArgv(url, { scenario: 'load-scenario.ts', workers: 'auto' })],
   ];
-  // BENCH_BEFORE=/other/checkout/dist/cli/main.js: that build's .mjs runs in the same rounds (a before/after).
+  // BENCH_BEFORE=/other/checkout/dist/bundle/coord.js: that build's .mjs runs in the same rounds (a before/after).
   if (before) {
     tools.push(['before: coord load run .mjs --workers 1', loadRunArgv(url, { main: before })]);
     tools.push(['before: coord load run .mjs --workers auto', loadRunArgv(url, { workers: 'auto', main: before })]);

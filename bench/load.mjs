@@ -250,7 +250,7 @@ async function cliSection() {
   const cliRow = (name, list) => `| ${name} | ${Math.round(median(list.map((r) => r.rps))).toLocaleString('en-US')} | ${median(list.map((r) => r.cpuUs)).toFixed(1)} | ${Math.round(1e6 / median(list.map((r) => r.cpuUs))).toLocaleString('en-US')} |`;
   return `## \`coord load run\` vs autocannon, per CPU-second (startup excluded)
 
-${CLI_ROUNDS} rounds after a first run, the two (or four) runs of a round in turned-round order. \`coord load run\`: \`node dist/cli/main.js load run
+${CLI_ROUNDS} rounds after a first run, the two (or four) runs of a round in turned-round order. \`coord load run\`: \`node dist/bundle/coord.js load run
 --scenario bench/load-scenario.mjs --users ${CONNECTIONS} --duration ${SECONDS + 1}s --workers 1\` in its own process (orchestrator and embedded
 backend on the main thread, one worker's users in a thread), and the same with \`--workers auto\` (one worker thread per core), measured from its first progress line (node's start, the CLI's modules, the scenario's load and the test's start are over)
 to its printed summary (the test stopped, its last metrics merged). autocannon: its own process, started ahead (bench/load-autocannon.mjs),

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `coord` command: `npx coord` runs the build (dist/cli/main.js) on Node,
+// The `coord` command: `npx coord` runs the build (dist/bundle/coord.js, scripts/bundle.ts) on Node,
 // `deno task coord` runs this source on Deno.
 import { cliArgs, exit } from '../core/platform.ts';
 import { runCli } from './app.ts';

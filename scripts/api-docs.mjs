@@ -1,5 +1,5 @@
 // Writes docs/api.md, the API reference, from the package itself: each entry
-// of package.json "exports" (its source: ./dist/entries/x.js → ./entries/x.ts),
+// of package.json "exports" (its source, from its types: ./dist/entries/x.d.ts → ./entries/x.ts),
 // every name it exports (followed through re-exports by the TypeScript
 // checker), its kind, its signature, its doc comment and its @example blocks.
 // Names are grouped as the entry file groups them (the `//` line above an
@@ -16,9 +16,9 @@ import ts from 'typescript';
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const API_FILE = 'docs/api.md';
 
-/** The source a built file comes from: ./dist/entries/coordkit.js → entries/coordkit.ts. */
-function sourceOf(built) {
-  return built.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts');
+/** The source an export-map entry's types come from: ./dist/entries/coordkit.d.ts → entries/coordkit.ts. */
+function sourceOf(entry) {
+  return entry.types.replace(/^\.\/dist\//, '').replace(/\.d\.ts$/, '.ts');
 }
 
 /** 'coordkit' for '.', 'coordkit/plugin' for './plugin'. */

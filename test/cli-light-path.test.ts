@@ -71,11 +71,11 @@ t.test('coord grid status loads no logger, imports no CommonJS client through ES
   const redis = await startRedis();
   t.teardown(() => redis.stop());
   const { preload, loaded } = recorder(t);
-  const r = run([...preload, 'dist/cli/main.js', 'grid', 'status', '--redis', redis.url]);
+  const r = run([...preload, 'dist/bundle/coord.js', 'grid', 'status', '--redis', redis.url]);
   t.equal(r.status, 0, r.stderr);
   t.match(r.stdout, /no workers registered/, 'it read the grid');
   const lines = loaded();
-  t.ok(lines.some((l) => l.startsWith('esm ') && l.includes('/dist/cli/main.js')), 'the ESM loads were recorded');
+  t.ok(lines.some((l) => l.startsWith('esm ') && l.includes('/dist/bundle/coord.js')), 'the ESM loads were recorded');
   t.ok(lines.some((l) => l.startsWith('cjs ') && l.includes('/node_modules/ioredis/')), 'ioredis was required');
   t.same(lines.filter((l) => /\/node_modules\/(pino|pino-pretty|thread-stream|sonic-boom)\//.test(l)), [], 'no logger module loaded');
   t.same(lines.filter((l) => l.startsWith('esm ') && /\/node_modules\/(ioredis|@redis\/client|cluster-key-slot)\//.test(l)), [], 'no Redis client went through the ESM loader');
@@ -90,7 +90,7 @@ t.test('coord load run loads no ajv, no fengari, not all of semver, and register
   const { preload, loaded } = recorder(t);
   // A scenario inside coord's folder: 'coordkit' resolves to this coord from there, as it does in a project that installed it.
   // Not spawnSync: the target answers from this process's event loop.
-  const r = await runAsync([...preload, 'dist/cli/main.js', 'load', 'run', '--scenario', 'test/fixtures/load-test/routed.mjs', '--users', '1', '--duration', '1s', '--workers', 'auto', '--param', `baseUrl=${url}`]);
+  const r = await runAsync([...preload, 'dist/bundle/coord.js', 'load', 'run', '--scenario', 'test/fixtures/load-test/routed.mjs', '--users', '1', '--duration', '1s', '--workers', 'auto', '--param', `baseUrl=${url}`]);
   t.equal(r.status, 0, r.stderr);
   t.match(r.stdout, /GET \/routed\s+[1-9]/, 'the test ran its requests');
   const lines = loaded();

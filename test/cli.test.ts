@@ -1,4 +1,4 @@
-// The built `coord` CLI (dist/cli/main.js) on Node, run as a user runs it: a
+// The built `coord` CLI (dist/bundle/coord.js) on Node, run as a user runs it: a
 // child process per command line. Every error is one line on stderr with the
 // documented exit code; `run` starts roles and stops them in reverse on SIGTERM.
 import { writeFileSync, mkdtempSync } from 'node:fs';

@@ -57,12 +57,12 @@ t.test('a status command against a live Redis does not load ajv, and a bad value
   // Reports each package the process requires whose name starts with ajv (the validator's own runtime helpers are ajv/dist/runtime/*).
   writeFileSync(hook, `const M = require('module'); const load = M._load; M._load = function (request, ...rest) { if (/^ajv(\\/|$)/.test(request)) process.stderr.write('required ' + request + '\\n'); return load.call(this, request, ...rest); };`);
   for (const command of [['grid', 'status'], ['obniz', 'status'], ['webdriver', 'sessions']]) {
-    const r = spawnSync(process.execPath, ['-r', hook, join(root, 'dist/cli/main.js'), ...command, '--redis', redis.url], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(process.execPath, ['-r', hook, join(root, 'dist/bundle/coord.js'), ...command, '--redis', redis.url], { cwd: root, encoding: 'utf8', timeout: 60_000 });
     t.equal(r.status, 0, `coord ${command.join(' ')}: exit 0 (${r.stderr.slice(-300)})`);
     const required = r.stderr.split('\n').filter((line) => line.startsWith('required '));
     t.ok(required.length > 0 && required.every((line) => line.startsWith('required ajv/dist/runtime/')), `coord ${command.join(' ')}: only ajv's runtime helpers (${required.join(', ')})`);
   }
-  const bad = spawnSync(process.execPath, [join(root, 'dist/cli/main.js'), 'grid', 'status', '--redis', redis.url, '--set', 'browser-grid.maxConcurrentSessions=many'], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+  const bad = spawnSync(process.execPath, [join(root, 'dist/bundle/coord.js'), 'grid', 'status', '--redis', redis.url, '--set', 'browser-grid.maxConcurrentSessions=many'], { cwd: root, encoding: 'utf8', timeout: 60_000 });
   t.equal(bad.status, 2, 'a bad value: exit 2');
   t.match(bad.stderr.trim(), /^coord: config: browser-grid\.maxConcurrentSessions = "many" \(from flag --set browser-grid\.maxConcurrentSessions\): expected integer >= 1$/, bad.stderr);
 });

@@ -67,7 +67,7 @@ mkdirSync(join(project, 'empty'));
 type Runtime = 'node' | 'deno';
 const env = { ...process.env, REDIS_URL: '', COORD_REDIS_URL: '', COORD_KEY_PREFIX: '', COORD_DEBUG: '', COORD_LOG_FORMAT: 'json', NO_COLOR: '1' };
 const argvOf = (runtime: Runtime, args: string[]) =>
-  runtime === 'node' ? [process.execPath, [join(root, 'dist/cli/main.js'), ...args]] as const : [join(root, 'node_modules/deno/deno'), ['run', '-A', join(root, 'cli/main.ts'), ...args]] as const;
+  runtime === 'node' ? [process.execPath, [join(root, 'dist/bundle/coord.js'), ...args]] as const : [join(root, 'node_modules/deno/deno'), ['run', '-A', join(root, 'cli/main.ts'), ...args]] as const;
 
 function cli(runtime: Runtime, ...args: string[]) {
   const [bin, argv] = argvOf(runtime, args);

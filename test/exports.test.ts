@@ -19,7 +19,8 @@ t.before(() => buildIfStale());
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   name: string;
   version: string;
-  exports: Record<string, string>;
+  exports: Record<string, { types: string; default: string }>;
+  bin: Record<string, string>;
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
 };
@@ -67,9 +68,9 @@ const PUBLIC: Record<string, string[]> = {
 /** Code entries of the export map (./package.json is there for tools that read it). */
 const entries = Object.entries(pkg.exports).filter(([key]) => key !== './package.json');
 
-/** The source a built file comes from: ./dist/entries/coordkit.js → ./entries/coordkit.ts. */
-function sourceOf(built: string): string {
-  return built.replace(/^\.\/dist\//, './').replace(/\.js$/, '.ts');
+/** The source an export-map entry's types come from: ./dist/entries/coordkit.d.ts → ./entries/coordkit.ts. */
+function sourceOf(entry: { types: string }): string {
+  return entry.types.replace(/^\.\/dist\//, './').replace(/\.d\.ts$/, '.ts');
 }
 
 t.test('the export map: no wildcard, an entry for each audience', async (t) => {
@@ -92,6 +93,22 @@ t.test("each entry exports exactly its listed names, followed through every re-e
     const loaded = (await import(`coordkit${key.slice(1)}`)) as Record<string, unknown>;
     t.same(Object.keys(loaded).sort(), values.sort(), `${key}: the built module has the value exports`);
   }
+});
+
+t.test('each entry runs from the bundle (dist/bundle/, scripts/bundle.ts), and all entries share one copy of each module', async (t) => {
+  for (const [key, entry] of entries) {
+    t.match(entry.default, /^\.\/dist\/bundle\/[\w-]+\.js$/, `${key}: bundled`);
+    t.ok(existsSync(join(root, entry.default)), `${key}: ${entry.default} is built`);
+    t.ok(existsSync(join(root, entry.types)), `${key}: ${entry.types} is built`);
+  }
+  t.same(pkg.bin, { coord: 'dist/bundle/coord.js' }, 'the bin is the bundled CLI');
+  // a plugin's error, made with the class coordkit/plugin exports, is the class the CLI and coordkit check against
+  const kit = (await import('coordkit/plugin')) as Record<string, unknown>;
+  const main = (await import('coordkit')) as Record<string, unknown>;
+  const conformance = (await import('coordkit/conformance')) as Record<string, unknown>;
+  t.equal(kit.ConfigError, main.ConfigError, 'coordkit and coordkit/plugin: one ConfigError');
+  t.equal(kit.defineContract, main.defineContract, 'one defineContract');
+  t.ok(typeof conformance.contractSuite === 'function', 'the conformance entry loads');
 });
 
 t.test('npm and Deno export the same entry points, and Deno maps the package name to them', async (t) => {

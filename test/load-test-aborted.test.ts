@@ -20,7 +20,7 @@ const DELAY_MS = 400;
 async function interruptedRun(out: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const args = ['load', 'run', '--scenario', join(root, 'test/fixtures/load-test/slow.mjs'), '--users', String(USERS), '--duration', '60s',
     '--param', `baseUrl=${target.url}`, '--param', `delayMs=${DELAY_MS}`, '--out', out];
-  const child = spawn(process.execPath, [join(root, 'dist/cli/main.js'), ...args], { cwd: root });
+  const child = spawn(process.execPath, [join(root, 'dist/bundle/coord.js'), ...args], { cwd: root });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c));

@@ -34,7 +34,7 @@ function run(bin: string, args: string[], env: Record<string, string> = {}): Pro
     child.on('exit', (status) => resolve({ status, stdout, stderr }));
   });
 }
-const node = (args: string[]) => run(process.execPath, [join(root, 'dist/cli/main.js'), ...args]);
+const node = (args: string[]) => run(process.execPath, [join(root, 'dist/bundle/coord.js'), ...args]);
 const deno = (args: string[]) => run(join(root, 'node_modules/.bin/deno'), ['run', '-A', join(root, 'cli/main.ts'), ...args]);
 
 t.test('load run on Node: a TypeScript scenario, live progress, JSON results, thresholds met', async (t) => {
@@ -118,7 +118,7 @@ t.test('start, users, status and stop drive a running orchestrator; its API want
   t.teardown(() => orchestrator.kill('SIGKILL'));
   await orchestrator.waitFor((l) => l.msg === 'load test API and page');
   const apiFlags = ['--api', `http://127.0.0.1:${port}`];
-  const cli = (args: string[], token = 's3cret') => run(process.execPath, [join(root, 'dist/cli/main.js'), 'load', ...args, ...apiFlags], { LOAD_TEST_TOKEN: token });
+  const cli = (args: string[], token = 's3cret') => run(process.execPath, [join(root, 'dist/bundle/coord.js'), 'load', ...args, ...apiFlags], { LOAD_TEST_TOKEN: token });
 
   const denied = await cli(['status'], 'wrong');
   t.equal(denied.status, 1);
@@ -147,6 +147,6 @@ t.test('start, users, status and stop drive a running orchestrator; its API want
   t.match(stopped.stdout, /GET \/ping/);
   t.match((await cli(['status'])).stdout, /^state IDLE/);
   const nobody = await freePort();
-  const unreachable = await run(process.execPath, [join(root, 'dist/cli/main.js'), 'load', 'status', '--api', `http://127.0.0.1:${nobody}`]);
+  const unreachable = await run(process.execPath, [join(root, 'dist/bundle/coord.js'), 'load', 'status', '--api', `http://127.0.0.1:${nobody}`]);
   t.match(unreachable.stderr.trim(), /^coord: cannot reach the load-test orchestrator at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\): start one with coord run --plugin load-test/);
 });

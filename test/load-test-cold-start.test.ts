@@ -24,7 +24,7 @@ t.teardown(async () => {
 /** `coord load run …` to its end, async: the target server in this process keeps answering. */
 function loadRun(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(root, 'dist/cli/main.js'), 'load', 'run', ...args], { cwd: root, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [join(root, 'dist/bundle/coord.js'), 'load', 'run', ...args], { cwd: root, env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c));

@@ -31,7 +31,7 @@ interface Run {
 }
 
 function loadRun(args: string[]): Run {
-  const child = spawn(process.execPath, [join(root, 'dist/cli/main.js'), 'load', 'run', '--scenario', scenario, '--param', `baseUrl=${target.url}`, ...args], { cwd: root });
+  const child = spawn(process.execPath, [join(root, 'dist/bundle/coord.js'), 'load', 'run', '--scenario', scenario, '--param', `baseUrl=${target.url}`, ...args], { cwd: root });
   const run: Run = { child, stdout: '', stderr: '', exited: new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : null)))) };
   child.stdout!.on('data', (c: Buffer) => (run.stdout += c));
   child.stderr!.on('data', (c: Buffer) => (run.stderr += c));

@@ -39,7 +39,7 @@ function exitStatus(signal: NodeJS.Signals | null): number | null {
 }
 
 function loadRun(args: string[]): Run {
-  const child = spawn(process.execPath, [join(root, 'dist/cli/main.js'), 'load', 'run', '--scenario', scenario, '--users', String(USERS), ...args], { cwd: root });
+  const child = spawn(process.execPath, [join(root, 'dist/bundle/coord.js'), 'load', 'run', '--scenario', scenario, '--users', String(USERS), ...args], { cwd: root });
   const run: Run = { child, stdout: '', stderr: '', exited: new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? exitStatus(signal)))) };
   child.stdout!.on('data', (c: Buffer) => (run.stdout += c));
   child.stderr!.on('data', (c: Buffer) => (run.stderr += c));

@@ -62,7 +62,7 @@ const SPAWN_INTERVAL_S = 0.1;
 /** The built CLI, run without blocking this process (the target server answers from it). */
 function cli(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(root, 'dist/cli/main.js'), ...args], { cwd: root, timeout: 60_000 }, (err, stdout, stderr) =>
+    execFile(process.execPath, [join(root, 'dist/bundle/coord.js'), ...args], { cwd: root, timeout: 60_000 }, (err, stdout, stderr) =>
       resolve({ status: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });

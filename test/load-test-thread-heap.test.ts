@@ -17,7 +17,7 @@ t.teardown(() => target.close());
 const scenario = join(root, 'test/fixtures/load-test/heap.mjs');
 
 function loadRun(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [join(root, 'dist/cli/main.js'), 'load', 'run', '--scenario', scenario, '--param', `baseUrl=${target.url}`, ...args], { cwd: root });
+  const child = spawn(process.execPath, [join(root, 'dist/bundle/coord.js'), 'load', 'run', '--scenario', scenario, '--param', `baseUrl=${target.url}`, ...args], { cwd: root });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c));

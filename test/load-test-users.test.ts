@@ -86,7 +86,7 @@ t.test('checks>99% fails coord load run with exit 99', async (t) => {
   buildIfStale();
   const args = ['load', 'run', '--scenario', fixture('checks.mjs'), '--users', '2', '--duration', '1s', '--param', `baseUrl=${target.url}`, '--threshold', 'checks>99%', '--threshold', 'status is 200:checks>99%'];
   const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
-    const child = spawn(process.execPath, [join(root, 'dist/cli/main.js'), ...args], { cwd: root });
+    const child = spawn(process.execPath, [join(root, 'dist/bundle/coord.js'), ...args], { cwd: root });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c));
     child.on('exit', (code) => resolve({ code, out }));

@@ -20,7 +20,7 @@ const work = mkdtempSync(join(tmpdir(), 'coord-new-'));
 // Without the runner's TAP_* / NODE_OPTIONS settings: coord runs as a user runs it.
 const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(TAP|_TAPJS)|^NODE_OPTIONS$/.test(k)));
 const env = { ...inherited, REDIS_URL: '', COORD_REDIS_URL: '', COORD_KEY_PREFIX: '', COORD_DEBUG: '', NO_COLOR: '1' };
-const main = join(root, 'dist/cli/main.js');
+const main = join(root, 'dist/bundle/coord.js');
 
 function cli(cwd: string, ...args: string[]) {
   const r = spawnSync(process.execPath, [main, ...args], { cwd, env, encoding: 'utf8', timeout: 120_000 });

@@ -63,7 +63,7 @@ t.test('npm pack makes a tarball with the built code, the Lua, the template and 
   const [packed] = JSON.parse(r.stdout) as { filename: string; files: { path: string }[] }[];
   tarball = join(work, packed!.filename);
   const paths = packed!.files.map((f) => f.path);
-  for (const path of ['dist/cli/main.js', 'dist/entries/coordkit.d.ts', 'plugins/browser-grid/lua', 'templates/plugin/package.json', 'examples/cron/index.ts', 'examples/deploy/one-machine/coord.yaml']) {
+  for (const path of ['dist/bundle/coord.js', 'dist/entries/coordkit.d.ts', 'plugins/browser-grid/lua', 'templates/plugin/package.json', 'examples/cron/index.ts', 'examples/deploy/one-machine/coord.yaml']) {
     t.ok(paths.some((p) => p.startsWith(path)), `ships ${path}`);
   }
   t.notOk(paths.some((p) => p.startsWith('dist/test/')), 'no test helpers');

@@ -1,6 +1,6 @@
 // The README's main line, `npm run build && npx coord run --plugin browser-grid`,
 // run twice in a row on the same clone: the second build recreates dist/ and
-// must leave dist/cli/main.js executable again, or npx's link to the bin fails
+// must leave dist/bundle/coord.js executable again, or npx's link to the bin fails
 // with "coord: Permission denied" (exit 127). The clone is a copy of this one
 // (its node_modules linked): a build here would take dist/ away from the test
 // files running beside this one.
@@ -26,7 +26,7 @@ for (const round of [1, 2]) {
   t.test(`round ${round}: npm run build, then npx coord run --plugin browser-grid starts the grid`, async (t) => {
     const build = spawnSync('npm', ['run', 'build'], { cwd: clone, env, encoding: 'utf8', timeout: 400_000 });
     t.equal(build.status, 0, 'npm run build', { output: `${build.stdout}${build.stderr}`.slice(-3000) });
-    t.equal(statSync(join(clone, 'dist/cli/main.js')).mode & 0o111, 0o111, 'dist/cli/main.js is executable');
+    t.equal(statSync(join(clone, 'dist/bundle/coord.js')).mode & 0o111, 0o111, 'dist/bundle/coord.js is executable');
     const port = await freePort();
     const grid = spawnGroup(t, 'npx', ['coord', 'run', '--plugin', 'browser-grid', '--set', `browser-grid.port=${port}`, '--log-format', 'json'], { cwd: clone, env });
     await until('the grid ready', () => /"msg":"ready"/.test(grid.out()), 120_000);

@@ -1,5 +1,5 @@
 // Tests that run the built CLI (dist/) build it first when any source is newer
-// than the build. `npm test` builds before tap starts (tsc, then the config validators), so
+// than the build. `npm test` builds before tap starts (tsc, the config validators, the bundle), so
 // this only does work when a test file is run alone after an edit.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, readdirSync, statSync } from 'node:fs';
@@ -18,9 +18,9 @@ function newestSource(dir: string): number {
   return newest;
 }
 
-/** Runs `tsc -p tsconfig.json` and scripts/compile-validators.ts unless dist/cli/main.js is newer than every source. */
+/** Runs `npm run compile`'s steps (tsc, the config validators, the bundle) unless dist/bundle/coord.js is newer than every source. */
 export function buildIfStale(): void {
-  const main = join(root, 'dist/cli/main.js');
+  const main = join(root, 'dist/bundle/coord.js');
   const built = existsSync(main) ? statSync(main).mtimeMs : 0;
   const newest = Math.max(...SOURCES.map((d) => newestSource(join(root, d))), statSync(join(root, 'tsconfig.json')).mtimeMs);
   if (built > newest) return;
@@ -28,5 +28,7 @@ export function buildIfStale(): void {
   if (tsc.status !== 0) throw new Error(`the build (tsc -p tsconfig.json) failed:\n${(tsc.stdout + tsc.stderr).slice(0, 4000)}`);
   const validators = spawnSync(process.execPath, ['dist/scripts/compile-validators.js'], { cwd: root, encoding: 'utf8' });
   if (validators.status !== 0) throw new Error(`the build's config validators failed:\n${(validators.stdout + validators.stderr).slice(0, 4000)}`);
+  const bundle = spawnSync(process.execPath, ['dist/scripts/bundle.js'], { cwd: root, encoding: 'utf8' });
+  if (bundle.status !== 0) throw new Error(`the build's bundle failed:\n${(bundle.stdout + bundle.stderr).slice(0, 4000)}`);
   chmodSync(main, 0o755); // as npm run build leaves it: the bin npx links to
 }

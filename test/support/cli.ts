@@ -8,7 +8,7 @@ import { findUp } from '../../core/paths.ts';
 
 /** The repository root, from the sources or from dist/. */
 export const root = dirname(findUp(import.meta.url, 'package.json'));
-const main = join(root, 'dist/cli/main.js');
+const main = join(root, 'dist/bundle/coord.js');
 
 export interface LogLine {
   level: number | string;

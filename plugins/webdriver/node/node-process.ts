@@ -10,10 +10,10 @@ import { existsSync } from 'node:fs';
 import { findUp } from '../../../entries/plugin.ts';
 import type { Ctx } from '../context.ts';
 
-/** The CLI entry this code ships with: dist/cli/main.js beside the compiled plugin, else the sources' cli/main.ts. */
+/** The CLI entry this code ships with: the built bin (dist/bundle/coord.js) above the compiled plugin, else the sources' cli/main.ts. */
 function cliEntry(): string {
   try {
-    const js = findUp(import.meta.url, 'cli/main.js');
+    const js = findUp(import.meta.url, 'bundle/coord.js');
     if (existsSync(js)) return js;
   } catch {
     // running from the sources
