@@ -1,5 +1,5 @@
 // How long the `coord` command takes to start and finish, and the CPU (user +
-// system, from /usr/bin/time: 10 ms ticks, hence the rounds) it uses, each as a
+// system, from wait4(): microseconds, though rounds still average out the noise) it uses, each as a
 // ratio to `node -e 1` measured in the same run (the machine's load moves both alike).
 // Each round runs every command once, in turn (paired rounds); the figures are
 // medians over the rounds, with the spread (lowest–highest ratio of a round).
@@ -42,14 +42,24 @@ if (before) {
 const env = { ...process.env, REDIS_URL: '', COORD_REDIS_URL: '', NODE_OPTIONS: '' };
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
+// Each command runs under a small python3 parent that forks it and reads its
+// rusage with wait4(): CPU time to the microsecond, where /usr/bin/time prints
+// 10 ms steps (a 20 ms difference between two commands was lost in them).
+const PARENT = `import os, sys, time
+start = time.monotonic()
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+_, status, ru = os.wait4(pid, 0)
+os.write(3, f"{(time.monotonic() - start) * 1000:.3f} {(ru.ru_utime + ru.ru_stime) * 1000:.3f} {os.waitstatus_to_exitcode(status)}".encode())`;
+if (spawnSync('python3', ['-c', '1']).status !== 0) throw new Error('bench/cli-start.mjs needs python3 (Debian: apt-get install python3) to read each run\'s CPU time');
+
 /** One run: its wall-clock ms and its CPU ms (user + system). */
 function timeOnce(args) {
-  const start = process.hrtime.bigint();
-  const r = spawnSync('/usr/bin/time', ['-f', 'CPU %U %S', process.execPath, ...args], { env, encoding: 'utf8' });
-  const wall = Number(process.hrtime.bigint() - start) / 1e6;
-  if (r.status !== 0) throw new Error(`node ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-  const [, user, system] = /CPU (\S+) (\S+)\s*$/.exec(r.stderr);
-  return { wall, cpu: (Number(user) + Number(system)) * 1000 };
+  const r = spawnSync('python3', ['-c', PARENT, process.execPath, ...args], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+  const [wall, cpu, code] = (r.output[3] ?? '').split(' ').map(Number);
+  if (code !== 0) throw new Error(`node ${args.join(' ')} exited ${code}: ${r.stderr}`);
+  return { wall, cpu };
 }
 
 const loadBefore = load();
@@ -83,7 +93,7 @@ const text = `# coord CLI start-up
 
 \`node bench/cli-start.mjs\` on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}: ${ROUNDS} paired rounds (each round runs every
 command once, in this order, after one warm-up round); each command's time is the wall clock of the whole process,
-from spawn to exit, and its CPU (user + system, /usr/bin/time). \`coord grid status\` and \`coord obniz status\` ask a live redis-server on loopback (empty
+from fork to exit, and its CPU (user + system, from wait4's rusage). \`coord grid status\` and \`coord obniz status\` ask a live redis-server on loopback (empty
 keyspace).${before ? ` Rows "before:" run another build (\`BENCH_BEFORE=${before}\`) in the same rounds.` : ''} Load average (1, 5, 15 min) before: ${loadBefore};
 after: ${loadAfter} (on a shared machine absolute times are inflated; the ratio to \`node -e 1\` of the same round is the figure to read).
 
