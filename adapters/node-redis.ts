@@ -90,15 +90,15 @@ class NodeRedisBackend extends RedisClientBackend<NodeRedisConnection> {
         // The whole transaction goes to the node of its first key (they must share a slot).
         const transaction = client.multi(wire.map(firstKey).find((key) => key !== undefined));
         for (const args of wire) transaction.addCommand(firstKey(args), undefined, args);
-        replies = await transaction.exec();
+        replies = await this.held(transaction.exec());
       } else if (isSentinel(client)) {
         const transaction = client.multi();
         for (const args of wire) transaction.addCommand(false, args);
-        replies = await transaction.exec();
+        replies = await this.held(transaction.exec());
       } else {
         const transaction = client.multi();
         for (const args of wire) transaction.addCommand(args);
-        replies = await transaction.exec();
+        replies = await this.held(transaction.exec());
       }
       return replies.map(toReply);
     } catch (error) {
@@ -138,7 +138,7 @@ class NodeRedisBackend extends RedisClientBackend<NodeRedisConnection> {
     const run = async (call: (client: AnyClient) => Promise<unknown>, undo?: () => void) => {
       try {
         await this.reachable();
-        await call(await connection.ready());
+        await this.held(connection.ready().then(call));
       } catch (error) {
         undo?.();
         throw this.error(error);

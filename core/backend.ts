@@ -138,7 +138,12 @@ export interface Backend {
   /** Connection state changes. Returns a function that removes the listener. */
   onState(listener: (state: BackendState, detail?: string) => void): () => void;
 
-  /** Closes every connection this backend opened. Idempotent. */
+  /**
+   * Closes every connection this backend opened. Idempotent. Every call still
+   * in flight — also one held while Redis is unreachable — and every later one
+   * rejects with ConnectionError (COORD_ERR_BACKEND_CLOSED): a process that
+   * stops with Redis gone closes its backend so its roles' stops go on.
+   */
   close(): Promise<void>;
 }
 

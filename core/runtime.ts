@@ -19,6 +19,7 @@ import { loadScriptDir, type ScriptDefinition } from './scripts.ts';
 import { coordVersion } from './version.ts';
 import { ConfigError, type CoordErrorCode, StartError } from './errors.ts';
 import { clusterPrefixProblems, pluginKeyPrefix } from './key-prefix.ts';
+import { closeWhenUnreachable } from './stop-without-redis.ts';
 
 // The three semver functions a plugin's check uses, each required alone: the
 // package's index loads all of its forty (a start of coord run paid for them).
@@ -139,7 +140,9 @@ export interface StartOptions {
   config: Readonly<CoordConfig>;
   /**
    * The roles' backend: a Backend the caller keeps (stop does not close it),
-   * or a function that opens one from config.redis (stop closes it; e.g.
+   * or a function that opens one from config.redis (stop closes it, and
+   * closes it early once Redis has been unreachable for 3 s of a stop, so the
+   * roles' stops do not wait on Redis calls nobody answers; e.g.
    * connectBackend from 'coordkit/embed'). Without it, the one registered
    * under tokens.Backend in `container`.
    */
@@ -192,8 +195,10 @@ export interface ProcessHandle {
   /**
    * Stops the roles in reverse start order (each awaited up to
    * config.roleStopTimeout seconds; an error or a stop past that is logged,
-   * not thrown), then closes the backend the runtime opened. Idempotent: every
-   * call returns the same promise.
+   * not thrown), then closes the backend the runtime opened — early, once Redis
+   * has been unreachable for 3 s of the stop: the roles' calls then fail with
+   * ConnectionError (COORD_ERR_BACKEND_CLOSED) instead of waiting for Redis.
+   * Idempotent: every call returns the same promise.
    */
   stop(reason: string): Promise<void>;
 }
@@ -240,6 +245,8 @@ export async function startRoles(options: StartOptions): Promise<ProcessHandle> 
   const logger = root.resolve<Logger>(tokens.Logger);
   let owned: Backend | undefined;
   if (typeof options.backend === 'function') owned = await options.backend(config.redis, logger);
+  // Only a backend the runtime opened is closed early (a caller's is the caller's to close).
+  const withoutRedis = owned && closeWhenUnreachable(owned, logger);
   if (options.backend) root.register(tokens.Backend, { useValue: owned ?? options.backend });
   else if (!root.isRegistered(tokens.Backend, true)) {
     throw new StartError("no backend: pass backend (a Backend, or a function that opens one such as connectBackend from 'coordkit/embed') or register tokens.Backend in the container", {
@@ -251,6 +258,7 @@ export async function startRoles(options: StartOptions): Promise<ProcessHandle> 
     // Refused before any role starts: without a hash tag the first script call fails with CROSSSLOT, after "ready".
     const problems = clusterPrefixProblems(registered.map(({ plugin }) => pluginKeyPrefix(config, plugin.name)));
     if (problems.length) {
+      withoutRedis?.dispose();
       if (owned) await owned.close().catch(() => {});
       throw new ConfigError(problems, { code: 'COORD_ERR_CONFIG_CLUSTER_PREFIX' });
     }
@@ -270,6 +278,7 @@ export async function startRoles(options: StartOptions): Promise<ProcessHandle> 
   const stop = (reason: string): Promise<void> =>
     (stopping ??= (async () => {
       controller.abort(new Error(`stopping: ${reason}`));
+      withoutRedis?.stopping();
       for (const r of [...started].reverse()) {
         const name = `role ${r.role} of plugin ${r.plugin}`;
         const own = (r.instance.stopTimeout ?? 0) > stopSeconds;
@@ -284,6 +293,7 @@ export async function startRoles(options: StartOptions): Promise<ProcessHandle> 
           r.logger.error('role failed to stop', { reason, error: message(err) });
         }
       }
+      withoutRedis?.dispose();
       if (owned) await owned.close().catch((err: unknown) => logger.error('backend did not close', { error: message(err) }));
       logger.debug('process stopped', { reason });
     })());

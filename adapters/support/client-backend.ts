@@ -22,6 +22,7 @@ import { ConnectionState } from './connection-state.ts';
 import { evalWithFallback } from './eval-script.ts';
 import { readyOnce } from './first-ping.ts';
 import { MessageHandlers } from './message-handlers.ts';
+import { PendingCalls } from './pending-calls.ts';
 import { toReply } from './reply.ts';
 import { logLabel, parseServerUrl, type ServerUrl } from './server-url.ts';
 
@@ -46,6 +47,8 @@ export abstract class RedisClientBackend<Connection> implements Backend {
   /** Closers of the subscriber and blocking connections still open. */
   readonly #connections = new Set<() => Promise<void>>();
   readonly #firstPing: () => Promise<void>;
+  /** Every call in flight on any of the connections, rejected by close() (see held()). */
+  readonly #calls = new PendingCalls();
   /** Redis has answered once: from then on a call waits through reconnects, as the client library does. */
   #reached = false;
   #closing: Promise<void> | undefined;
@@ -115,6 +118,7 @@ export abstract class RedisClientBackend<Connection> implements Backend {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       this.state.set('closed');
+      this.#calls.rejectAll(this.closedError());
       await Promise.all([...this.#connections].map((close) => close()));
       await this.end(this.main);
     })();
@@ -128,11 +132,21 @@ export abstract class RedisClientBackend<Connection> implements Backend {
     return { connection, handlers, close: this.#track(connection) };
   }
 
+  /**
+   * `call`, unless close() comes first: then it rejects with closedError(). A
+   * library may hold a call through an outage and not settle it when its
+   * connection is ended (node-redis's (un)subscribe, ioredis's SCAN stream);
+   * a process that stops with Redis gone closes its backend to end such calls.
+   */
+  protected held<T>(call: Promise<T>): Promise<T> {
+    return this.#calls.run(call);
+  }
+
   /** `command` on `connection`, its reply in the Backend's shapes, its error translated. */
   protected async sendOn(connection: Connection, command: Command): Promise<Reply> {
     await this.reachable();
     try {
-      return toReply(await this.call(connection, command));
+      return toReply(await this.held(this.call(connection, command)));
     } catch (error) {
       throw this.error(error);
     }
@@ -143,9 +157,12 @@ export abstract class RedisClientBackend<Connection> implements Backend {
     await this.reachable();
     const seen = new Set<string>();
     for (const node of nodes) {
+      const batches = scanOne(node)[Symbol.asyncIterator]();
       try {
-        for await (const batch of scanOne(node)) {
-          for (const key of batch) {
+        for (;;) {
+          const next = await this.held(batches.next());
+          if (next.done) break;
+          for (const key of next.value) {
             if (seen.has(key)) continue;
             seen.add(key);
             yield key;
@@ -153,6 +170,9 @@ export abstract class RedisClientBackend<Connection> implements Backend {
         }
       } catch (error) {
         throw this.error(error);
+      } finally {
+        // A caller that stopped early, or a close(): the library ends its SCAN (a no-op once it is done).
+        void Promise.resolve(batches.return?.()).catch(() => {});
       }
     }
   }

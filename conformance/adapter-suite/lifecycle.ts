@@ -39,4 +39,23 @@ export async function lifecycleTests(t: SuiteTest, ctx: SuiteContext, make: () =
     await t.resolves(sub.close(), 'closing a subscriber after its backend is fine');
     await t.resolves(conn.close(), 'closing a blocking connection after its backend is fine');
   });
+
+  // A process that stops with Redis gone closes its backend early so its roles' stops go on: a call after that must fail, not wait.
+  await t.test('after close(), every call rejects at once with ConnectionError', async (t) => {
+    const b = await make();
+    await b.ready();
+    await b.close();
+    const calls: [string, () => Promise<unknown>][] = [
+      ['send', () => b.send(['PING'])],
+      ['multi', () => b.multi([['PING']])],
+      ['pipeline', () => b.pipeline([['PING']])],
+      ['subscriber', () => b.subscriber().then((sub) => sub.subscribe(ctx.key('closed', 'c')))],
+      ['blocking', () => b.blocking().then((conn) => conn.send(['BLPOP', ctx.key('closed', 'list'), 1]))],
+    ];
+    for (const [what, call] of calls) {
+      const outcome = await Promise.race([settled(Promise.resolve().then(call)), sleep(1000).then(() => undefined)]);
+      if (!outcome) t.fail(`${what}: still pending 1 s after the backend closed`);
+      else t.equal((outcome.error as Error | undefined)?.name, 'ConnectionError', `${what}: ConnectionError (${(outcome.error as Error | undefined)?.message ?? 'resolved'})`);
+    }
+  });
 }
