@@ -67,6 +67,8 @@ t.test('npm pack makes a tarball with the built code, the Lua, the template and 
     t.ok(paths.some((p) => p.startsWith(path)), `ships ${path}`);
   }
   t.notOk(paths.some((p) => p.startsWith('dist/test/')), 'no test helpers');
+  // the code runs from dist/bundle/ (scripts/bundle.ts); tsc's modules ship only as types
+  t.same(paths.filter((p) => /^dist\/(?!bundle\/).*\.js(\.map)?$/.test(p)), [], 'no unbundled copy of the code');
 });
 
 t.test('installs into a fresh project: npm init -y, npm i ./coordkit-*.tgz, nothing else', async (t) => {
