@@ -29,7 +29,7 @@ import { purgeSession } from '../../dist/plugins/webdriver/scripts.js';
 import { coord } from '../../dist/test/support/cli.js';
 import { freePort } from '../../dist/test/support/redis.js';
 import { Agent } from 'undici';
-import { connectionsTo, controlCost, forget, killOnExit, loadScripts, logEveryCall, logNoCall, processCpuMs, redisClientsOf, redisCost, scriptCalls, sleep, usedMemory } from './kit.mjs';
+import { commandStats, connectionsTo, controlCost, forget, killOnExit, loadScripts, logEveryCall, logNoCall, processCpuMs, redisClientsOf, redisCost, scriptCalls, sleep, usedMemory } from './kit.mjs';
 import { Nodes, Orchestrator } from './webdriver-fleet.mjs';
 
 const PREFIX = '{scale}:';
@@ -145,11 +145,13 @@ async function run(s, size, logged) {
   const proxyCpu0 = processCpuMs(pids.proxy);
   const benchCpu0 = processCpuMs(process.pid);
   const began = Date.now();
+  const stats0 = process.env.SCALE_STATS ? await commandStats(backend) : undefined;
   const drain = await redisCost(backend, async () => {
     release();
     await Promise.all([...holders, ...waiters]);
     return queued;
   });
+  if (stats0) printStats(size, stats0, await commandStats(backend), queued);
   const drainMs = Date.now() - began;
   values.managerCpu = (100 * (processCpuMs(pids.manager) - managerCpu0)) / drainMs;
   values.proxyCpu = (100 * (processCpuMs(pids.proxy) - proxyCpu0)) / drainMs;
@@ -178,6 +180,15 @@ async function run(s, size, logged) {
   for (const o of fleet) await o.stop();
   for (const sessionId of await backend.send(['SMEMBERS', ctx.keys.sessionsTerminated()])) await purgeSession(ctx, sessionId);
   return { values, calls: calls.map(({ script, ms }) => ({ script, ms })) };
+}
+
+/** SCALE_STATS=1: what each command cost Redis over the drain, per session served (INFO commandstats), to stderr. */
+function printStats(size, before, after, sessions) {
+  const rows = Object.entries(after)
+    .map(([command, { calls, usec }]) => ({ command, calls: (calls - (before[command]?.calls ?? 0)) / sessions, usec: (usec - (before[command]?.usec ?? 0)) / sessions }))
+    .filter((r) => r.calls > 0)
+    .sort((a, b) => b.usec - a.usec);
+  console.error(`commandstats over the drain at ${size} slots, per session: ${rows.map((r) => `${r.command} ${r.calls.toFixed(2)} calls ${r.usec.toFixed(1)} µs`).join('; ')}`);
 }
 
 const randomTag = () => Math.random().toString(36).slice(2, 8);

@@ -99,6 +99,16 @@ export const contract = defineContract({
       derivable: true,
       item: { type: 'string', enum: ['1'] },
     },
+    managerFreed: {
+      pattern: 'manager:{managerId}:slots.freed',
+      type: 'list',
+      extension: true,
+      description: 'An orchestrator that puts a slot back on its slots.available tells each live manager here (its ID): a manager blocks on this one list for every orchestrator\'s slots instead of naming all of them in each BLPOP, whose cost grew with the fleet. The manager empties it; it expires with a manager that stops reading it.',
+      ttl: { min: 1, max: 120 },
+      writers: ['orchestrator', 'manager'],
+      derivable: true,
+      item: orchestratorId,
+    },
     storageHost: {
       pattern: 'storage:{storageId}:{providerId}:host',
       type: 'string',

@@ -1,6 +1,7 @@
 // The manager: serves POST /session (proxies forward it here). It queues the
 // session (QUEUED), matches orchestrators by the W3C rules, waits for a slot
-// from the matching orchestrators' slots.available lists (BLPOP, queue timeout),
+// from the matching orchestrators' slots.available lists (told of each slot put
+// back on its own slots.freed, which it blocks on; queue timeout),
 // allocates it (NALLOC), waits for scheduling (PENDING) and for the node
 // (NALIVE), then answers with the W3C new-session body. Every wait is a
 // blocking pop, none a poll, and all of them share one Redis connection
@@ -22,7 +23,7 @@ import { closeServer, listen, parseJson, readBody, sendError, sendJson } from '.
 import { hop } from '../http/hop.ts';
 import { advertisedHost } from '../http/advertised-host.ts';
 import { driverRefusal } from '../node/driver-refusal.ts';
-import { allocateSlot, appendLog, markAlive, queueSession, terminateSession } from '../scripts.ts';
+import { allocateSlot, announceSlot, appendLog, markAlive, queueSession, terminateSession } from '../scripts.ts';
 import { readLog } from '../session/log.ts';
 import { slotOwner } from '../session/slots.ts';
 import { rfc3339 } from '../session/time.ts';
@@ -59,7 +60,10 @@ export function managerRole(ctx: Ctx): Role {
   });
   let port = 0;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
-  const waits = new BlockingWaits(backend, keys.managerWake({ managerId }), logger);
+  // the slot waits block on this manager's slots.freed (the orchestrators announce every slot they put back)
+  // rather than on every matching orchestrator's slots.available
+  const freed = { key: keys.managerFreed({ managerId }), list: (orchestratorId: string) => keys.slotsAvailable({ orchestratorId }) };
+  const waits = new BlockingWaits(backend, keys.managerWake({ managerId }), logger, freed);
   /** The live orchestrators' offers, read once a second for the whole queue. */
   const recentOffers = sharedOffers(ctx);
   /** The grid's timeouts as last read from Redis: what bounds a request while Redis does not answer. */
@@ -226,13 +230,16 @@ export function managerRole(ctx: Ctx): Role {
     }, QUEUE_BLOCK_SECONDS * 1000);
     let popped: { key: string; value: string } | null;
     try {
-      popped = await waits.pop(() => lists, (deadline - clock.now()) / 1000, { signal: left, rank });
+      popped = await waits.pop(() => lists, (deadline - clock.now()) / 1000, { signal: left, rank, announced: true });
     } finally {
       clearInterval(rematch);
     }
     if (left.aborted) {
       // a slot that came as the client left goes back first in line
-      if (popped) await backend.send(['LPUSH', popped.key, popped.value]).catch(() => {});
+      if (popped) {
+        await backend.send(['LPUSH', popped.key, popped.value]).catch(() => {});
+        await announceSlot(ctx, slotOwner(popped.value)!).catch(() => {});
+      }
       throw leftRefusal();
     }
     if (!popped) {
@@ -243,7 +250,10 @@ export function managerRole(ctx: Ctx): Role {
     const orchestratorId = slotOwner(slot)!;
     const o = { orchestratorId };
     const allocated = await allocateSlot(ctx, sessionId, orchestratorId, slot);
-    if (!allocated) throw new SessionRefusal('CLEFT', new W3CError('session not created', 'the session ended while it waited for a slot'));
+    if (!allocated) {
+      await announceSlot(ctx, orchestratorId).catch(() => {}); // the slot went back first in line: the queue is told
+      throw new SessionRefusal('CLEFT', new W3CError('session not created', 'the session ended while it waited for a slot'));
+    }
     if (left.aborted) throw leftRefusal();
 
     // scheduling: the orchestrator puts its ID on session:ID:orchestrator (read without removing it)
