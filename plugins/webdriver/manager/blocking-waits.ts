@@ -33,7 +33,7 @@ export const LOOP_BLOCK_SECONDS = 5;
 /** A BLPOP not back this long after its timeout is given up, and its connection with it (a loaded machine's slack included). */
 const STUCK_AFTER_MS = LOOP_BLOCK_SECONDS * 1000 + 5000;
 
-/** Announced lists are all read again this often: what a push nobody announced waits at most (a manager's own give-back is read at once). */
+/** Announced lists are all read again this often: what a push nobody announced waits at most. */
 const SWEEP_MS = LOOP_BLOCK_SECONDS * 1000;
 
 /** Where pushes onto the announced lists are told: a list of notices, each naming (through `list`) the list pushed onto. */
@@ -142,14 +142,6 @@ export class BlockingWaits {
       const blocked = this.blockedOn;
       if (blocked && (announced ? this.toCheck.size > 0 : waiter.indexed.some((key) => !blocked.has(key)))) this.wake();
     });
-  }
-
-  /** The caller put an item back on one of the lists itself (no notice tells this manager): it is read at once. */
-  pushed(key: string): void {
-    if (!this.byKey.has(key)) return;
-    this.empty.delete(key);
-    this.toCheck.add(key);
-    if (this.blockedOn) this.wake();
   }
 
   /** The loop reached Redis within the bound a working loop keeps (a BLPOP comes back at least every LOOP_BLOCK_SECONDS). */

@@ -60,6 +60,15 @@ export function managerRole(ctx: Ctx): Role {
   });
   let port = 0;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
+  /** The sessions this manager is making: their heartbeats are refreshed together, one pipeline a beat (a timer each sent them one by one). */
+  const beating = new Set<string>();
+  let sessionBeat: ReturnType<typeof setInterval> | undefined;
+  function beatSessions(): void {
+    if (!beating.size) return;
+    const at = rfc3339(clock.now());
+    const ttl = Math.ceil(config.heartbeat.managerTtl);
+    void backend.pipeline([...beating].map((sessionId) => ['SET', keys.sessionManagerHeartbeat({ sessionId }), at, 'EX', ttl])).catch(() => {});
+  }
   // the slot waits block on this manager's slots.freed (the orchestrators announce every slot they put back)
   // rather than on every matching orchestrator's slots.available
   const freed = { key: keys.managerFreed({ managerId }), list: (orchestratorId: string) => keys.slotsAvailable({ orchestratorId }) };
@@ -159,11 +168,8 @@ export function managerRole(ctx: Ctx): Role {
       await terminateSession(ctx, sessionId, { component: 'manager', code: 'QTIMEOUT', meta: 'Redis did not answer within the queue timeout' }).catch(() => {});
       throw new SessionRefusal('QTIMEOUT', new W3CError('session not created', 'refused: Redis did not answer in time'), { code: 'COORD_ERR_WEBDRIVER_REDIS_UNREACHABLE' });
     }
-    const beat = setInterval(
-      () => void backend.send(['SET', keys.sessionManagerHeartbeat(s), rfc3339(clock.now()), 'EX', Math.ceil(config.heartbeat.managerTtl)]).catch(() => {}),
-      config.heartbeat.interval * 1000,
-    );
-    expired.addEventListener('abort', () => clearInterval(beat), { once: true });
+    beating.add(sessionId);
+    expired.addEventListener('abort', () => beating.delete(sessionId), { once: true });
     try {
       return await runFlow(sessionId, started, rank, body, req, left);
     } catch (error) {
@@ -179,7 +185,7 @@ export function managerRole(ctx: Ctx): Role {
       if (!(error instanceof SessionRefusal)) await terminateSession(ctx, sessionId, { component: 'manager', meta: (error as Error).message }).catch(() => {});
       throw error;
     } finally {
-      clearInterval(beat);
+      beating.delete(sessionId);
     }
   }
 
@@ -197,7 +203,7 @@ export function managerRole(ctx: Ctx): Role {
     } catch (error) {
       return refuse('INVALIDCAP', error as W3CError);
     }
-    const pick = async () => firstMatch(sets, await recentOffers());
+    const pick = async (maxAgeMs?: number) => firstMatch(sets, await recentOffers(maxAgeMs));
     // matched against the offers the whole queue shares (read once a second: a request reading every
     // orchestrator's offer itself cost Redis 3 commands per orchestrator, 600 at 200 orchestrators); read
     // afresh only when they match nothing, so an orchestrator that has just started is found
@@ -219,8 +225,10 @@ export function managerRole(ctx: Ctx): Role {
     const listsOf = (m: NonNullable<typeof match>) => m.orchestrators.map((orchestratorId) => keys.slotsAvailable({ orchestratorId }));
     let lists = listsOf(match);
     // orchestrators that start (or stop) while it waits join its match, and it keeps its place in the queue
+    // (from offers up to QUEUE_BLOCK_SECONDS old: a queue that drains re-read every orchestrator's offer each
+    // second, 3 commands an orchestrator, a cost per session that grew with the fleet and the wait)
     const rematch = setInterval(() => {
-      void pick()
+      void pick(QUEUE_BLOCK_SECONDS * 1000)
         .then((found) => {
           if (!found || listsOf(found).join() === lists.join()) return;
           lists = listsOf(found);
@@ -322,6 +330,7 @@ export function managerRole(ctx: Ctx): Role {
       waits.start();
       port = await listen(server, config.manager.host, config.manager.port, 'webdriver manager');
       await announce();
+      sessionBeat = setInterval(beatSessions, config.heartbeat.interval * 1000);
       heartbeat = setInterval(() => void announce().catch((error) => logger.warn('manager heartbeat failed', { error: (error as Error).message })), config.heartbeat.interval * 1000);
       logger.info('manager ready', { managerId, port });
     },
@@ -329,6 +338,7 @@ export function managerRole(ctx: Ctx): Role {
       clearInterval(heartbeat);
       server.close(); // no new connections while in-flight work drains
       await Promise.allSettled([...inFlight]);
+      clearInterval(sessionBeat); // after the drain: the sessions still being made keep their heartbeats
       await waits.stop();
       await backend.pipeline([['DEL', keys.managerHost({ managerId })], ['ZREM', keys.managers(), managerId]]).catch(() => {});
       await closeServer(server);
