@@ -33,6 +33,9 @@ export const LOOP_BLOCK_SECONDS = 5;
 /** A BLPOP not back this long after its timeout is given up, and its connection with it (a loaded machine's slack included). */
 const STUCK_AFTER_MS = LOOP_BLOCK_SECONDS * 1000 + 5000;
 
+/** A wake-up waits this long for the BLPOP in flight to come back by itself (what it may add to a wait's start). */
+const WAKE_DELAY_MS = 20;
+
 /** Announced lists are all read again this often: what a push nobody announced waits at most. */
 const SWEEP_MS = LOOP_BLOCK_SECONDS * 1000;
 
@@ -78,6 +81,7 @@ export class BlockingWaits {
   private blockedOn?: ReadonlySet<string>;
   /** A wake-up is on its way to the BLPOP in flight. */
   private waking = false;
+  private wakeTimer?: ReturnType<typeof setTimeout>;
   private conn?: BlockingConnection;
   private stopped = false;
   private loop: Promise<void> = Promise.resolve();
@@ -97,6 +101,7 @@ export class BlockingWaits {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.woken();
     for (const waiter of [...this.waiters]) waiter.settle(null);
     await this.conn?.close().catch(() => {});
     await this.loop;
@@ -202,10 +207,21 @@ export class BlockingWaits {
     return ++this.ranks;
   }
 
+  /**
+   * Has the BLPOP in flight come back, WAKE_DELAY_MS from now if nothing else brings it back first: a busy
+   * queue's BLPOP comes back for items more often than that, and each wake-up is one more BLPOP naming every
+   * list (about two a session: its scheduling and its node waits begin while the loop blocks).
+   */
   private wake(): void {
     if (this.waking) return;
     this.waking = true;
-    void this.backend.send(['RPUSH', this.wakeKey, '1']).catch(() => {});
+    this.wakeTimer = setTimeout(() => void this.backend.send(['RPUSH', this.wakeKey, '1']).catch(() => {}), WAKE_DELAY_MS);
+  }
+
+  /** The BLPOP about to start reads every list wanted now: a wake-up on its way is not needed. */
+  private woken(): void {
+    clearTimeout(this.wakeTimer);
+    this.waking = false;
   }
 
   /** Every announced list with a waiter is read again: pushes nobody announced (another manager's give-back, an orchestrator that does not announce). */
@@ -252,7 +268,7 @@ export class BlockingWaits {
         }
         const keys = new Set(this.blockOn.keys());
         this.blockedOn = keys;
-        this.waking = false;
+        this.woken();
         const lists = this.notices ? [this.wakeKey, this.notices.key, ...keys] : [this.wakeKey, ...keys];
         const reply = (await withDeadline(this.conn.send(['BLPOP', ...lists, LOOP_BLOCK_SECONDS]), STUCK_AFTER_MS, 'the queue loop\'s BLPOP (the connection is given up)')) as [string, string] | null;
         this.lastRound = Date.now();
@@ -276,7 +292,7 @@ export class BlockingWaits {
         await this.deliver(key, value);
       } catch (error) {
         this.blockedOn = undefined;
-        this.waking = false;
+        this.woken();
         if (this.stopped) return;
         this.logger.warn('blocking wait failed; retrying', { error: (error as Error).message });
         // not awaited: a connection stuck on a dead node may take its time to close
