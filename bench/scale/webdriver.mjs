@@ -21,7 +21,8 @@
 //     queued (queueSession) and given slots (allocateSlot): an allocation
 //     while a session queued before it still waited is out of order.
 // The orchestrators are removed after each run, and the ended sessions purged.
-// SCALE_SIZES=10,100 runs only those sizes (a quick look).
+// SCALE_SIZES=10,100 runs only those sizes (a quick look); SCALE_STATS=1 prints what each
+// command cost Redis per session over each drain (INFO commandstats), to stderr.
 import { loadScriptDir } from '../../dist/core/scripts.js';
 import { scenarioContext } from '../../dist/conformance/scenario-context.js';
 import plugin from '../../dist/plugins/webdriver/index.js';
@@ -294,10 +295,10 @@ export default {
       'A real proxy (`coord run --plugin webdriver --role proxy`) and a real manager (`--role manager`), default settings (heartbeat 10 s,',
       'queue timeout 300 s), processes of their own on the same redis-server. The orchestrators and their nodes are simulated in the bench',
       'process (bench/scale/webdriver-fleet.mjs): each orchestrator registers and beats with registerOrchestrator, takes its backlog into',
-      'pending (BRPOPLPUSH) and recycles reclaimed slots (BLMOVE) on two blocking connections of its own, schedules with scheduleSession;',
+      'pending (BRPOPLPUSH) and recycles reclaimed slots (BLMOVE, then announceSlot to the managers) on two blocking connections of its own, schedules with scheduleSession;',
       'each node logs BOOT, DSTART, DALIVE, LSINIT, beats, writes capabilities.actual, then upstream and ready in one MULTI, answers the',
       "manager's /status and the proxy's DELETE /session (terminateSession, HALT), as a node with a warm chromedriver does, no browser.",
-      'Clients: W3C New Session over HTTP to the proxy (undici, one connection each); a client that has its session ends it at once.',
+      'Clients: W3C New Session over HTTP to the proxy (undici, one connection each); a client that has its session ends it at once; one the proxy refuses with 429 (slow heads) asks again.',
       "Redis CPU: the redis-server main thread's CPU (INFO cpu) over the queueing (per request queued) and over the drain (per session",
       'served from the queue: every command of the grid and the fleet meanwhile, heartbeats included), with SLOWLOG off; divided by a',
       'fixed-work Lua loop measured before and after the drain. Connections: CLIENT LIST entries whose ports are the process\'s sockets',

@@ -93,7 +93,7 @@ export const contract = defineContract({
       pattern: 'manager:{managerId}:wake',
       type: 'list',
       extension: true,
-      description: 'Wakes the manager\'s one blocking loop (all its waits for slots, scheduling and nodes share one BLPOP) when a request wants a list the loop does not block on yet; the manager empties it.',
+      description: 'Wakes the manager\'s one blocking loop (all its waits for slot notices, scheduling and nodes share one BLPOP) when a request wants a list the loop does not block on yet; the manager empties it.',
       ttl: 'none',
       writers: ['manager'],
       derivable: true,
@@ -334,7 +334,7 @@ export const contract = defineContract({
     slotsAvailable: {
       pattern: 'orchestrator:{orchestratorId}:slots.available',
       type: 'list',
-      description: 'Free slots; managers BLPOP them (across all matching orchestrators) to allocate a session.',
+      description: 'Free slots; a manager takes one (LPOP) to allocate a session when the orchestrator announces it on the manager\'s slots.freed, and reads all its requests\' lists every 5 s.',
       ttl: 'none',
       writers: ['orchestrator', 'manager'],
       item: slotId,
