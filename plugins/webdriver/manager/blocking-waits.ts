@@ -11,7 +11,7 @@
 // notices list instead, and an announced list is read without blocking (LPOP)
 // when a notice names it, when a waiter first wants it and at each sweep (a
 // push nobody announced). A BLPOP registers each list it names and the loop
-// issues about three per session, so naming 200 orchestrators' lists made
+// issued about four per session, so naming 200 orchestrators' lists made
 // Redis's work per session grow with the fleet. The waiters are indexed by list, so
 // neither a new waiter nor an item costs a pass over every list of every
 // waiter (5,000 requests queued on 200 orchestrators' lists were a million

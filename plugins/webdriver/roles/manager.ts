@@ -149,7 +149,6 @@ export function managerRole(ctx: Ctx): Role {
   async function boundedSession(req: IncomingMessage, body: unknown, clientLeft: AbortSignal, expired: AbortSignal): Promise<object> {
     const left = AbortSignal.any([clientLeft, expired]);
     const sessionId = randomUUID();
-    const s = { sessionId };
     const started = clock.now();
     // its place in this manager's queue, kept while it waits: taken with queuedAt, before any await (the first
     // requests' scripts may come back after later ones', when EVALSHA meets NOSCRIPT and falls back to EVAL)
