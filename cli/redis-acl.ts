@@ -44,6 +44,7 @@ export const PLUGIN_ACLS: Readonly<Record<string, PluginAcl>> = {
       'sadd', 'scard', 'sismember', 'smembers', 'smove', 'srem', 'xadd', 'xrange', 'xrevrange', 'zadd', 'zcount', 'zrangebyscore', 'zrem', 'zremrangebyscore',
       'memory|usage', // gc weighs each terminated session (measureSession.lua)
       'hkeys', // the proxy, API and storage roles read the API keys each heartbeat (access.ts)
+      'ltrim', 'expire', // an orchestrator's notices to the managers, capped and expiring (announceSlot.lua)
     ],
     channels: false,
     patterns: () => [],

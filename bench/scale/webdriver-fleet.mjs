@@ -10,7 +10,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { NODE_KEY_HEADER } from '../../dist/plugins/webdriver/auth.js';
 import { matchedCapabilities } from '../../dist/plugins/webdriver/node/driver-session.js';
-import { appendLog, forgetOrchestrator, registerOrchestrator, scheduleSession, terminateSession } from '../../dist/plugins/webdriver/scripts.js';
+import { announceSlot, appendLog, forgetOrchestrator, registerOrchestrator, scheduleSession, terminateSession } from '../../dist/plugins/webdriver/scripts.js';
 import { recordSession } from '../../dist/plugins/webdriver/session/restore.js';
 import { rfc3339 } from '../../dist/plugins/webdriver/session/time.js';
 import { readTimeouts } from '../../dist/plugins/webdriver/session/timeouts.js';
@@ -135,7 +135,9 @@ export class Orchestrator {
     const { ctx, o } = this;
     while (!this.stopping) {
       const slot = await conn.send(['BLMOVE', ctx.keys.slotsReclaimed(o), ctx.keys.slotsAvailable(o), 'LEFT', 'RIGHT', BLOCK_SECONDS]).catch(() => null);
-      if (slot && (await ctx.backend.send(['SISMEMBER', ctx.keys.slots(o), slot])) === 0) await ctx.backend.send(['LREM', ctx.keys.slotsAvailable(o), 0, slot]);
+      if (!slot) continue;
+      if ((await ctx.backend.send(['SISMEMBER', ctx.keys.slots(o), slot])) === 0) await ctx.backend.send(['LREM', ctx.keys.slotsAvailable(o), 0, slot]);
+      else await announceSlot(ctx, this.id).catch(() => {});
     }
   }
 

@@ -21,7 +21,8 @@
 //     queued (queueSession) and given slots (allocateSlot): an allocation
 //     while a session queued before it still waited is out of order.
 // The orchestrators are removed after each run, and the ended sessions purged.
-// SCALE_SIZES=10,100 runs only those sizes (a quick look).
+// SCALE_SIZES=10,100 runs only those sizes (a quick look); SCALE_STATS=1 prints what each
+// command cost Redis per session over each drain (INFO commandstats), to stderr.
 import { loadScriptDir } from '../../dist/core/scripts.js';
 import { scenarioContext } from '../../dist/conformance/scenario-context.js';
 import plugin from '../../dist/plugins/webdriver/index.js';
@@ -29,7 +30,7 @@ import { purgeSession } from '../../dist/plugins/webdriver/scripts.js';
 import { coord } from '../../dist/test/support/cli.js';
 import { freePort } from '../../dist/test/support/redis.js';
 import { Agent } from 'undici';
-import { connectionsTo, controlCost, forget, killOnExit, loadScripts, logEveryCall, logNoCall, processCpuMs, redisClientsOf, redisCost, scriptCalls, sleep, usedMemory } from './kit.mjs';
+import { commandStats, connectionsTo, controlCost, forget, killOnExit, loadScripts, logEveryCall, logNoCall, processCpuMs, redisClientsOf, redisCost, scriptCalls, sleep, usedMemory } from './kit.mjs';
 import { Nodes, Orchestrator } from './webdriver-fleet.mjs';
 
 const PREFIX = '{scale}:';
@@ -56,14 +57,35 @@ function outOfOrder(calls) {
   return late;
 }
 
+/** Requests the proxy refused with 429 (slow heads) and their clients sent again, over the bench. */
+let refusedHeads = 0;
+
+/**
+ * fetch, asked again when the proxy refuses it (429) for a burst of connections whose heads it has not read within
+ * 1 s: on a loaded machine the bench's own process writes 1,000 heads too slowly. Nothing reached Redis then (the
+ * refused connection may also be reset as undici reuses it).
+ */
+async function send(url, init) {
+  for (let tries = 0; ; tries++) {
+    const res = await fetch(url, init).catch((error) => {
+      if (tries === 20 || error.cause?.code !== 'ECONNRESET') throw error;
+      return undefined;
+    });
+    if (res && (res.status !== 429 || tries === 20)) return res;
+    await res?.arrayBuffer();
+    refusedHeads++;
+    await sleep(200 + Math.random() * 800);
+  }
+}
+
 /** A client: asks for a session through the proxy; once it has one (and `hold` has resolved), ends it. Resolves when it has. */
 async function client(base, dispatcher, served, hold) {
-  const res = await fetch(`${base}/session`, { method: 'POST', body, headers: { 'content-type': 'application/json' }, dispatcher });
+  const res = await send(`${base}/session`, { method: 'POST', body, headers: { 'content-type': 'application/json' }, dispatcher });
   const { value } = await res.json();
   if (res.status !== 200) throw new Error(`New Session: ${res.status} ${value.error}: ${value.message}`);
   served();
   await hold;
-  const ended = await fetch(`${base}/session/${value.sessionId}`, { method: 'DELETE', dispatcher });
+  const ended = await send(`${base}/session/${value.sessionId}`, { method: 'DELETE', dispatcher });
   const text = await ended.text();
   if (ended.status !== 200) throw new Error(`DELETE /session: ${ended.status} ${text.slice(0, 300)}`);
 }
@@ -84,6 +106,7 @@ async function run(s, size, logged) {
   const pids = { manager: s.manager.child.pid, proxy: s.proxy.child.pid };
   const connections = async () => ({ manager: await redisClientsOf(backend, pids.manager), proxy: await redisClientsOf(backend, pids.proxy) });
   const run = randomTag();
+  const refused0 = refusedHeads;
 
   // 1. the fleet
   const fleet = Array.from({ length: size / SLOTS_PER_ORCHESTRATOR }, (_, i) => new Orchestrator(ctx, nodes, `sim-${run}-${i}`, SLOTS_PER_ORCHESTRATOR));
@@ -145,11 +168,13 @@ async function run(s, size, logged) {
   const proxyCpu0 = processCpuMs(pids.proxy);
   const benchCpu0 = processCpuMs(process.pid);
   const began = Date.now();
+  const stats0 = process.env.SCALE_STATS ? await commandStats(backend) : undefined;
   const drain = await redisCost(backend, async () => {
     release();
     await Promise.all([...holders, ...waiters]);
     return queued;
   });
+  if (stats0) printStats(size, stats0, await commandStats(backend), queued);
   const drainMs = Date.now() - began;
   values.managerCpu = (100 * (processCpuMs(pids.manager) - managerCpu0)) / drainMs;
   values.proxyCpu = (100 * (processCpuMs(pids.proxy) - proxyCpu0)) / drainMs;
@@ -160,7 +185,7 @@ async function run(s, size, logged) {
   const after = await connections();
   Object.assign(values, {
     cpu: drain.cpuUs, units: drain.cpuUs / unit, queueUnits: queue.cpuUs / unit, unit,
-    drain: drainMs / 1000, rate: queued / (drainMs / 1000),
+    drain: drainMs / 1000, rate: queued / (drainMs / 1000), retried: refusedHeads - refused0,
     managerConnections: Math.max(idle.manager, queuedConnections.manager, after.manager, most.manager),
     proxyConnections: Math.max(idle.proxy, queuedConnections.proxy, after.proxy, most.proxy),
   });
@@ -178,6 +203,15 @@ async function run(s, size, logged) {
   for (const o of fleet) await o.stop();
   for (const sessionId of await backend.send(['SMEMBERS', ctx.keys.sessionsTerminated()])) await purgeSession(ctx, sessionId);
   return { values, calls: calls.map(({ script, ms }) => ({ script, ms })) };
+}
+
+/** SCALE_STATS=1: what each command cost Redis over the drain, per session served (INFO commandstats), to stderr. */
+function printStats(size, before, after, sessions) {
+  const rows = Object.entries(after)
+    .map(([command, { calls, usec }]) => ({ command, calls: (calls - (before[command]?.calls ?? 0)) / sessions, usec: (usec - (before[command]?.usec ?? 0)) / sessions }))
+    .filter((r) => r.calls > 0)
+    .sort((a, b) => b.usec - a.usec);
+  console.error(`commandstats over the drain at ${size} slots, per session: ${rows.map((r) => `${r.command} ${r.calls.toFixed(2)} calls ${r.usec.toFixed(1)} µs`).join('; ')}`);
 }
 
 const randomTag = () => Math.random().toString(36).slice(2, 8);
@@ -198,6 +232,7 @@ export default {
     { key: 'proxyConnections', label: "the proxy's Redis connections, most seen", unit: 'connections', digits: 0, target: { flat: 1 } },
     { key: 'drain', label: 'time to drain the queue (the held sessions ended, then every queued request served and ended)', unit: 's', digits: 2 },
     { key: 'rate', label: 'sessions served a second while draining', unit: 'sessions/s', digits: 0 },
+    { key: 'retried', label: 'requests refused by the proxy (429: 256 heads unread after 1 s, the bench process too slow to write them) and sent again', unit: 'requests', digits: 0 },
     { key: 'managerCpu', label: "the manager process's CPU while draining", unit: '% of a core', digits: 0 },
     { key: 'proxyCpu', label: "the proxy process's CPU while draining", unit: '% of a core', digits: 0 },
     { key: 'benchCpu', label: 'this process (clients and the simulated fleet) while draining', unit: '% of a core', digits: 0 },
@@ -260,10 +295,10 @@ export default {
       'A real proxy (`coord run --plugin webdriver --role proxy`) and a real manager (`--role manager`), default settings (heartbeat 10 s,',
       'queue timeout 300 s), processes of their own on the same redis-server. The orchestrators and their nodes are simulated in the bench',
       'process (bench/scale/webdriver-fleet.mjs): each orchestrator registers and beats with registerOrchestrator, takes its backlog into',
-      'pending (BRPOPLPUSH) and recycles reclaimed slots (BLMOVE) on two blocking connections of its own, schedules with scheduleSession;',
+      'pending (BRPOPLPUSH) and recycles reclaimed slots (BLMOVE, then announceSlot to the managers) on two blocking connections of its own, schedules with scheduleSession;',
       'each node logs BOOT, DSTART, DALIVE, LSINIT, beats, writes capabilities.actual, then upstream and ready in one MULTI, answers the',
       "manager's /status and the proxy's DELETE /session (terminateSession, HALT), as a node with a warm chromedriver does, no browser.",
-      'Clients: W3C New Session over HTTP to the proxy (undici, one connection each); a client that has its session ends it at once.',
+      'Clients: W3C New Session over HTTP to the proxy (undici, one connection each); a client that has its session ends it at once; one the proxy refuses with 429 (slow heads) asks again.',
       "Redis CPU: the redis-server main thread's CPU (INFO cpu) over the queueing (per request queued) and over the drain (per session",
       'served from the queue: every command of the grid and the fleet meanwhile, heartbeats included), with SLOWLOG off; divided by a',
       'fixed-work Lua loop measured before and after the drain. Connections: CLIENT LIST entries whose ports are the process\'s sockets',

@@ -19,6 +19,11 @@ export interface WebDriverScripts {
     };
     args: { sessionId: ScriptArg; slotId: ScriptArg; meta: ScriptArg; maxLen: ScriptArg };
   };
+  /** announceSlot: an orchestrator put a slot back on its slots.available; each live manager (heard from since sinceMs) gets the orchestrator's ID on its slots.freed list, so a manager blocks on that one list rather than naming every orchestrator's slots.available in each BLPOP (a cost that grew with the fleet). */
+  announceSlot: {
+    keys: { managers: ScriptKey<K, 'managers'> };
+    args: { freedTail: ScriptArg; orchestratorId: ScriptArg; sinceMs: ScriptArg; ttl: ScriptArg; cap: ScriptArg };
+  };
   /** appendLog: one entry of a session's log, and its count in the log metrics. */
   appendLog: {
     keys: { log: ScriptKey<K, 'sessionLog'>; counts: ScriptKey<K, 'logCounts'> };

@@ -3,7 +3,7 @@
 // the roles give it. Roles, scenarios and tests call these and never the
 // script runner, so a script's call shape is written once.
 import { codes, type Code, type Component } from './session/log-codes.ts';
-import { LOG_MAX_LENGTH, type Ctx } from './context.ts';
+import { LOG_MAX_LENGTH, MANAGER_HOST_TTL, type Ctx } from './context.ts';
 import { keyTail } from './key-tails.ts';
 import { rfc3339, secondsSince } from './session/time.ts';
 
@@ -164,6 +164,22 @@ export async function forgetOrchestrator(ctx: Ctx, orchestratorId: string): Prom
     args: { orchestratorId },
   });
   return reply === 1;
+}
+
+const freedTail = keyTail('managerFreed');
+
+/** Notices a manager keeps unread (slots.freed): more are dropped, and its sweep finds their slots. */
+const FREED_CAP = 10_000;
+
+/**
+ * A slot is back on the orchestrator's slots.available: each live manager is told on its slots.freed
+ * (what its one blocking wait watches for every orchestrator's slots). Returns how many were told.
+ */
+export async function announceSlot(ctx: Ctx, orchestratorId: string): Promise<number> {
+  return (await ctx.scripts.run('announceSlot', {
+    keys: { managers: {} },
+    args: { freedTail, orchestratorId, sinceMs: String(ctx.clock.now() - MANAGER_HOST_TTL * 1000), ttl: MANAGER_HOST_TTL, cap: FREED_CAP },
+  })) as number;
 }
 
 /** One entry of a session's log stream (component, level, code, meta), counted in metrics:sessions:log:{level}. */

@@ -5,7 +5,14 @@
 // want (plus the manager's wake list, pushed when a waiter wants a list the
 // loop does not block on yet) and hands each item to the waiter of its list
 // that came first (by rank: a request keeps its place when it waits again),
-// so a queue stays in arrival order. The waiters are indexed by list, so
+// so a queue stays in arrival order. Lists whose pushes are announced (the
+// orchestrators' slots.available: an orchestrator that puts a slot back tells
+// each manager on its slots.freed) are not named in the BLPOP: it names the
+// notices list instead, and an announced list is read without blocking (LPOP)
+// when a notice names it, when a waiter first wants it and at each sweep (a
+// push nobody announced). A BLPOP registers each list it names and the loop
+// issued about four per session, so naming 200 orchestrators' lists made
+// Redis's work per session grow with the fleet. The waiters are indexed by list, so
 // neither a new waiter nor an item costs a pass over every list of every
 // waiter (5,000 requests queued on 200 orchestrators' lists were a million
 // per item, and the manager fell minutes behind). An item nobody takes any more
@@ -26,6 +33,18 @@ export const LOOP_BLOCK_SECONDS = 5;
 /** A BLPOP not back this long after its timeout is given up, and its connection with it (a loaded machine's slack included). */
 const STUCK_AFTER_MS = LOOP_BLOCK_SECONDS * 1000 + 5000;
 
+/** A wake-up waits this long for the BLPOP in flight to come back by itself (what it may add to a wait's start). */
+const WAKE_DELAY_MS = 20;
+
+/** Announced lists are all read again this often: what a push nobody announced waits at most. */
+const SWEEP_MS = LOOP_BLOCK_SECONDS * 1000;
+
+/** Where pushes onto the announced lists are told: a list of notices, each naming (through `list`) the list pushed onto. */
+export interface Notices {
+  key: string;
+  list(notice: string): string;
+}
+
 export interface Popped {
   key: string;
   value: string;
@@ -42,6 +61,8 @@ interface Waiter {
   rank: number;
   /** The item is read, not taken: it goes back to its list before the waiter gets it. */
   peek: boolean;
+  /** Its lists' pushes are announced on the notices list: the BLPOP does not name them. */
+  announced: boolean;
   settle(popped: Popped | null): void;
 }
 
@@ -49,8 +70,18 @@ export class BlockingWaits {
   private readonly waiters = new Set<Waiter>();
   /** List → the waiters that want it: the loop's BLPOP keys, and who may take an item. */
   private readonly byKey = new Map<string, Set<Waiter>>();
+  /** The lists the BLPOP names (those of waiters not announced), with how many such waiters want each. */
+  private readonly blockOn = new Map<string, number>();
+  /** Announced lists that may hold an item: read (LPOP) before the next BLPOP. */
+  private readonly toCheck = new Set<string>();
+  /** Announced lists found empty and not announced since: a new waiter of theirs costs no read. */
+  private readonly empty = new Set<string>();
+  private lastSweep = Date.now();
   /** The lists of the BLPOP in flight; undefined when none is. */
   private blockedOn?: ReadonlySet<string>;
+  /** A wake-up is on its way to the BLPOP in flight. */
+  private waking = false;
+  private wakeTimer?: ReturnType<typeof setTimeout>;
   private conn?: BlockingConnection;
   private stopped = false;
   private loop: Promise<void> = Promise.resolve();
@@ -61,6 +92,7 @@ export class BlockingWaits {
     private readonly backend: Backend,
     private readonly wakeKey: string,
     private readonly logger: Logger,
+    private readonly notices?: Notices,
   ) {}
 
   start(): void {
@@ -69,19 +101,22 @@ export class BlockingWaits {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.woken();
     for (const waiter of [...this.waiters]) waiter.settle(null);
     await this.conn?.close().catch(() => {});
     await this.loop;
-    await this.backend.send(['DEL', this.wakeKey]).catch(() => {});
+    await this.backend.send(['DEL', this.wakeKey, ...(this.notices ? [this.notices.key] : [])]).catch(() => {});
   }
 
   /**
    * The first item pushed onto one of `keys` that no earlier waiter takes, or null after `seconds` or once
    * `signal` aborts. With `peek`, the item stays in its list (read, as BLMOVE list list reads it). Of the
-   * waiters of one list, the lowest `rank` gets the item (default: the order of the calls).
+   * waiters of one list, the lowest `rank` gets the item (default: the order of the calls). With `announced`
+   * (and notices given), pushes onto `lists` are told on the notices list, which the BLPOP names instead.
    */
-  pop(lists: WaitKeys, seconds: number, opts: { peek?: boolean; signal?: AbortSignal; rank?: number } = {}): Promise<Popped | null> {
+  pop(lists: WaitKeys, seconds: number, opts: { peek?: boolean; signal?: AbortSignal; rank?: number; announced?: boolean } = {}): Promise<Popped | null> {
     const { peek = false, signal, rank = this.nextRank() } = opts;
+    const announced = Boolean(opts.announced && this.notices);
     if (this.stopped || signal?.aborted) return Promise.resolve(null);
     const keys = typeof lists === 'function' ? lists : () => lists;
     return new Promise((resolve) => {
@@ -92,13 +127,17 @@ export class BlockingWaits {
         indexed: [],
         rank,
         peek,
+        announced,
         settle: (popped) => {
           clearTimeout(timer);
           signal?.removeEventListener('abort', onAbort);
           if (!this.waiters.delete(waiter)) return;
           this.unindex(waiter);
-          // a list no waiter wants any more: the loop stops blocking on it (or it would take items others wait for)
-          if (!popped && this.blockedOn && waiter.indexed.some((key) => !this.byKey.has(key))) this.wake();
+          // a list no waiter wants any more: the loop stops blocking on it (or it would take items others wait
+          // for); looked at once the caller has run, as a wait in blocks (the node's) waits again at once
+          if (!popped && !announced) setImmediate(() => {
+            if (this.blockedOn && waiter.indexed.some((key) => this.blockedOn?.has(key) && !this.blockOn.has(key))) this.wake();
+          });
           resolve(popped);
         },
       };
@@ -106,7 +145,7 @@ export class BlockingWaits {
       this.waiters.add(waiter);
       this.index(waiter);
       const blocked = this.blockedOn;
-      if (blocked && waiter.indexed.some((key) => !blocked.has(key))) this.wake();
+      if (blocked && (announced ? this.toCheck.size > 0 : waiter.indexed.some((key) => !blocked.has(key)))) this.wake();
     });
   }
 
@@ -120,7 +159,8 @@ export class BlockingWaits {
     this.reindex();
     const blocked = this.blockedOn;
     if (!blocked) return; // the next BLPOP reads them
-    for (const key of this.byKey.keys()) if (!blocked.has(key)) return this.wake();
+    if (this.toCheck.size) return this.wake();
+    for (const key of this.blockOn.keys()) if (!blocked.has(key)) return this.wake();
   }
 
   private index(waiter: Waiter): void {
@@ -129,6 +169,8 @@ export class BlockingWaits {
       let wanting = this.byKey.get(key);
       if (!wanting) this.byKey.set(key, (wanting = new Set()));
       wanting.add(waiter);
+      if (!waiter.announced) this.blockOn.set(key, (this.blockOn.get(key) ?? 0) + 1);
+      else if (!this.empty.has(key)) this.toCheck.add(key);
     }
   }
 
@@ -136,7 +178,16 @@ export class BlockingWaits {
     for (const key of waiter.indexed) {
       const wanting = this.byKey.get(key);
       wanting?.delete(waiter);
-      if (wanting?.size === 0) this.byKey.delete(key);
+      if (wanting?.size === 0) {
+        this.byKey.delete(key);
+        this.toCheck.delete(key);
+        this.empty.delete(key); // nobody follows its notices any more
+      }
+      if (!waiter.announced) {
+        const n = (this.blockOn.get(key) ?? 0) - 1;
+        if (n > 0) this.blockOn.set(key, n);
+        else this.blockOn.delete(key);
+      }
     }
   }
 
@@ -156,8 +207,53 @@ export class BlockingWaits {
     return ++this.ranks;
   }
 
+  /**
+   * Has the BLPOP in flight come back, WAKE_DELAY_MS from now if nothing else brings it back first: a busy
+   * queue's BLPOP comes back for items more often than that, and each wake-up is one more BLPOP naming every
+   * list (about two a session: its scheduling and its node waits begin while the loop blocks).
+   */
   private wake(): void {
-    void this.backend.send(['RPUSH', this.wakeKey, '1']).catch(() => {});
+    if (this.waking) return;
+    this.waking = true;
+    this.wakeTimer = setTimeout(() => void this.backend.send(['RPUSH', this.wakeKey, '1']).catch(() => {}), WAKE_DELAY_MS);
+  }
+
+  /** The BLPOP about to start reads every list wanted now: a wake-up on its way is not needed. */
+  private woken(): void {
+    clearTimeout(this.wakeTimer);
+    this.waking = false;
+  }
+
+  /** Every announced list with a waiter is read again: pushes nobody announced (another manager's give-back, an orchestrator that does not announce). */
+  private sweep(): void {
+    this.lastSweep = Date.now();
+    this.empty.clear();
+    for (const key of this.byKey.keys()) if (!this.blockOn.has(key)) this.toCheck.add(key);
+  }
+
+  /** Reads the announced lists that may hold an item, without blocking: one LPOP each, in one round trip. */
+  private async check(): Promise<void> {
+    const lists = [...this.toCheck];
+    this.toCheck.clear();
+    const items = (await withDeadline(this.backend.pipeline(lists.map((key) => ['LPOP', key])), STUCK_AFTER_MS, 'the queue loop\'s read of the announced lists')) as (string | null)[];
+    this.lastRound = Date.now();
+    for (const [i, key] of lists.entries()) {
+      const item = items[i];
+      if (item === null || item === undefined) {
+        if (this.byKey.has(key)) this.empty.add(key);
+        continue;
+      }
+      await this.deliver(key, item);
+      if (this.byKey.has(key)) this.toCheck.add(key); // it may hold more
+    }
+  }
+
+  /** An item popped from `key` goes to its first waiter (the lowest rank), or back to the head of its list. */
+  private async deliver(key: string, value: string): Promise<void> {
+    let taker: Waiter | undefined;
+    for (const waiter of this.byKey.get(key) ?? []) if (!taker || waiter.rank < taker.rank) taker = waiter;
+    if (!taker || taker.peek) await this.backend.send(['LPUSH', key, value]);
+    if (taker) taker.settle({ key, value });
   }
 
   private async run(): Promise<void> {
@@ -165,9 +261,16 @@ export class BlockingWaits {
       try {
         this.conn ??= await this.backend.blocking();
         this.reindex(); // lists read again at every BLPOP
-        const keys = new Set(this.byKey.keys());
+        if (this.notices && Date.now() - this.lastSweep >= SWEEP_MS) this.sweep();
+        if (this.toCheck.size) {
+          await this.check();
+          continue;
+        }
+        const keys = new Set(this.blockOn.keys());
         this.blockedOn = keys;
-        const reply = (await withDeadline(this.conn.send(['BLPOP', this.wakeKey, ...keys, LOOP_BLOCK_SECONDS]), STUCK_AFTER_MS, 'the queue loop\'s BLPOP (the connection is given up)')) as [string, string] | null;
+        this.woken();
+        const lists = this.notices ? [this.wakeKey, this.notices.key, ...keys] : [this.wakeKey, ...keys];
+        const reply = (await withDeadline(this.conn.send(['BLPOP', ...lists, LOOP_BLOCK_SECONDS]), STUCK_AFTER_MS, 'the queue loop\'s BLPOP (the connection is given up)')) as [string, string] | null;
         this.lastRound = Date.now();
         this.blockedOn = undefined;
         if (!reply) continue;
@@ -177,12 +280,19 @@ export class BlockingWaits {
           await this.conn.send(['DEL', this.wakeKey]);
           continue;
         }
-        let taker: Waiter | undefined;
-        for (const waiter of this.byKey.get(key) ?? []) if (!taker || waiter.rank < taker.rank) taker = waiter;
-        if (!taker || taker.peek) await this.conn.send(['LPUSH', key, value]);
-        if (taker) taker.settle({ key, value });
+        if (key === this.notices?.key) {
+          // a slot is back on the list this notice names: read before the next BLPOP, if anyone here wants it
+          const list = this.notices.list(value);
+          if (this.byKey.has(list)) {
+            this.empty.delete(list);
+            this.toCheck.add(list);
+          }
+          continue;
+        }
+        await this.deliver(key, value);
       } catch (error) {
         this.blockedOn = undefined;
+        this.woken();
         if (this.stopped) return;
         this.logger.warn('blocking wait failed; retrying', { error: (error as Error).message });
         // not awaited: a connection stuck on a dead node may take its time to close

@@ -30,11 +30,11 @@ export async function liveOffers(ctx: Reader): Promise<Map<string, Offer>> {
   return offers;
 }
 
-/** liveOffers, read at most once per OFFERS_FRESH_MS for all the requests in a manager's queue. */
-export function sharedOffers(ctx: Reader & Pick<Ctx, 'clock'>): () => Promise<Map<string, Offer>> {
+/** liveOffers, read at most once per OFFERS_FRESH_MS (or the `maxAgeMs` a caller accepts) for all the requests in a manager's queue. */
+export function sharedOffers(ctx: Reader & Pick<Ctx, 'clock'>): (maxAgeMs?: number) => Promise<Map<string, Offer>> {
   let offers: { at: number; read: Promise<Map<string, Offer>> } | undefined;
-  return () => {
-    if (!offers || ctx.clock.now() - offers.at > OFFERS_FRESH_MS) {
+  return (maxAgeMs = OFFERS_FRESH_MS) => {
+    if (!offers || ctx.clock.now() - offers.at > maxAgeMs) {
       const read = liveOffers(ctx);
       offers = { at: ctx.clock.now(), read };
       read.catch(() => (offers = undefined));

@@ -1,6 +1,7 @@
 // The manager: serves POST /session (proxies forward it here). It queues the
 // session (QUEUED), matches orchestrators by the W3C rules, waits for a slot
-// from the matching orchestrators' slots.available lists (BLPOP, queue timeout),
+// from the matching orchestrators' slots.available lists (told of each slot put
+// back on its own slots.freed, which it blocks on; queue timeout),
 // allocates it (NALLOC), waits for scheduling (PENDING) and for the node
 // (NALIVE), then answers with the W3C new-session body. Every wait is a
 // blocking pop, none a poll, and all of them share one Redis connection
@@ -22,7 +23,7 @@ import { closeServer, listen, parseJson, readBody, sendError, sendJson } from '.
 import { hop } from '../http/hop.ts';
 import { advertisedHost } from '../http/advertised-host.ts';
 import { driverRefusal } from '../node/driver-refusal.ts';
-import { allocateSlot, appendLog, markAlive, queueSession, terminateSession } from '../scripts.ts';
+import { allocateSlot, announceSlot, appendLog, markAlive, queueSession, terminateSession } from '../scripts.ts';
 import { readLog } from '../session/log.ts';
 import { slotOwner } from '../session/slots.ts';
 import { rfc3339 } from '../session/time.ts';
@@ -59,7 +60,19 @@ export function managerRole(ctx: Ctx): Role {
   });
   let port = 0;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
-  const waits = new BlockingWaits(backend, keys.managerWake({ managerId }), logger);
+  /** The sessions this manager is making: their heartbeats are refreshed together, one pipeline a beat (a timer each sent them one by one). */
+  const beating = new Set<string>();
+  let sessionBeat: ReturnType<typeof setInterval> | undefined;
+  function beatSessions(): void {
+    if (!beating.size) return;
+    const at = rfc3339(clock.now());
+    const ttl = Math.ceil(config.heartbeat.managerTtl);
+    void backend.pipeline([...beating].map((sessionId) => ['SET', keys.sessionManagerHeartbeat({ sessionId }), at, 'EX', ttl])).catch(() => {});
+  }
+  // the slot waits block on this manager's slots.freed (the orchestrators announce every slot they put back)
+  // rather than on every matching orchestrator's slots.available
+  const freed = { key: keys.managerFreed({ managerId }), list: (orchestratorId: string) => keys.slotsAvailable({ orchestratorId }) };
+  const waits = new BlockingWaits(backend, keys.managerWake({ managerId }), logger, freed);
   /** The live orchestrators' offers, read once a second for the whole queue. */
   const recentOffers = sharedOffers(ctx);
   /** The grid's timeouts as last read from Redis: what bounds a request while Redis does not answer. */
@@ -136,7 +149,6 @@ export function managerRole(ctx: Ctx): Role {
   async function boundedSession(req: IncomingMessage, body: unknown, clientLeft: AbortSignal, expired: AbortSignal): Promise<object> {
     const left = AbortSignal.any([clientLeft, expired]);
     const sessionId = randomUUID();
-    const s = { sessionId };
     const started = clock.now();
     // its place in this manager's queue, kept while it waits: taken with queuedAt, before any await (the first
     // requests' scripts may come back after later ones', when EVALSHA meets NOSCRIPT and falls back to EVAL)
@@ -155,11 +167,8 @@ export function managerRole(ctx: Ctx): Role {
       await terminateSession(ctx, sessionId, { component: 'manager', code: 'QTIMEOUT', meta: 'Redis did not answer within the queue timeout' }).catch(() => {});
       throw new SessionRefusal('QTIMEOUT', new W3CError('session not created', 'refused: Redis did not answer in time'), { code: 'COORD_ERR_WEBDRIVER_REDIS_UNREACHABLE' });
     }
-    const beat = setInterval(
-      () => void backend.send(['SET', keys.sessionManagerHeartbeat(s), rfc3339(clock.now()), 'EX', Math.ceil(config.heartbeat.managerTtl)]).catch(() => {}),
-      config.heartbeat.interval * 1000,
-    );
-    expired.addEventListener('abort', () => clearInterval(beat), { once: true });
+    beating.add(sessionId);
+    expired.addEventListener('abort', () => beating.delete(sessionId), { once: true });
     try {
       return await runFlow(sessionId, started, rank, body, req, left);
     } catch (error) {
@@ -175,7 +184,7 @@ export function managerRole(ctx: Ctx): Role {
       if (!(error instanceof SessionRefusal)) await terminateSession(ctx, sessionId, { component: 'manager', meta: (error as Error).message }).catch(() => {});
       throw error;
     } finally {
-      clearInterval(beat);
+      beating.delete(sessionId);
     }
   }
 
@@ -193,7 +202,7 @@ export function managerRole(ctx: Ctx): Role {
     } catch (error) {
       return refuse('INVALIDCAP', error as W3CError);
     }
-    const pick = async () => firstMatch(sets, await recentOffers());
+    const pick = async (maxAgeMs?: number) => firstMatch(sets, await recentOffers(maxAgeMs));
     // matched against the offers the whole queue shares (read once a second: a request reading every
     // orchestrator's offer itself cost Redis 3 commands per orchestrator, 600 at 200 orchestrators); read
     // afresh only when they match nothing, so an orchestrator that has just started is found
@@ -215,8 +224,10 @@ export function managerRole(ctx: Ctx): Role {
     const listsOf = (m: NonNullable<typeof match>) => m.orchestrators.map((orchestratorId) => keys.slotsAvailable({ orchestratorId }));
     let lists = listsOf(match);
     // orchestrators that start (or stop) while it waits join its match, and it keeps its place in the queue
+    // (from offers up to QUEUE_BLOCK_SECONDS old: a queue that drains re-read every orchestrator's offer each
+    // second, 3 commands an orchestrator, a cost per session that grew with the fleet and the wait)
     const rematch = setInterval(() => {
-      void pick()
+      void pick(QUEUE_BLOCK_SECONDS * 1000)
         .then((found) => {
           if (!found || listsOf(found).join() === lists.join()) return;
           lists = listsOf(found);
@@ -226,13 +237,16 @@ export function managerRole(ctx: Ctx): Role {
     }, QUEUE_BLOCK_SECONDS * 1000);
     let popped: { key: string; value: string } | null;
     try {
-      popped = await waits.pop(() => lists, (deadline - clock.now()) / 1000, { signal: left, rank });
+      popped = await waits.pop(() => lists, (deadline - clock.now()) / 1000, { signal: left, rank, announced: true });
     } finally {
       clearInterval(rematch);
     }
     if (left.aborted) {
       // a slot that came as the client left goes back first in line
-      if (popped) await backend.send(['LPUSH', popped.key, popped.value]).catch(() => {});
+      if (popped) {
+        await backend.send(['LPUSH', popped.key, popped.value]).catch(() => {});
+        await announceSlot(ctx, slotOwner(popped.value)!).catch(() => {});
+      }
       throw leftRefusal();
     }
     if (!popped) {
@@ -243,7 +257,10 @@ export function managerRole(ctx: Ctx): Role {
     const orchestratorId = slotOwner(slot)!;
     const o = { orchestratorId };
     const allocated = await allocateSlot(ctx, sessionId, orchestratorId, slot);
-    if (!allocated) throw new SessionRefusal('CLEFT', new W3CError('session not created', 'the session ended while it waited for a slot'));
+    if (!allocated) {
+      await announceSlot(ctx, orchestratorId).catch(() => {}); // the slot went back first in line: the queue is told
+      throw new SessionRefusal('CLEFT', new W3CError('session not created', 'the session ended while it waited for a slot'));
+    }
     if (left.aborted) throw leftRefusal();
 
     // scheduling: the orchestrator puts its ID on session:ID:orchestrator (read without removing it)
@@ -312,6 +329,7 @@ export function managerRole(ctx: Ctx): Role {
       waits.start();
       port = await listen(server, config.manager.host, config.manager.port, 'webdriver manager');
       await announce();
+      sessionBeat = setInterval(beatSessions, config.heartbeat.interval * 1000);
       heartbeat = setInterval(() => void announce().catch((error) => logger.warn('manager heartbeat failed', { error: (error as Error).message })), config.heartbeat.interval * 1000);
       logger.info('manager ready', { managerId, port });
     },
@@ -319,6 +337,7 @@ export function managerRole(ctx: Ctx): Role {
       clearInterval(heartbeat);
       server.close(); // no new connections while in-flight work drains
       await Promise.allSettled([...inFlight]);
+      clearInterval(sessionBeat); // after the drain: the sessions still being made keep their heartbeats
       await waits.stop();
       await backend.pipeline([['DEL', keys.managerHost({ managerId })], ['ZREM', keys.managers(), managerId]]).catch(() => {});
       await closeServer(server);

@@ -2,7 +2,7 @@
 // slots, takes sessions from its backlog into pending with the reliable-queue
 // pattern (BRPOPLPUSH; an item leaves pending only once its node is up or has
 // failed, so a crash loses nothing), starts one node per session (SCHED or
-// STARTFAIL), recycles reclaimed slots into slots.available, and every
+// STARTFAIL), recycles reclaimed slots into slots.available (telling the managers so: announceSlot), and every
 // slotReclaimInterval reclaims the slots of dead sessions and orphaned slots.
 import type { BlockingConnection, Role } from '../../../entries/plugin.ts';
 import { browserEntry, machineOrchestratorId } from '../node/browsers.ts';
@@ -12,7 +12,7 @@ import type { Ctx } from '../context.ts';
 import { SessionNode } from '../node/session-node.ts';
 import { removeLeftoverFolders } from '../node/session-folder.ts';
 import { spawnNodeProcess } from '../node/node-process.ts';
-import { appendLog, reclaimSlots, registerOrchestrator, scheduleSession, terminateSession } from '../scripts.ts';
+import { announceSlot, appendLog, reclaimSlots, registerOrchestrator, scheduleSession, terminateSession } from '../scripts.ts';
 import { readTimeouts } from '../session/timeouts.ts';
 import { checkEncoder } from '../recording/settings.ts';
 import { IDLE_BLOCK_SECONDS } from '../manager/blocking-waits.ts';
@@ -177,6 +177,8 @@ export function orchestratorRole(ctx: Ctx): OrchestratorRole {
         const slot = (await conn.send(['BLMOVE', keys.slotsReclaimed(o), keys.slotsAvailable(o), 'LEFT', 'RIGHT', BLOCK_SECONDS])) as string | null;
         if (!slot) continue;
         if ((await backend.send(['SISMEMBER', keys.slots(o), slot])) === 0) await backend.send(['LREM', keys.slotsAvailable(o), 0, slot]);
+        // the managers block on their own slots.freed, not on every orchestrator's slots.available
+        else await announceSlot(ctx, id);
       } catch (error) {
         if (done()) return;
         logger.warn('slot recycling failed; retrying', { error: (error as Error).message });
