@@ -5,12 +5,13 @@
 // so a sync reads entries only for the devices that may have changed.
 import type { Command } from '../../entries/plugin.ts';
 import type { Ctx } from './context.ts';
+import { pick, type DeviceList, type DeviceTexts } from './device-list.ts';
 import type { ListIndex } from './list-cache.ts';
-import { parseAssignment, sameInstall, type DeviceInfo } from './values.ts';
+import { parseAssignment, sameInstall } from './values.ts';
 
 export interface ListDiff {
-  adds: DeviceInfo[];
-  updates: DeviceInfo[];
+  adds: DeviceTexts;
+  updates: DeviceTexts;
   removes: string[];
   /** obnizId → slave of the updated and removed devices (spares the scripts a lookup). */
   owners: Map<string, string>;
@@ -19,16 +20,15 @@ export interface ListDiff {
 /** Candidate entries read per pipeline. */
 const ENTRIES_PER_READ = 1000;
 
-/** `fingerprints[i]` is the fingerprint of devices[i]'s JSON text (what assignDevices writes as its install). */
-export async function diffList(ctx: Ctx, devices: readonly DeviceInfo[], fingerprints: readonly number[], index: ListIndex): Promise<ListDiff> {
+export async function diffList(ctx: Ctx, devices: DeviceList, index: ListIndex): Promise<ListDiff> {
   const listed = new Uint8Array(index.slaves.length);
-  const adds: DeviceInfo[] = [];
-  const candidates: { device: DeviceInfo; slave: string }[] = [];
-  devices.forEach((device, i) => {
-    const slot = index.slots.get(device.id);
-    if (slot === undefined) return void adds.push(device);
+  const adds: number[] = [];
+  const candidates: { i: number; slave: string }[] = [];
+  devices.ids.forEach((id, i) => {
+    const slot = index.slots.get(id);
+    if (slot === undefined) return void adds.push(i);
     listed[slot] = 1;
-    if (index.fingerprints[slot] !== fingerprints[i]) candidates.push({ device, slave: index.slaves[slot]! });
+    if (index.fingerprints[slot] !== devices.fingerprints[i]) candidates.push({ i, slave: index.slaves[slot]! });
   });
   const owners = new Map<string, string>();
   const removes: string[] = [];
@@ -37,17 +37,17 @@ export async function diffList(ctx: Ctx, devices: readonly DeviceInfo[], fingerp
     removes.push(id);
     owners.set(id, index.slaves[slot]!);
   }
-  const updates: DeviceInfo[] = [];
+  const updates: number[] = [];
   for (let at = 0; at < candidates.length; at += ENTRIES_PER_READ) {
     const part = candidates.slice(at, at + ENTRIES_PER_READ);
-    const entries = await ctx.backend.pipeline(part.map(({ device, slave }): Command => ['HGET', ctx.keys.workers({ name: slave }), device.id]));
-    part.forEach(({ device, slave }, j) => {
+    const entries = await ctx.backend.pipeline(part.map(({ i, slave }): Command => ['HGET', ctx.keys.workers({ name: slave }), devices.ids[i]!]));
+    part.forEach(({ i, slave }, j) => {
       const text = entries[j];
       const entry = parseAssignment(typeof text === 'string' ? text : undefined);
-      if (entry && sameInstall(entry.install, device)) return;
-      updates.push(device);
-      owners.set(device.id, slave);
+      if (entry && sameInstall(entry.install, JSON.parse(devices.texts[i]!))) return;
+      updates.push(i);
+      owners.set(devices.ids[i]!, slave);
     });
   }
-  return { adds, updates, removes, owners };
+  return { adds: pick(devices, adds), updates: pick(devices, updates), removes, owners };
 }

@@ -126,10 +126,11 @@ export class ListCache {
    * Where each of `ids` was listed before the last refresh replaced its list: after Redis
    * restarted empty, each device goes back to its slave if alive.
    */
-  formerSlaves(ids: ReadonlySet<string>): Map<string, string> {
+  formerSlaves(ids: readonly string[]): Map<string, string> {
     const out = new Map<string, string>();
-    if (!ids.size) return out;
-    for (const { name, ids: listed } of this.replaced) for (const id of listed) if (ids.has(id)) out.set(id, name);
+    if (!ids.length || !this.replaced.length) return out;
+    const wanted = new Set(ids);
+    for (const { name, ids: listed } of this.replaced) for (const id of listed) if (wanted.has(id)) out.set(id, name);
     return out;
   }
 }

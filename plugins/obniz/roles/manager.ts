@@ -9,9 +9,9 @@ import { instanceNameOf } from '../config.ts';
 import { discover, Discovery } from '../discover.ts';
 import { DeviceListError, InstanceError, ObnizScriptError } from '../errors.ts';
 import { slaveStates } from '../fleet.ts';
-import { COLLECT_FROM, collectGarbage } from '../collect.ts';
 import { diffList } from '../diff.ts';
-import { fingerprint, listFingerprint } from '../fingerprint.ts';
+import { concat, pick, toDeviceList, type DeviceList, type DeviceTexts } from '../device-list.ts';
+import { listFingerprint } from '../fingerprint.ts';
 import { FULL_READ_EVERY, ListCache, type ListLook } from '../list-cache.ts';
 import { Loop } from '../loop.ts';
 import { channelFor, envelope, type Envelope } from '../messages.ts';
@@ -184,7 +184,7 @@ export class Manager {
       if (slot !== undefined) owners.set(id, index.slaves[slot]!);
     }
     this.applied = undefined;
-    await this.apply([...adds, ...updates.filter((d) => !owners.has(d.id))], updates.filter((d) => owners.has(d.id)), removes, owners);
+    await this.apply(toDeviceList([...adds, ...updates.filter((d) => !owners.has(d.id))]), toDeviceList(updates.filter((d) => owners.has(d.id))), removes, owners);
     await this.synchronize();
   }
 
@@ -209,10 +209,10 @@ export class Manager {
     const look = await this.lists.look();
     const quiet = !full && this.applied !== undefined && this.lists.unchanged(look);
     let version: string | undefined;
-    let devices: DeviceInfo[] | undefined;
+    let devices: DeviceList | undefined;
     try {
       version = await this.source.version?.();
-      if (!quiet || version === undefined || version !== this.applied?.version) devices = await this.source.list();
+      if (!quiet || version === undefined || version !== this.applied?.version) devices = this.source.read ? await this.source.read() : toDeviceList(await this.source.list());
       if (this.lastError.delete('list')) ctx.logger.info('device list readable again', { source: this.source.description });
     } catch (err) {
       // at start, a list that cannot be read is the user's to fix: one line, exit 2, nothing assigned
@@ -220,22 +220,19 @@ export class Manager {
       this.logOnce('list', `${(err as Error).message}; keeping the current assignments`);
       return retry;
     }
-    const fingerprints = devices?.map((d) => fingerprint(JSON.stringify(d)));
-    const list = fingerprints ? listFingerprint(fingerprints) : this.applied!.list;
+    const list = devices ? listFingerprint(devices.fingerprints) : this.applied!.list;
     if (!devices || (quiet && list === this.applied!.list)) {
       this.applied = { version, list };
       await this.synchronize();
       this.lastSync = { added: 0, updated: 0, removed: 0, waiting: 0 };
       return ctx.config.syncInterval * 1000;
     }
-    const count = devices.length;
-    const { result, complete } = await this.diffAndApply(devices, fingerprints!, look, full);
-    devices = undefined; // not kept while the lists are read again below (1,000,000 devices are several hundred MB)
-    if (count >= COLLECT_FROM) collectGarbage();
+    const count = devices.ids.length;
+    const { result, complete } = await this.diffAndApply(devices, look, full);
+    devices = undefined; // not kept while the lists are read again below (1,000,000 devices are 230 MB)
     // the lists this sync wrote are read again now, so the next sync with nothing changed finds them as read
     // (a change another manager made to one of them meanwhile is seen at the next full read)
     if (result.added || result.updated || result.removed) await this.lists.refresh(await this.lists.look());
-    if (count >= COLLECT_FROM) collectGarbage();
     this.applied = complete ? { version, list } : undefined;
     await this.synchronize();
     this.lastSync = result;
@@ -244,12 +241,10 @@ export class Manager {
   }
 
   /** The list diffed against the lists (re-read where they moved, all when `full`) and applied; `complete` when nothing waits or was refused. */
-  private async diffAndApply(devices: DeviceInfo[], fingerprints: number[], look: ListLook, full: boolean): Promise<{ result: SyncResult; complete: boolean }> {
-    // the list's text and the lists' replies read so far are garbage: collected before the plan's allocations pile on them
-    if (devices.length >= COLLECT_FROM) collectGarbage();
+  private async diffAndApply(devices: DeviceList, look: ListLook, full: boolean): Promise<{ result: SyncResult; complete: boolean }> {
     await this.lists.refresh(look, full);
     const index = this.lists.index();
-    const diff = await diffList(this.ctx, devices, fingerprints, index);
+    const diff = await diffList(this.ctx, devices, index);
     const removes = this.guardRemovals(diff.removes, index.slaves.length);
     const result = await this.apply(diff.adds, diff.updates, removes, diff.owners);
     return { result, complete: !result.waiting && removes.length === diff.removes.length };
@@ -276,15 +271,15 @@ export class Manager {
   }
 
   /** `owners`: obnizId → slave of the updated and removed devices. */
-  private async apply(adds: DeviceInfo[], updates: DeviceInfo[], removes: string[], owners: ReadonlyMap<string, string>): Promise<SyncResult> {
+  private async apply(adds: DeviceTexts, updates: DeviceTexts, removes: string[], owners: ReadonlyMap<string, string>): Promise<SyncResult> {
     const { ctx } = this;
     const removed = (await removeDevices(ctx, removes, owners)).filter((r) => r.ok).length;
     const updatedResults = await updateDevices(ctx, updates, owners);
-    // a device that left its list between the read and the update is assigned anew
-    const lost = updatedResults.filter((r) => r.detail === 'NOT_INSTALLED').map((r) => updates.find((d) => d.id === r.obnizId)!);
-    const assigning = [...adds, ...lost];
+    // a device that left its list between the read and the update is assigned anew (results are in the devices' order)
+    const lost = updatedResults.flatMap((r, i) => (r.detail === 'NOT_INSTALLED' ? [i] : []));
+    const assigning = concat(adds, pick(updates, lost));
     // after Redis restarted empty, each device goes back to the slave it was on, if alive
-    const former = this.lists.formerSlaves(new Set(assigning.map((d) => d.id)));
+    const former = this.lists.formerSlaves(assigning.ids);
     const assigned = await assignDevices(ctx, assigning, former);
     // with no slave alive, changes wait too (NO_RUNNING_WORKER, as the SDK's update)
     const waiting = assigned.filter((r) => r.detail === 'NO_ACCEPTABLE_WORKER').length + updatedResults.filter((r) => r.detail === 'NO_RUNNING_WORKER').length;

@@ -1,9 +1,10 @@
 // A device list in a JSON or YAML file, re-read when it changes (polled by
 // stat every watchInterval, which also sees editors that replace the file).
 import { readFile, stat } from 'node:fs/promises';
-import { unwatchFile, watchFile } from 'node:fs';
+import { createReadStream, unwatchFile, watchFile } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseDocument } from 'yaml';
+import { DeviceListBuilder, toDeviceList, type DeviceList } from '../device-list.ts';
 import { normalizeDevices } from '../devices.ts';
 import { DeviceListError } from '../errors.ts';
 import type { DeviceInfo } from '../values.ts';
@@ -17,6 +18,10 @@ export function fileSource(path: string, ctx: SourceContext): DeviceSource {
       code: 'COORD_ERR_OBNIZ_DEVICE_LIST_FILE',
     });
   };
+  const list = async (): Promise<DeviceInfo[]> => {
+    const text = await readFile(full, 'utf8').catch(fail);
+    return normalizeDevices(parseText(text, `devices file ${path}`), `devices file ${path}`);
+  };
   return {
     description: `file ${path}`,
     // the manager does not read a file whose version is as last applied (the parsed list is not kept:
@@ -25,9 +30,24 @@ export function fileSource(path: string, ctx: SourceContext): DeviceSource {
       const info = await stat(full).catch(fail);
       return `${info.ino}:${info.size}:${info.mtimeMs}`;
     },
-    async list(): Promise<DeviceInfo[]> {
-      const text = await readFile(full, 'utf8').catch(fail);
-      return normalizeDevices(parseText(text, `devices file ${path}`), `devices file ${path}`);
+    list,
+    // a JSON array a slice at a time; anything else (YAML, {"devices": [...]}, text that is not JSON) read whole
+    async read(): Promise<DeviceList> {
+      const where = `devices file ${path}`;
+      const built = new DeviceListBuilder(where);
+      let invalid: unknown;
+      const streamed = await eachJsonItem(full, (item) => {
+        if (invalid) return;
+        try {
+          built.add(item);
+        } catch (err) {
+          // kept until the text is known to be JSON: a syntax error further on is the one reported, as when read whole
+          invalid = err;
+        }
+      }).catch(fail);
+      if (!streamed) return toDeviceList(await list());
+      if (invalid) throw invalid;
+      return built.list;
     },
     watch(onChange) {
       const listener = (now: { mtimeMs: number; size: number; ino: number }, before: { mtimeMs: number; size: number; ino: number }) => {
@@ -37,6 +57,83 @@ export function fileSource(path: string, ctx: SourceContext): DeviceSource {
       return () => unwatchFile(full, listener);
     },
   };
+}
+
+/** JSON whitespace (JSON.parse allows no other between items). */
+const isSpace = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
+const enum Char {
+  Quote = 34,
+  Backslash = 92,
+  Comma = 44,
+  OpenList = 91,
+  CloseList = 93,
+  OpenObject = 123,
+  CloseObject = 125,
+}
+
+/**
+ * Calls onItem with each item of a file whose text is one JSON array, parsed an
+ * item at a time as the file is read (1,000,000 devices are 170 MB of text):
+ * each item's text is cut out by following strings and brackets and given to
+ * JSON.parse, and the text between items is checked as JSON.parse checks it, so
+ * the items are exactly JSON.parse's of the whole text. Resolves false, reading
+ * no further, where the text is not such an array: the caller reads it whole
+ * then (YAML, or an error naming line:column).
+ */
+export async function eachJsonItem(path: string, onItem: (item: unknown) => void): Promise<boolean> {
+  let depth = 0; // brackets open: 1 between the array's items
+  let inString = false;
+  let escaped = false;
+  let start = -1; // where the current item began in `text`; -1 between items
+  let afterComma = false; // an item must follow (JSON has no trailing comma)
+  let done = false;
+  let carry = ''; // the current item's text read so far
+  for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 })) {
+    const text = carry + (chunk as string);
+    if (start >= 0) start = 0;
+    for (let i = carry.length; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (c === Char.Backslash) escaped = true;
+        else if (c === Char.Quote) inString = false;
+        continue;
+      }
+      if (done || depth === 0) {
+        if (!done && c === Char.OpenList) depth = 1;
+        else if (!isSpace(c)) return false;
+        continue;
+      }
+      if (start < 0) {
+        if (isSpace(c)) continue;
+        // an item ends at the comma or bracket after it: one here has no item before it ('[,', ',,', ',]')
+        if (c === Char.Comma) return false;
+        if (c === Char.CloseList) {
+          if (afterComma) return false;
+          done = true;
+          continue;
+        }
+        start = i;
+      }
+      if (c === Char.Quote) inString = true;
+      else if (c === Char.OpenList || c === Char.OpenObject) depth++;
+      else if ((c === Char.Comma && depth === 1) || ((c === Char.CloseList || c === Char.CloseObject) && --depth === 0)) {
+        if (depth === 0 && c !== Char.CloseList) return false;
+        let item: unknown;
+        try {
+          item = JSON.parse(text.slice(start, i));
+        } catch {
+          return false;
+        }
+        onItem(item);
+        start = -1;
+        afterComma = c === Char.Comma;
+        done = depth === 0;
+      }
+    }
+    carry = start >= 0 ? text.slice(start) : '';
+  }
+  return done;
 }
 
 /**

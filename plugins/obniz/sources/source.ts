@@ -3,6 +3,7 @@
 // the manager diffs it against Redis.
 import type { Clock, Logger } from '../../../entries/plugin.ts';
 import { deviceSourceKind, type ObnizConfig } from '../config.ts';
+import type { DeviceList } from '../device-list.ts';
 import type { DeviceInfo } from '../values.ts';
 import { cloudSource } from './cloud.ts';
 import { fileSource } from './file.ts';
@@ -14,6 +15,11 @@ export interface DeviceSource {
   readonly description: string;
   /** The whole list now; throws one clear error (DeviceListError or SourceError) when it cannot be read. */
   list(): Promise<DeviceInfo[]>;
+  /**
+   * The same list as texts, where the source can read it a slice at a time (a JSON file) rather
+   * than hold it whole as objects: 1,000,000 devices, 170 MB of JSON, stay within a few hundred MB.
+   */
+  read?(): Promise<DeviceList>;
   /**
    * A version of the list, cheaper than reading it, that changes whenever the list may have
    * (a file's inode, size and mtime): while it and Redis's lists are as last applied, a sync
