@@ -61,15 +61,14 @@ export function fileSource(path: string, ctx: SourceContext): DeviceSource {
 
 /** JSON whitespace (JSON.parse allows no other between items). */
 const isSpace = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
-const enum Char {
-  Quote = 34,
-  Backslash = 92,
-  Comma = 44,
-  OpenList = 91,
-  CloseList = 93,
-  OpenObject = 123,
-  CloseObject = 125,
-}
+// character codes
+const QUOTE = 34;
+const BACKSLASH = 92;
+const COMMA = 44;
+const OPEN_LIST = 91;
+const CLOSE_LIST = 93;
+const OPEN_OBJECT = 123;
+const CLOSE_OBJECT = 125;
 
 /**
  * Calls onItem with each item of a file whose text is one JSON array, parsed an
@@ -95,30 +94,30 @@ export async function eachJsonItem(path: string, onItem: (item: unknown) => void
       const c = text.charCodeAt(i);
       if (inString) {
         if (escaped) escaped = false;
-        else if (c === Char.Backslash) escaped = true;
-        else if (c === Char.Quote) inString = false;
+        else if (c === BACKSLASH) escaped = true;
+        else if (c === QUOTE) inString = false;
         continue;
       }
       if (done || depth === 0) {
-        if (!done && c === Char.OpenList) depth = 1;
+        if (!done && c === OPEN_LIST) depth = 1;
         else if (!isSpace(c)) return false;
         continue;
       }
       if (start < 0) {
         if (isSpace(c)) continue;
         // an item ends at the comma or bracket after it: one here has no item before it ('[,', ',,', ',]')
-        if (c === Char.Comma) return false;
-        if (c === Char.CloseList) {
+        if (c === COMMA) return false;
+        if (c === CLOSE_LIST) {
           if (afterComma) return false;
           done = true;
           continue;
         }
         start = i;
       }
-      if (c === Char.Quote) inString = true;
-      else if (c === Char.OpenList || c === Char.OpenObject) depth++;
-      else if ((c === Char.Comma && depth === 1) || ((c === Char.CloseList || c === Char.CloseObject) && --depth === 0)) {
-        if (depth === 0 && c !== Char.CloseList) return false;
+      if (c === QUOTE) inString = true;
+      else if (c === OPEN_LIST || c === OPEN_OBJECT) depth++;
+      else if ((c === COMMA && depth === 1) || ((c === CLOSE_LIST || c === CLOSE_OBJECT) && --depth === 0)) {
+        if (depth === 0 && c !== CLOSE_LIST) return false;
         let item: unknown;
         try {
           item = JSON.parse(text.slice(start, i));
@@ -127,7 +126,7 @@ export async function eachJsonItem(path: string, onItem: (item: unknown) => void
         }
         onItem(item);
         start = -1;
-        afterComma = c === Char.Comma;
+        afterComma = c === COMMA;
         done = depth === 0;
       }
     }
