@@ -28,6 +28,8 @@ t.test('eachJsonItem: the items JSON.parse gives for a JSON array, false for any
     '[]', ' [ ]\n', '[1]', '[1,2]', '[ "a" , "b" ]\n', '[[1,2],[3]]', '[1,\n2]', '["a,]\\"[{", {"x":[1,{"y":"]}"}]}, "\\\\"]',
     '[1,]', '[,1]', '[1 2]', '[1}', '[{]}', '[{"a":[1}]]', '[1] x', '[1]]', '[', '[1', '["a', '', '"str"', '{"devices":[]}',
     '\uFEFF[1]', '[tru]', '[1]{', '[1,,2]', '[\u00a01]', '[{"id":"x"} {"id":"y"}]',
+    // a quote first in the second 64 KiB slice, after 1 to 4 backslashes at the end of the first
+    ...[1, 2, 3, 4].map((k) => `["${'a'.repeat(65534 - k)}${'\\'.repeat(k)}"${k % 2 ? 'b"' : ''}]`),
   ];
   for (const text of texts) {
     let whole: unknown;
@@ -38,7 +40,7 @@ t.test('eachJsonItem: the items JSON.parse gives for a JSON array, false for any
     }
     const items: unknown[] = [];
     const streamed = await eachJsonItem(fileOf(text), (item) => items.push(item));
-    t.equal(streamed, Array.isArray(whole), `${JSON.stringify(text)}: ${Array.isArray(whole) ? 'an array' : 'not one'}`);
+    t.equal(streamed, Array.isArray(whole), `${JSON.stringify(text.slice(0, 40))}: ${Array.isArray(whole) ? 'an array' : 'not one'}`);
     if (streamed) t.same(items, whole);
   }
 });
@@ -55,6 +57,13 @@ t.test('read(): the list as read whole, across chunk boundaries (a 2.5 MB file)'
   const pretty = sourceOf(fileOf(JSON.stringify(devices, null, 2)));
   t.same(await pretty.read!(), toDeviceList(await pretty.list()), 'indented');
   t.equal((await pretty.read!()).ids.length, 12_000);
+  // runs of backslashes and quotes in strings, over slice boundaries (64 KiB) wherever they fall
+  let seed = 7;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const escapes = Array.from({ length: 400 }, (_, i) => ({ id: `e-${i}`, note: Array.from({ length: 1000 }, () => '\\"a,]}'[Math.floor(random() * 6)]).join('') }));
+  const escaped = sourceOf(fileOf(JSON.stringify(escapes)));
+  t.same(await escaped.read!(), toDeviceList(await escaped.list()), 'backslashes and quotes across slices');
+  t.equal((await escaped.read!()).ids.length, 400);
   const yaml = sourceOf(fileOf('devices:\n  - id: y-1\n  - y-2\n'));
   t.same(await yaml.read!(), toDeviceList([{ id: 'y-1', hardware: 'unknown', configs: '{}' }, { id: 'y-2', hardware: 'unknown', configs: '{}' }]), 'YAML: read whole');
   const wrapped = sourceOf(fileOf('{"devices": ["w-1"]}'));

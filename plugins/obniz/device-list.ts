@@ -13,10 +13,13 @@ export interface DeviceTexts {
   readonly texts: string[];
 }
 
-/** A whole list: `fingerprints[i]` is the fingerprint of texts[i]. */
+/** A whole list: `fingerprints[i]` is the fingerprint of device i's text (texts[i] or, where that is '', not kept). */
 export interface DeviceList extends DeviceTexts {
   readonly fingerprints: number[];
 }
+
+/** Whether a device read keeps its text (new or maybe changed: the diff reads it), by its id and fingerprint. */
+export type KeepText = (id: string, fingerprint: number) => boolean;
 
 /** Devices already checked (normalizeDevices, a webhook's events) as texts. */
 export function toDeviceList(devices: readonly DeviceInfo[]): DeviceList {
@@ -43,7 +46,10 @@ export class DeviceListBuilder {
   readonly list: DeviceList = { ids: [], texts: [], fingerprints: [] };
   private readonly seen = new Set<string>();
 
-  constructor(private readonly where: string) {}
+  constructor(
+    private readonly where: string,
+    private readonly keep: KeepText = () => true,
+  ) {}
 
   add(item: unknown): void {
     const i = this.list.ids.length;
@@ -51,8 +57,9 @@ export class DeviceListBuilder {
     if (this.seen.has(device.id)) throw listedTwice(this.where, '', i, device.id);
     this.seen.add(device.id);
     const text = JSON.stringify(device);
+    const f = fingerprint(text);
     this.list.ids.push(device.id);
-    this.list.texts.push(text);
-    this.list.fingerprints.push(fingerprint(text));
+    this.list.texts.push(this.keep(device.id, f) ? text : '');
+    this.list.fingerprints.push(f);
   }
 }

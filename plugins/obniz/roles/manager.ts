@@ -12,7 +12,7 @@ import { slaveStates } from '../fleet.ts';
 import { diffList } from '../diff.ts';
 import { concat, pick, toDeviceList, type DeviceList, type DeviceTexts } from '../device-list.ts';
 import { listFingerprint } from '../fingerprint.ts';
-import { FULL_READ_EVERY, ListCache, type ListLook } from '../list-cache.ts';
+import { FULL_READ_EVERY, ListCache, type ListIndex, type ListLook } from '../list-cache.ts';
 import { Loop } from '../loop.ts';
 import { channelFor, envelope, type Envelope } from '../messages.ts';
 import { KeyRequester } from '../requests.ts';
@@ -212,13 +212,18 @@ export class Manager {
     let devices: DeviceList | undefined;
     try {
       version = await this.source.version?.();
-      if (!quiet || version === undefined || version !== this.applied?.version) devices = this.source.read ? await this.source.read() : toDeviceList(await this.source.list());
+    } catch (err) {
+      return this.listFailed(err, opts.throwBadList);
+    }
+    const read = !quiet || version === undefined || version !== this.applied?.version;
+    // the lists before the list, so that a list read a slice at a time keeps install texts only for the
+    // devices new or maybe changed, not for every device (1,000,000 texts are 190 MB)
+    const index = read ? await this.indexLists(look, full) : undefined;
+    try {
+      if (index) devices = this.source.read ? await this.source.read((id, f) => changed(index, id, f)) : toDeviceList(await this.source.list());
       if (this.lastError.delete('list')) ctx.logger.info('device list readable again', { source: this.source.description });
     } catch (err) {
-      // at start, a list that cannot be read is the user's to fix: one line, exit 2, nothing assigned
-      if (opts.throwBadList && (err instanceof DeviceListError || err instanceof ModuleLoadError)) throw new UsageError(err.message, { code: err.code, cause: err });
-      this.logOnce('list', `${(err as Error).message}; keeping the current assignments`);
-      return retry;
+      return this.listFailed(err, opts.throwBadList);
     }
     const list = devices ? listFingerprint(devices.fingerprints) : this.applied!.list;
     if (!devices || (quiet && list === this.applied!.list)) {
@@ -228,7 +233,7 @@ export class Manager {
       return ctx.config.syncInterval * 1000;
     }
     const count = devices.ids.length;
-    const { result, complete } = await this.diffAndApply(devices, look, full);
+    const { result, complete } = await this.diffAndApply(devices, index!);
     devices = undefined; // not kept while the lists are read again below (1,000,000 devices are 230 MB)
     // the lists this sync wrote are read again now, so the next sync with nothing changed finds them as read
     // (a change another manager made to one of them meanwhile is seen at the next full read)
@@ -240,10 +245,21 @@ export class Manager {
     return result.waiting ? retry : ctx.config.syncInterval * 1000;
   }
 
-  /** The list diffed against the lists (re-read where they moved, all when `full`) and applied; `complete` when nothing waits or was refused. */
-  private async diffAndApply(devices: DeviceList, look: ListLook, full: boolean): Promise<{ result: SyncResult; complete: boolean }> {
+  /** A list that cannot be read: at start the user's to fix (one line, exit 2, nothing assigned); later logged once, the assignments kept. */
+  private listFailed(err: unknown, throwBadList = false): number {
+    if (throwBadList && (err instanceof DeviceListError || err instanceof ModuleLoadError)) throw new UsageError(err.message, { code: err.code, cause: err });
+    this.logOnce('list', `${(err as Error).message}; keeping the current assignments`);
+    return this.ctx.config.syncRetryInterval * 1000;
+  }
+
+  /** The lists re-read where they moved (all when `full`), indexed for a diff. */
+  private async indexLists(look: ListLook, full: boolean): Promise<ListIndex> {
     await this.lists.refresh(look, full);
-    const index = this.lists.index();
+    return this.lists.index();
+  }
+
+  /** The list diffed against the lists as indexed and applied; `complete` when nothing waits or was refused. */
+  private async diffAndApply(devices: DeviceList, index: ListIndex): Promise<{ result: SyncResult; complete: boolean }> {
     const diff = await diffList(this.ctx, devices, index);
     const removes = this.guardRemovals(diff.removes, index.slaves.length);
     const result = await this.apply(diff.adds, diff.updates, removes, diff.owners);
@@ -325,4 +341,10 @@ export class Manager {
     this.lastError.set(kind, text);
     this.ctx.logger.error(text);
   }
+}
+
+/** Whether a device is not listed, or listed with another install's fingerprint. */
+function changed(index: ListIndex, id: string, fingerprint: number): boolean {
+  const slot = index.slots.get(id);
+  return slot === undefined || index.fingerprints[slot] !== fingerprint;
 }

@@ -4,7 +4,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { createReadStream, unwatchFile, watchFile } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseDocument } from 'yaml';
-import { DeviceListBuilder, toDeviceList, type DeviceList } from '../device-list.ts';
+import { DeviceListBuilder, toDeviceList, type DeviceList, type KeepText } from '../device-list.ts';
 import { normalizeDevices } from '../devices.ts';
 import { DeviceListError } from '../errors.ts';
 import type { DeviceInfo } from '../values.ts';
@@ -32,9 +32,9 @@ export function fileSource(path: string, ctx: SourceContext): DeviceSource {
     },
     list,
     // a JSON array a slice at a time; anything else (YAML, {"devices": [...]}, text that is not JSON) read whole
-    async read(): Promise<DeviceList> {
+    async read(keep?: KeepText): Promise<DeviceList> {
       const where = `devices file ${path}`;
-      const built = new DeviceListBuilder(where);
+      const built = new DeviceListBuilder(where, keep);
       let invalid: unknown;
       const streamed = await eachJsonItem(full, (item) => {
         if (invalid) return;
@@ -59,6 +59,12 @@ export function fileSource(path: string, ctx: SourceContext): DeviceSource {
   };
 }
 
+/**
+ * Text read at a time: under V8's 128 KiB for large objects, so each slice's strings die young
+ * (1 MiB slices went to the large-object space, freed only by full collections: 600 MB of RSS).
+ */
+const CHUNK = 64 * 1024;
+
 /** JSON whitespace (JSON.parse allows no other between items). */
 const isSpace = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
 // character codes
@@ -82,20 +88,26 @@ const CLOSE_OBJECT = 125;
 export async function eachJsonItem(path: string, onItem: (item: unknown) => void): Promise<boolean> {
   let depth = 0; // brackets open: 1 between the array's items
   let inString = false;
-  let escaped = false;
-  let start = -1; // where the current item began in `text`; -1 between items
+  let start = -1; // where the current item began in `text` (0: in an earlier slice); -1 between items
   let afterComma = false; // an item must follow (JSON has no trailing comma)
   let done = false;
-  let carry = ''; // the current item's text read so far
-  for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 })) {
-    const text = carry + (chunk as string);
+  let carry = ''; // the current item's text in earlier slices
+  for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: CHUNK })) {
+    // each slice scanned as it is (not joined to the carry: a joined string is slower to read a character at a time)
+    const text = chunk as string;
     if (start >= 0) start = 0;
-    for (let i = carry.length; i < text.length; i++) {
+    for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (inString) {
-        if (escaped) escaped = false;
-        else if (c === BACKSLASH) escaped = true;
-        else if (c === QUOTE) inString = false;
+        // most of the text is in strings: to the next quote not escaped (after an even run of backslashes)
+        const quote = text.indexOf('"', i);
+        if (quote < 0) break;
+        let before = quote - 1;
+        while (before >= 0 && text.charCodeAt(before) === BACKSLASH) before--;
+        let backslashes = quote - 1 - before;
+        if (before < 0) for (let k = carry.length - 1; k >= 0 && carry.charCodeAt(k) === BACKSLASH; k--) backslashes++;
+        if (backslashes % 2 === 0) inString = false;
+        i = quote;
         continue;
       }
       if (done || depth === 0) {
@@ -120,17 +132,18 @@ export async function eachJsonItem(path: string, onItem: (item: unknown) => void
         if (depth === 0 && c !== CLOSE_LIST) return false;
         let item: unknown;
         try {
-          item = JSON.parse(text.slice(start, i));
+          item = JSON.parse(carry + text.slice(start, i));
         } catch {
           return false;
         }
         onItem(item);
         start = -1;
+        carry = '';
         afterComma = c === COMMA;
         done = depth === 0;
       }
     }
-    carry = start >= 0 ? text.slice(start) : '';
+    if (start >= 0) carry += text.slice(start);
   }
   return done;
 }
