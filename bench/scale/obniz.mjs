@@ -63,6 +63,12 @@ function writeDevices(file, n, variant = 0) {
   closeSync(fd);
 }
 
+/** For the log: RSS and peak so far, so a peak can be placed. */
+function memoryText(pid) {
+  const { rss, peak } = processMemoryMb(pid);
+  return `${rss.toFixed(0)} MB (peak so far ${peak.toFixed(0)} MB)`;
+}
+
 /** A process's CPU so far (user + system, ms; /proc/PID/stat counts in clock ticks of 10 ms). */
 function processCpuMs(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -180,7 +186,7 @@ export default {
       // nowMs: ARGV[4] of both (after EVALSHA, the sha, numkeys and the keys: 2 of touchManager, 5 of assignDevices)
       values.first = (Number(last.args[11]) + last.ms - Number(start.args[8])) / 1000;
       values.prepare = (Number(assigns[0].args[11]) - Number(start.args[8])) / 1000;
-      log(`  first sync: ${values.first.toFixed(2)} s, ${assigns.length} assignDevices calls; manager ${processMemoryMb(pid).rss.toFixed(0)} MB`);
+      log(`  first sync: ${values.first.toFixed(2)} s, ${assigns.length} assignDevices calls; manager ${memoryText(pid)}`);
 
       /** One sync asked through the webhook: its time to the answer and the manager's CPU in it. */
       const sync = async () => {
@@ -195,6 +201,7 @@ export default {
       writeDevices(file, size, 1);
       const changed = await sync();
       syncs++;
+      log(`  changed: manager ${memoryText(pid)}`);
       Object.assign(values, { changed: changed.ms, changedCpu: changed.cpuMs });
       // 3. nothing changed
       const unchanged = [];
@@ -204,6 +211,7 @@ export default {
       while (syncs % FULL_READ_EVERY !== 0) (await sync(), syncs++);
       const full = await sync();
       Object.assign(values, { full: full.ms, fullCpu: full.cpuMs });
+      log(`  full read: manager ${memoryText(pid)}`);
       log(`  syncs: changed ${changed.ms.toFixed(0)} ms, unchanged ${values.unchanged.toFixed(1)} ms, full read ${full.ms.toFixed(0)} ms`);
 
       // 5. memory

@@ -91,21 +91,39 @@ export const REPLANS = 3;
  * is alive: after Redis restarted empty, a device keeps running where it ran.
  */
 export async function assignDevices(ctx: Ctx, devices: readonly DeviceInfo[] | DeviceTexts, prefer?: ReadonlyMap<string, string>): Promise<DeviceResult[]> {
-  const { ids, texts } = asTexts(devices);
-  const results: DeviceResult[] = new Array(ids.length);
-  const seen = new Set<string>();
+  const list = asTexts(devices);
+  const results: DeviceResult[] = new Array(list.ids.length);
+  await assignEach(ctx, list, (i, ok, detail) => (results[i] = { obnizId: list.ids[i]!, ok, detail }), { prefer });
+  return results;
+}
+
+/**
+ * assignDevices with no result object a device (a million at the first sync): `onResult(i, ok, detail)`
+ * for each device i. `unique`: the ids are known distinct (a checked list), so no set of them is built
+ * to find one listed twice.
+ */
+export async function assignEach(
+  ctx: Ctx,
+  { ids, texts }: DeviceTexts,
+  onResult: (i: number, ok: boolean, detail: string) => void,
+  { prefer, unique = false }: { prefer?: ReadonlyMap<string, string>; unique?: boolean } = {},
+): Promise<void> {
   let todo: number[] = [];
-  ids.forEach((id, i) => {
-    if (seen.has(id)) results[i] = { obnizId: id, ok: false, detail: 'ALREADY_INSTALLED' };
-    else todo.push(i);
-    seen.add(id);
-  });
+  if (unique) todo = Array.from(ids, (_, i) => i);
+  else {
+    const seen = new Set<string>();
+    ids.forEach((id, i) => {
+      if (seen.has(id)) onResult(i, false, 'ALREADY_INSTALLED');
+      else todo.push(i);
+      seen.add(id);
+    });
+  }
   for (let round = 0; todo.length && round <= REPLANS; round++) {
     const alive = (await slaveStates(ctx)).filter((s) => s.alive);
     if (!alive.length) break;
     // a device whose preferred slave is alive goes back there; the others to the least loaded, counting those
     const aliveNames = new Set(alive.map((s) => s.name));
-    const back = todo.map((i) => prefer?.get(ids[i]!)).map((name) => (name && aliveNames.has(name) ? name : undefined));
+    const back = prefer?.size ? todo.map((i) => prefer.get(ids[i]!)).map((name) => (name && aliveNames.has(name) ? name : undefined)) : [];
     const extra = new Map<string, number>();
     for (const name of back) if (name) extra.set(name, (extra.get(name) ?? 0) + 1);
     const planner = new LeastLoaded(alive.map((s) => ({ name: s.name, devices: s.devices + (extra.get(s.name) ?? 0) })));
@@ -129,14 +147,18 @@ export async function assignDevices(ctx: Ctx, devices: readonly DeviceInfo[] | D
         const args: string[] = [];
         for (let j = at; j < Math.min(at + BATCH.assign, order.length); j++) args.push(ids[order[j]!]!, slaveOf[j]!, texts[order[j]!]!);
         const replies = triples(await ctx.scripts.run('assignDevices', { keys: scriptKeys.assign, args: { slaveTail, ...timing(ctx), devices: args } }));
-        replies.forEach((r, j) => (r.detail === 'NOT_ALIVE' ? again.push(order[at + j]!) : (results[order[at + j]!] = r)));
+        replies.forEach((r, j) => {
+          const i = order[at + j]!;
+          if (r.detail === 'NOT_ALIVE') return void again.push(i);
+          // the slave's name already held, not the reply's copy (a million at the first sync)
+          onResult(i, r.ok, r.detail === slaveOf[at + j] ? slaveOf[at + j]! : r.detail);
+        });
       }
     };
     await Promise.all(Array.from({ length: ASSIGNS_IN_FLIGHT }, sender));
     todo = again.sort((a, b) => a - b);
   }
-  for (const i of todo) results[i] = { obnizId: ids[i]!, ok: false, detail: 'NO_ACCEPTABLE_WORKER' };
-  return results;
+  for (const i of todo) onResult(i, false, 'NO_ACCEPTABLE_WORKER');
 }
 
 /** Devices as ids and install texts (DeviceInfo objects encoded as they are). */

@@ -10,6 +10,7 @@ import { discover, Discovery } from '../discover.ts';
 import { DeviceListError, InstanceError, ObnizScriptError } from '../errors.ts';
 import { slaveStates } from '../fleet.ts';
 import { diffList } from '../diff.ts';
+import { COLLECT_FROM, collectGarbage } from '../collect.ts';
 import { concat, pick, toDeviceList, type DeviceList, type DeviceTexts } from '../device-list.ts';
 import { listFingerprint } from '../fingerprint.ts';
 import { FULL_READ_EVERY, ListCache, type ListIndex, type ListLook } from '../list-cache.ts';
@@ -19,7 +20,7 @@ import { KeyRequester } from '../requests.ts';
 import { deviceSource, type DeviceSource } from '../sources/source.ts';
 import { relocateDeadSlaves } from '../hand-over.ts';
 import { relocateAll, relocateDevice } from '../relocate.ts';
-import { assignDevices, removeDevices, touchManager, updateDevices } from '../scripts.ts';
+import { assignEach, removeDevices, touchManager, updateDevices } from '../scripts.ts';
 import type { DeviceInfo } from '../values.ts';
 import { startWebhook, type Webhook } from '../webhook.ts';
 import type { Ctx } from '../context.ts';
@@ -233,11 +234,15 @@ export class Manager {
       return ctx.config.syncInterval * 1000;
     }
     const count = devices.ids.length;
+    // the read's garbage (each item's text and objects) collected before the plan's allocations pile on it
+    if (count >= COLLECT_FROM) collectGarbage();
     const { result, complete } = await this.diffAndApply(devices, index!);
     devices = undefined; // not kept while the lists are read again below (1,000,000 devices are 230 MB)
+    if (count >= COLLECT_FROM) collectGarbage();
     // the lists this sync wrote are read again now, so the next sync with nothing changed finds them as read
     // (a change another manager made to one of them meanwhile is seen at the next full read)
     if (result.added || result.updated || result.removed) await this.lists.refresh(await this.lists.look());
+    if (count >= COLLECT_FROM) collectGarbage();
     this.applied = complete ? { version, list } : undefined;
     await this.synchronize();
     this.lastSync = result;
@@ -262,7 +267,7 @@ export class Manager {
   private async diffAndApply(devices: DeviceList, index: ListIndex): Promise<{ result: SyncResult; complete: boolean }> {
     const diff = await diffList(this.ctx, devices, index);
     const removes = this.guardRemovals(diff.removes, index.slaves.length);
-    const result = await this.apply(diff.adds, diff.updates, removes, diff.owners);
+    const result = await this.apply(diff.adds, diff.updates, removes, diff.owners, true);
     return { result, complete: !result.waiting && removes.length === diff.removes.length };
   }
 
@@ -286,8 +291,8 @@ export class Manager {
     return [];
   }
 
-  /** `owners`: obnizId → slave of the updated and removed devices. */
-  private async apply(adds: DeviceTexts, updates: DeviceTexts, removes: string[], owners: ReadonlyMap<string, string>): Promise<SyncResult> {
+  /** `owners`: obnizId → slave of the updated and removed devices; `unique`: no id is in adds twice (a checked list). */
+  private async apply(adds: DeviceTexts, updates: DeviceTexts, removes: string[], owners: ReadonlyMap<string, string>, unique = false): Promise<SyncResult> {
     const { ctx } = this;
     const removed = (await removeDevices(ctx, removes, owners)).filter((r) => r.ok).length;
     const updatedResults = await updateDevices(ctx, updates, owners);
@@ -296,14 +301,22 @@ export class Manager {
     const assigning = concat(adds, pick(updates, lost));
     // after Redis restarted empty, each device goes back to the slave it was on, if alive
     const former = this.lists.formerSlaves(assigning.ids);
-    const assigned = await assignDevices(ctx, assigning, former);
+    // counted, not kept: a result a device is a million objects at the first sync
+    let added = 0;
+    let noSlave = 0;
+    let already = 0;
+    const count = (_: number, ok: boolean, detail: string) => {
+      if (ok) added++;
+      else if (detail === 'NO_ACCEPTABLE_WORKER') noSlave++;
+      else if (detail === 'ALREADY_INSTALLED') already++;
+    };
+    await assignEach(ctx, assigning, count, { prefer: former, unique });
     // with no slave alive, changes wait too (NO_RUNNING_WORKER, as the SDK's update)
-    const waiting = assigned.filter((r) => r.detail === 'NO_ACCEPTABLE_WORKER').length + updatedResults.filter((r) => r.detail === 'NO_RUNNING_WORKER').length;
-    const already = assigned.filter((r) => r.detail === 'ALREADY_INSTALLED');
+    const waiting = noSlave + updatedResults.filter((r) => r.detail === 'NO_RUNNING_WORKER').length;
     if (waiting) this.logOnce('assign', `NO_ACCEPTABLE_WORKER: no slave is alive, ${waiting} devices wait for one`);
     else if (this.lastError.delete('assign')) ctx.logger.info('slaves are back: devices assigned');
-    if (already.length) ctx.logger.info('ALREADY_INSTALLED: assigned meanwhile by another manager', { devices: already.length });
-    return { added: assigned.filter((r) => r.ok).length, updated: updatedResults.filter((r) => r.ok).length, removed, waiting };
+    if (already) ctx.logger.info('ALREADY_INSTALLED: assigned meanwhile by another manager', { devices: already });
+    return { added, updated: updatedResults.filter((r) => r.ok).length, removed, waiting };
   }
 
   /** The health check: dead slaves' devices move to the alive ones. */
