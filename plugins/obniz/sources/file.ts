@@ -79,8 +79,8 @@ const CLOSE_OBJECT = 125;
 /**
  * Calls onItem with each item of a file whose text is one JSON array, parsed an
  * item at a time as the file is read (1,000,000 devices are 170 MB of text):
- * each item's text is cut out by following strings and brackets and given to
- * JSON.parse, and the text between items is checked as JSON.parse checks it, so
+ * the items are delimited by following strings and brackets, those that end in
+ * a slice given to JSON.parse together, and the text around them is checked as JSON.parse checks it, so
  * the items are exactly JSON.parse's of the whole text. Resolves false, reading
  * no further, where the text is not such an array: the caller reads it whole
  * then (YAML, or an error naming line:column).
@@ -91,11 +91,14 @@ export async function eachJsonItem(path: string, onItem: (item: unknown) => void
   let start = -1; // where the current item began in `text` (0: in an earlier slice); -1 between items
   let afterComma = false; // an item must follow (JSON has no trailing comma)
   let done = false;
-  let carry = ''; // the current item's text in earlier slices
+  let carry = ''; // the text in earlier slices of the first item that ends in this one
   for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: CHUNK })) {
     // each slice scanned as it is (not joined to the carry: a joined string is slower to read a character at a time)
     const text = chunk as string;
     if (start >= 0) start = 0;
+    let from = -1; // where the first item that ends in this slice began
+    let to = -1; // where the last one ended
+    let count = 0;
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (inString) {
@@ -130,18 +133,25 @@ export async function eachJsonItem(path: string, onItem: (item: unknown) => void
       else if (c === OPEN_LIST || c === OPEN_OBJECT) depth++;
       else if ((c === COMMA && depth === 1) || ((c === CLOSE_LIST || c === CLOSE_OBJECT) && --depth === 0)) {
         if (depth === 0 && c !== CLOSE_LIST) return false;
-        let item: unknown;
-        try {
-          item = JSON.parse(carry + text.slice(start, i));
-        } catch {
-          return false;
-        }
-        onItem(item);
+        if (from < 0) from = start;
+        to = i;
+        count++;
         start = -1;
-        carry = '';
         afterComma = c === COMMA;
         done = depth === 0;
       }
+    }
+    if (count) {
+      // the items that end in this slice parsed at once, with the commas between them: one JSON.parse a slice, not an item
+      let items: unknown;
+      try {
+        items = JSON.parse(`[${carry}${text.slice(from, to)}]`);
+      } catch {
+        return false;
+      }
+      if (!Array.isArray(items) || items.length !== count) return false;
+      for (const item of items) onItem(item);
+      carry = '';
     }
     if (start >= 0) carry += text.slice(start);
   }
