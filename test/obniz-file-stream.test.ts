@@ -2,7 +2,7 @@
 // list as reading it whole, across chunk boundaries, and the same errors,
 // line:column included, for a bad list.
 import t from 'tap';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock } from '../core/clock.ts';
@@ -14,6 +14,7 @@ import plugin from '../plugins/obniz/index.ts';
 import { eachJsonItem, fileSource } from '../plugins/obniz/sources/file.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'obniz-stream-'));
+t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 const config = pluginConfig(plugin, { devices: 'x.json' }) as unknown as ObnizConfig;
 let n = 0;
 function fileOf(text: string): string {
