@@ -17,7 +17,7 @@
 //     is read in full and diffed), that one timed;
 //  5. Redis's memory per device and the manager's peak RSS (VmHWM).
 // SCALE_SIZES=10000,100000 runs only those sizes (a quick look);
-// SCALE_PROFILE=DIR makes the manager write a CPU profile there (--cpu-prof) when it stops.
+// SCALE_PROFILE=DIR makes the manager write a CPU profile there when it stops (cpu-profile.cjs).
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -170,7 +170,8 @@ export default {
     // 1. the manager's start and first sync
     const port = await freePort();
     const sets = Object.entries({ ...timing, devices: file, instanceName: NAME, webhook: true, webhookPort: port, syncInterval: 86_400, watchInterval: 86_400 }).flatMap(([k, v]) => ['--set', `obniz.${k}=${v}`]);
-    const env = process.env.SCALE_PROFILE ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.SCALE_PROFILE} --cpu-prof-name=manager-${size}-${Date.now()}.cpuprofile` } : {};
+    // --cpu-prof is not allowed in NODE_OPTIONS: a preloaded module profiles through node:inspector
+    const env = process.env.SCALE_PROFILE ? { NODE_OPTIONS: `--require ${new URL('./cpu-profile.cjs', import.meta.url).pathname}`, CPU_PROF_DIR: process.env.SCALE_PROFILE } : {};
     const manager = coord(['run', '--plugin', 'obniz', '--role', 'manager', '--redis', s.redis.url, '--prefix', PREFIX, ...sets], env);
     const pid = manager.child.pid;
     killOnExit(pid, true);

@@ -46,11 +46,13 @@ export interface ListLook {
  */
 export class ListIndex {
   readonly slots = new Map<string, number>();
+  readonly ids: string[] = [];
   readonly slaves: string[] = [];
   readonly fingerprints: number[] = [];
 
   add(id: string, slave: string, fingerprint: number): void {
     this.slots.set(id, this.slaves.length);
+    this.ids.push(id);
     this.slaves.push(slave);
     this.fingerprints.push(fingerprint);
   }
@@ -58,7 +60,7 @@ export class ListIndex {
 
 export class ListCache {
   private readonly lists = new Map<string, CachedList>();
-  /** The previous contents of the lists the last refresh replaced or dropped (where devices were). */
+  /** The previous contents of the lists the last refresh found shorter or dropped (where devices were). */
   private replaced: { name: string; ids: string[] }[] = [];
   /** Entries fetched by the last refresh (for tests and logs). */
   lastFetched = 0;
@@ -92,17 +94,22 @@ export class ListCache {
     });
     this.replaced = [];
     this.lastFetched = 0;
+    const store = (name: string, k: number, list: { ids: string[]; fingerprints: number[] }) => {
+      this.lastFetched += list.ids.length;
+      const old = this.lists.get(name);
+      // only a list that lost devices (Redis restarted empty, a slave's devices moved): a full read of
+      // 1,000,000 devices would otherwise keep every old id until the next refresh
+      if (old && list.ids.length < old.ids.length) this.replaced.push({ name, ids: old.ids });
+      this.lists.set(name, { stamp: meta[2 * k], length: meta[2 * k + 1], ...list });
+    };
+    // a list empty at the look is not fetched (5,000 new slaves' lists are 500 round trips at a first sync)
+    for (const [name, k] of stale) if (meta[2 * k + 1] === 0) store(name, k, { ids: [], fingerprints: [] });
+    const fetched = stale.filter(([, k]) => meta[2 * k + 1] !== 0);
     // the stamps were read before the entries: a change in between is seen again next time
-    for (let at = 0; at < stale.length; at += LISTS_PER_READ) {
-      const part = stale.slice(at, at + LISTS_PER_READ);
+    for (let at = 0; at < fetched.length; at += LISTS_PER_READ) {
+      const part = fetched.slice(at, at + LISTS_PER_READ);
       const bodies = await ctx.backend.pipeline(part.map(([name]): Command => ['HGETALL', ctx.keys.workers({ name })]));
-      part.forEach(([name, k], j) => {
-        const list = readEntries(bodies[j]);
-        this.lastFetched += list.ids.length;
-        const old = this.lists.get(name);
-        if (old?.ids.length) this.replaced.push({ name, ids: old.ids });
-        this.lists.set(name, { stamp: meta[2 * k], length: meta[2 * k + 1], ...list });
-      });
+      part.forEach(([name, k], j) => store(name, k, readEntries(bodies[j])));
     }
     const indexed = new Set(names);
     for (const [name, old] of this.lists) {

@@ -9,7 +9,7 @@ import { instanceNameOf } from '../config.ts';
 import { discover, Discovery } from '../discover.ts';
 import { DeviceListError, InstanceError, ObnizScriptError } from '../errors.ts';
 import { slaveStates } from '../fleet.ts';
-import { diffList } from '../diff.ts';
+import { diffList, ReadDiff } from '../diff.ts';
 import { COLLECT_FROM, collectGarbage } from '../collect.ts';
 import { concat, pick, toDeviceList, type DeviceList, type DeviceTexts } from '../device-list.ts';
 import { listFingerprint } from '../fingerprint.ts';
@@ -23,6 +23,7 @@ import { relocateAll, relocateDevice } from '../relocate.ts';
 import { assignEach, removeDevices, touchManager, updateDevices } from '../scripts.ts';
 import type { DeviceInfo } from '../values.ts';
 import { startWebhook, type Webhook } from '../webhook.ts';
+import { AddStream, AssignTally } from '../stream-adds.ts';
 import type { Ctx } from '../context.ts';
 
 export function managerRole(ctx: Ctx): Role & { manager: Manager } {
@@ -219,12 +220,28 @@ export class Manager {
     const read = !quiet || version === undefined || version !== this.applied?.version;
     // the lists before the list, so that a list read a slice at a time keeps install texts only for the
     // devices new or maybe changed, not for every device (1,000,000 texts are 190 MB)
-    const index = read ? await this.indexLists(look, full) : undefined;
+    let index = read ? await this.indexLists(look, full) : undefined;
+    // the diff's first half done as the list is read, and its new devices assigned meanwhile (stream-adds.ts)
+    let diff = index && new ReadDiff(index);
+    const adds = diff && new AddStream(ctx, diff, (ids) => this.lists.formerSlaves(ids));
     try {
-      if (index) devices = this.source.read ? await this.source.read((id, f) => changed(index, id, f)) : toDeviceList(await this.source.list());
-      if (this.lastError.delete('list')) ctx.logger.info('device list readable again', { source: this.source.description });
+      if (index) devices = this.source.read ? await this.source.read(diff!.check, adds!.slice) : toDeviceList(await this.source.list());
     } catch (err) {
+      // the devices assigned before the list turned out bad stay (stream-adds.ts): their slaves are told
+      await adds?.abandon();
+      if (adds?.tally.added) await this.synchronize().catch(() => {});
       return this.listFailed(err, opts.throwBadList);
+    }
+    await adds?.end();
+    if (this.lastError.delete('list')) ctx.logger.info('device list readable again', { source: this.source.description });
+    const streamed = devices !== undefined && adds?.list === devices;
+    if (devices && !streamed) {
+      // read whole after all (YAML past a JSON-looking start): what was assigned meanwhile is read, and diffed as listed
+      if (adds?.list) {
+        await this.lists.refresh(await this.lists.look());
+        index = this.lists.index();
+      }
+      diff = ReadDiff.of(devices, index!);
     }
     const list = devices ? listFingerprint(devices.fingerprints) : this.applied!.list;
     if (!devices || (quiet && list === this.applied!.list)) {
@@ -236,8 +253,11 @@ export class Manager {
     const count = devices.ids.length;
     // the read's garbage (each item's text and objects) collected before the plan's allocations pile on it
     if (count >= COLLECT_FROM) collectGarbage();
-    const { result, complete } = await this.diffAndApply(devices, index!);
+    const { result, complete } = await this.diffAndApply(devices, index!, diff!, streamed ? adds!.tally : undefined);
     devices = undefined; // not kept while the lists are read again below (1,000,000 devices with their texts are 250 MB)
+    if (adds) adds.list = undefined;
+    diff = undefined;
+    index = undefined;
     if (count >= COLLECT_FROM) collectGarbage();
     // the lists this sync wrote are read again now, so the next sync with nothing changed finds them as read
     // (a change another manager made to one of them meanwhile is seen at the next full read)
@@ -264,10 +284,10 @@ export class Manager {
   }
 
   /** The list diffed against the lists as indexed and applied; `complete` when nothing waits or was refused. */
-  private async diffAndApply(devices: DeviceList, index: ListIndex): Promise<{ result: SyncResult; complete: boolean }> {
-    const diff = await diffList(this.ctx, devices, index);
+  private async diffAndApply(devices: DeviceList, index: ListIndex, read: ReadDiff, streamed?: AssignTally): Promise<{ result: SyncResult; complete: boolean }> {
+    const diff = await diffList(this.ctx, devices, index, read, streamed !== undefined);
     const removes = this.guardRemovals(diff.removes, index.slaves.length);
-    const result = await this.apply(diff.adds, diff.updates, removes, diff.owners, true);
+    const result = await this.apply(diff.adds, diff.updates, removes, diff.owners, true, streamed);
     return { result, complete: !result.waiting && removes.length === diff.removes.length };
   }
 
@@ -291,8 +311,18 @@ export class Manager {
     return [];
   }
 
-  /** `owners`: obnizId → slave of the updated and removed devices; `unique`: no id is in adds twice (a checked list). */
-  private async apply(adds: DeviceTexts, updates: DeviceTexts, removes: string[], owners: ReadonlyMap<string, string>, unique = false): Promise<SyncResult> {
+  /**
+   * `owners`: obnizId → slave of the updated and removed devices; `unique`: no id is in adds twice (a checked list);
+   * `tally`: the adds already assigned as the list was read.
+   */
+  private async apply(
+    adds: DeviceTexts,
+    updates: DeviceTexts,
+    removes: string[],
+    owners: ReadonlyMap<string, string>,
+    unique = false,
+    tally = new AssignTally(),
+  ): Promise<SyncResult> {
     const { ctx } = this;
     const removed = (await removeDevices(ctx, removes, owners)).filter((r) => r.ok).length;
     const updatedResults = await updateDevices(ctx, updates, owners);
@@ -301,16 +331,8 @@ export class Manager {
     const assigning = concat(adds, pick(updates, lost));
     // after Redis restarted empty, each device goes back to the slave it was on, if alive
     const former = this.lists.formerSlaves(assigning.ids);
-    // counted, not kept: a result a device is a million objects at the first sync
-    let added = 0;
-    let noSlave = 0;
-    let already = 0;
-    const count = (_: number, ok: boolean, detail: string) => {
-      if (ok) added++;
-      else if (detail === 'NO_ACCEPTABLE_WORKER') noSlave++;
-      else if (detail === 'ALREADY_INSTALLED') already++;
-    };
-    await assignEach(ctx, assigning, count, { prefer: former, unique });
+    await assignEach(ctx, assigning, tally.count, { prefer: former, unique });
+    const { added, noSlave, already } = tally;
     // with no slave alive, changes wait too (NO_RUNNING_WORKER, as the SDK's update)
     const waiting = noSlave + updatedResults.filter((r) => r.detail === 'NO_RUNNING_WORKER').length;
     if (waiting) this.logOnce('assign', `NO_ACCEPTABLE_WORKER: no slave is alive, ${waiting} devices wait for one`);
@@ -354,10 +376,4 @@ export class Manager {
     this.lastError.set(kind, text);
     this.ctx.logger.error(text);
   }
-}
-
-/** Whether a device is not listed, or listed with another install's fingerprint. */
-function changed(index: ListIndex, id: string, fingerprint: number): boolean {
-  const slot = index.slots.get(id);
-  return slot === undefined || index.fingerprints[slot] !== fingerprint;
 }

@@ -4,7 +4,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { createReadStream, unwatchFile, watchFile } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseDocument } from 'yaml';
-import { DeviceListBuilder, toDeviceList, type DeviceList, type KeepText } from '../device-list.ts';
+import { DeviceListBuilder, toDeviceList, type DeviceList, type ReadCheck } from '../device-list.ts';
 import { normalizeDevices } from '../devices.ts';
 import { DeviceListError } from '../errors.ts';
 import type { DeviceInfo } from '../values.ts';
@@ -32,19 +32,23 @@ export function fileSource(path: string, ctx: SourceContext): DeviceSource {
     },
     list,
     // a JSON array a slice at a time; anything else (YAML, {"devices": [...]}, text that is not JSON) read whole
-    async read(keep?: KeepText): Promise<DeviceList> {
+    async read(check?: ReadCheck, onSlice?: (list: DeviceList) => Promise<void>): Promise<DeviceList> {
       const where = `devices file ${path}`;
-      const built = new DeviceListBuilder(where, keep);
+      const built = new DeviceListBuilder(where, check);
       let invalid: unknown;
-      const streamed = await eachJsonItem(full, (item) => {
-        if (invalid) return;
-        try {
-          built.add(item);
-        } catch (err) {
-          // kept until the text is known to be JSON: a syntax error further on is the one reported, as when read whole
-          invalid = err;
-        }
-      }).catch(fail);
+      const streamed = await eachJsonItem(
+        full,
+        (item, text, start, end, spaced) => {
+          if (invalid) return;
+          try {
+            built.add(item, text, start, end, spaced);
+          } catch (err) {
+            // kept until the text is known to be JSON: a syntax error further on is the one reported, as when read whole
+            invalid = err;
+          }
+        },
+        () => (invalid ? undefined : onSlice?.(built.list)),
+      ).catch(fail);
       if (!streamed) return toDeviceList(await list());
       if (invalid) throw invalid;
       return built.list;
@@ -77,27 +81,38 @@ const OPEN_OBJECT = 123;
 const CLOSE_OBJECT = 125;
 
 /**
+ * Where each item of a slice is in the text given to JSON.parse: its start and end, and whether it
+ * has whitespace outside its strings (its text then differs from JSON.stringify's).
+ */
+export type OnItem = (item: unknown, text: string, start: number, end: number, spaced: boolean) => void;
+
+/**
  * Calls onItem with each item of a file whose text is one JSON array, parsed an
  * item at a time as the file is read (1,000,000 devices are 170 MB of text):
  * the items are delimited by following strings and brackets, those that end in
  * a slice given to JSON.parse together, and the text around them is checked as JSON.parse checks it, so
- * the items are exactly JSON.parse's of the whole text. Resolves false, reading
+ * the items are exactly JSON.parse's of the whole text. onItem also gets the item's own text (a range
+ * of `text`), so a caller can fingerprint or keep it without JSON.stringify. After each slice's items,
+ * onSlice is awaited (the manager assigns new devices while the rest is read). Resolves false, reading
  * no further, where the text is not such an array: the caller reads it whole
  * then (YAML, or an error naming line:column).
  */
-export async function eachJsonItem(path: string, onItem: (item: unknown) => void): Promise<boolean> {
+export async function eachJsonItem(path: string, onItem: OnItem, onSlice?: () => Promise<void> | void): Promise<boolean> {
   let depth = 0; // brackets open: 1 between the array's items
   let inString = false;
   let start = -1; // where the current item began in `text` (0: in an earlier slice); -1 between items
+  let spaced = false; // whitespace seen in the current item outside its strings (over slices too)
   let afterComma = false; // an item must follow (JSON has no trailing comma)
   let done = false;
   let carry = ''; // the text in earlier slices of the first item that ends in this one
+  // per item ending in a slice: its start and end in `text`, and `spaced`
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const spacings: boolean[] = [];
   for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: CHUNK })) {
     // each slice scanned as it is (not joined to the carry: a joined string is slower to read a character at a time)
     const text = chunk as string;
     if (start >= 0) start = 0;
-    let from = -1; // where the first item that ends in this slice began
-    let to = -1; // where the last one ended
     let count = 0;
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
@@ -128,32 +143,39 @@ export async function eachJsonItem(path: string, onItem: (item: unknown) => void
           continue;
         }
         start = i;
+        spaced = false;
       }
       if (c === QUOTE) inString = true;
       else if (c === OPEN_LIST || c === OPEN_OBJECT) depth++;
       else if ((c === COMMA && depth === 1) || ((c === CLOSE_LIST || c === CLOSE_OBJECT) && --depth === 0)) {
         if (depth === 0 && c !== CLOSE_LIST) return false;
-        if (from < 0) from = start;
-        to = i;
+        starts[count] = start;
+        ends[count] = i;
+        spacings[count] = spaced;
         count++;
         start = -1;
         afterComma = c === COMMA;
         done = depth === 0;
-      }
+      } else if (isSpace(c)) spaced = true;
     }
     if (count) {
       // the items that end in this slice parsed at once, with the commas between them: one JSON.parse a slice, not an item
+      const from = starts[0]!;
+      const shift = carry.length - from + 1; // from `text` to `joined`
+      const joined = `[${carry}${text.slice(from, ends[count - 1])}]`;
       let items: unknown;
       try {
-        items = JSON.parse(`[${carry}${text.slice(from, to)}]`);
+        items = JSON.parse(joined);
       } catch {
         return false;
       }
       if (!Array.isArray(items) || items.length !== count) return false;
-      for (const item of items) onItem(item);
+      onItem(items[0], joined, 1, ends[0]! + shift, spacings[0]!);
+      for (let k = 1; k < count; k++) onItem(items[k], joined, starts[k]! + shift, ends[k]! + shift, spacings[k]!);
       carry = '';
+      await onSlice?.();
     }
-    if (start >= 0) carry += text.slice(start);
+    if (start >= 0) carry += text.slice(start); // `spaced` goes on with the item
   }
   return done;
 }
