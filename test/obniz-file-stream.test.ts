@@ -89,3 +89,14 @@ t.test('read(): a bad list is the same error as read whole, line:column for a sy
   await t.rejects(sourceOf(join(dir, 'none.json')).read!(), { message: /: no such file$/, code: 'COORD_ERR_OBNIZ_DEVICE_LIST_FILE' });
   await t.rejects(sourceOf(dir).read!(), { message: /: it is a directory$/ });
 });
+
+t.test('read(): a compact device in shape keeps its own text (escapes, numbers as written); any other is JSON.stringify of the device', async (t) => {
+  const own = '{"id":"c-1","hardware":"x","configs":"{}","note":"caf\\u00e9","n":1.50}';
+  const spaced = '{"id":"c-2", "hardware":"x","configs":"{}"}';
+  const shaped = '{"id":"c-3","configs":{"a":1}}';
+  const list = await sourceOf(fileOf(`[${own},${spaced} ,${shaped}]`)).read!();
+  t.same(list.texts, [own, JSON.stringify(JSON.parse(spaced)), JSON.stringify({ id: 'c-3', configs: '{"a":1}', hardware: 'unknown' })]);
+  t.same(JSON.parse(list.texts[0]!), JSON.parse(own), 'the same value');
+  const again = await sourceOf(fileOf(`[${own}]`)).read!();
+  t.equal(again.fingerprints[0], list.fingerprints[0], 'fingerprinted as written, in place or kept');
+});

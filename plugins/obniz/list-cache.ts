@@ -30,8 +30,8 @@ interface CachedList {
   stamp: unknown;
   length: unknown;
   ids: string[];
-  /** The installs' fingerprints, as ids; UNKNOWN where the entry is not in the usual shape. */
-  fingerprints: number[];
+  /** Where each device is in the index. */
+  slots: number[];
 }
 
 /** The stamps and lengths of the indexed slaves' lists at one moment. */
@@ -41,25 +41,41 @@ export interface ListLook {
 }
 
 /**
- * Every listed device, built for one diff and not kept: obnizId → slot, and per slot the
- * slave and the install's fingerprint (two arrays rather than an object a device).
+ * Every listed device: obnizId → slot, and per slot the id, the slave and the install's
+ * fingerprint (arrays rather than an object a device; UNKNOWN where the entry is not in the
+ * usual shape). Kept between syncs and changed only where a list is read with other devices:
+ * built anew each sync, its 1,000,000-entry map cost more than the rest of a diff sync grew.
  */
 export class ListIndex {
   readonly slots = new Map<string, number>();
+  /** '' where dropped. */
   readonly ids: string[] = [];
   readonly slaves: string[] = [];
   readonly fingerprints: number[] = [];
+  /** Slots dropped so far (their list re-read with other devices, or gone). */
+  dropped = 0;
 
-  add(id: string, slave: string, fingerprint: number): void {
-    this.slots.set(id, this.slaves.length);
+  add(id: string, slave: string, fingerprint: number): number {
+    const slot = this.ids.length;
+    this.slots.set(id, slot);
     this.ids.push(id);
     this.slaves.push(slave);
     this.fingerprints.push(fingerprint);
+    return slot;
+  }
+
+  drop(slot: number): void {
+    const id = this.ids[slot]!;
+    // an id in two lists is indexed at the last one added
+    if (this.slots.get(id) === slot) this.slots.delete(id);
+    this.ids[slot] = '';
+    this.dropped++;
   }
 }
 
 export class ListCache {
   private readonly lists = new Map<string, CachedList>();
+  private listed = new ListIndex();
   /** The previous contents of the lists the last refresh found shorter or dropped (where devices were). */
   private replaced: { name: string; ids: string[] }[] = [];
   /** Entries fetched by the last refresh (for tests and logs). */
@@ -94,13 +110,24 @@ export class ListCache {
     });
     this.replaced = [];
     this.lastFetched = 0;
-    const store = (name: string, k: number, list: { ids: string[]; fingerprints: number[] }) => {
-      this.lastFetched += list.ids.length;
+    const store = (name: string, k: number, { ids, fingerprints }: { ids: string[]; fingerprints: number[] }) => {
+      this.lastFetched += ids.length;
       const old = this.lists.get(name);
-      // only a list that lost devices (Redis restarted empty, a slave's devices moved): a full read of
-      // 1,000,000 devices would otherwise keep every old id until the next refresh
-      if (old && list.ids.length < old.ids.length) this.replaced.push({ name, ids: old.ids });
-      this.lists.set(name, { stamp: meta[2 * k], length: meta[2 * k + 1], ...list });
+      if (old && sameIds(old.ids, ids)) {
+        // the same devices (a full read, mostly): only an install rewritten in place moves a fingerprint
+        old.slots.forEach((slot, i) => (this.listed.fingerprints[slot] = fingerprints[i]!));
+        old.stamp = meta[2 * k];
+        old.length = meta[2 * k + 1];
+        return;
+      }
+      if (old) {
+        // only a list that lost devices (Redis restarted empty, a slave's devices moved): a full read of
+        // 1,000,000 devices would otherwise keep every old id until the next refresh
+        if (ids.length < old.ids.length) this.replaced.push({ name, ids: old.ids });
+        for (const slot of old.slots) this.listed.drop(slot);
+      }
+      const slots = ids.map((id, i) => this.listed.add(id, name, fingerprints[i]!));
+      this.lists.set(name, { stamp: meta[2 * k], length: meta[2 * k + 1], ids, slots });
     };
     // a list empty at the look is not fetched (5,000 new slaves' lists are 500 round trips at a first sync)
     for (const [name, k] of stale) if (meta[2 * k + 1] === 0) store(name, k, { ids: [], fingerprints: [] });
@@ -115,8 +142,17 @@ export class ListCache {
     for (const [name, old] of this.lists) {
       if (indexed.has(name)) continue;
       if (old.ids.length) this.replaced.push({ name, ids: old.ids });
+      for (const slot of old.slots) this.listed.drop(slot);
       this.lists.delete(name);
     }
+    // renumbered once more slots are dropped than listed
+    if (this.listed.dropped > 10_000 && this.listed.dropped > this.size) this.compact();
+  }
+
+  private compact(): void {
+    const before = this.listed;
+    this.listed = new ListIndex();
+    for (const [name, list] of this.lists) list.slots = list.ids.map((id, i) => this.listed.add(id, name, before.fingerprints[list.slots[i]!]!));
   }
 
   /** Devices listed, over every list. */
@@ -126,11 +162,9 @@ export class ListCache {
     return n;
   }
 
-  /** Every listed device (built for a diff, not kept). */
+  /** Every listed device as last read (the same object until a refresh changes it: not to be changed). */
   index(): ListIndex {
-    const out = new ListIndex();
-    for (const [slave, list] of this.lists) list.ids.forEach((id, i) => out.add(id, slave, list.fingerprints[i]!));
-    return out;
+    return this.listed;
   }
 
   /**
@@ -162,4 +196,10 @@ function readEntries(flat: unknown): { ids: string[]; fingerprints: number[] } {
     fingerprints.push(fingerprint);
   }
   return { ids, fingerprints };
+}
+
+function sameIds(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
