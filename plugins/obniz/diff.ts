@@ -68,7 +68,8 @@ export class ReadDiff {
 export async function diffList(ctx: Ctx, devices: DeviceList, index: ListIndex, read: ReadDiff, addsDone = false): Promise<ListDiff> {
   const owners = new Map<string, string>();
   const removes: string[] = [];
-  for (let slot = 0; slot < index.ids.length; slot++) {
+  // the slots as they were when the read began (a refresh meanwhile, from applyEvents, may add some: not judged here)
+  for (let slot = 0; slot < read.listed.length; slot++) {
     // an id in two lists is indexed at its last: the other is not a removal
     if (read.listed[slot] || index.slots.get(index.ids[slot]!) !== slot) continue;
     removes.push(index.ids[slot]!);

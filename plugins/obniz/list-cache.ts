@@ -5,9 +5,10 @@
 // managers do not bump stamps: what they add, move or remove changes a length;
 // an install they rewrite in place is seen at the next full read (the manager
 // asks for one every FULL_READ_EVERY syncs).
-// Per device it keeps the id and its install's fingerprint, not the entry:
-// about 60 bytes a device rather than the parsed install's several hundred, so a
-// manager of 1,000,000 devices stays within a few hundred MB.
+// Per device it keeps the id, its install's fingerprint and its slot in the
+// index (ListIndex), not the entry: about 130 bytes a device rather than the
+// parsed install's several hundred, so a manager of 1,000,000 devices stays
+// within a few hundred MB.
 import type { Command } from '../../entries/plugin.ts';
 import type { Ctx } from './context.ts';
 import { indexedSlaves } from './fleet.ts';
