@@ -14,6 +14,10 @@ import type { Ctx } from './context.ts';
 import { indexedSlaves } from './fleet.ts';
 import { installFingerprint } from './fingerprint.ts';
 import { parseAssignment } from './values.ts';
+import { collectGarbage } from './collect.ts';
+
+/** Entries fetched between full collections in a refresh. */
+const COLLECT_EVERY = 500_000;
 
 /** Every this many syncs, every list is read in full. */
 export const FULL_READ_EVERY = 10;
@@ -133,11 +137,14 @@ export class ListCache {
     // a list empty at the look is not fetched (5,000 new slaves' lists are 500 round trips at a first sync)
     for (const [name, k] of stale) if (meta[2 * k + 1] === 0) store(name, k, { ids: [], fingerprints: [] });
     const fetched = stale.filter(([, k]) => meta[2 * k + 1] !== 0);
+    let collected = 0;
     // the stamps were read before the entries: a change in between is seen again next time
     for (let at = 0; at < fetched.length; at += LISTS_PER_READ) {
       const part = fetched.slice(at, at + LISTS_PER_READ);
       const bodies = await ctx.backend.pipeline(part.map(([name]): Command => ['HGETALL', ctx.keys.workers({ name })]));
       part.forEach(([name, k], j) => store(name, k, readEntries(bodies[j])));
+      // a read of every list: the replies' garbage collected as it goes, not let pile up to a peak
+      if (this.lastFetched - collected >= COLLECT_EVERY) (collectGarbage(), (collected = this.lastFetched));
     }
     const indexed = new Set(names);
     for (const [name, old] of this.lists) {
