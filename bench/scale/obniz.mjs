@@ -18,6 +18,7 @@
 //  5. Redis's memory per device and the manager's peak RSS (VmHWM).
 // SCALE_SIZES=10000,100000 runs only those sizes (a quick look);
 // SCALE_PROFILE=DIR makes the manager write a CPU profile there when it stops (cpu-profile.cjs).
+// SCALE_MEMLOG=PATH makes the manager log its memory and collections to PATH-SIZE.jsonl (memory-log.cjs).
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -172,6 +173,9 @@ export default {
     const sets = Object.entries({ ...timing, devices: file, instanceName: NAME, webhook: true, webhookPort: port, syncInterval: 86_400, watchInterval: 86_400 }).flatMap(([k, v]) => ['--set', `obniz.${k}=${v}`]);
     // --cpu-prof is not allowed in NODE_OPTIONS: a preloaded module profiles through node:inspector
     const env = process.env.SCALE_PROFILE ? { NODE_OPTIONS: `--require ${new URL('./cpu-profile.cjs', import.meta.url).pathname}`, CPU_PROF_DIR: process.env.SCALE_PROFILE } : {};
+    // SCALE_MEMLOG=FILE: the manager logs its memory every 200 ms there (memory-log.cjs); SCALE_NODE_OPTIONS: more node options for it
+    if (process.env.SCALE_MEMLOG) Object.assign(env, { NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --require ${new URL('./memory-log.cjs', import.meta.url).pathname}`.trim(), MEM_LOG_FILE: `${process.env.SCALE_MEMLOG}-${size}.jsonl` });
+    if (process.env.SCALE_NODE_OPTIONS) env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} ${process.env.SCALE_NODE_OPTIONS}`.trim();
     const manager = coord(['run', '--plugin', 'obniz', '--role', 'manager', '--redis', s.redis.url, '--prefix', PREFIX, ...sets], env);
     const pid = manager.child.pid;
     killOnExit(pid, true);

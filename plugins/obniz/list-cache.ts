@@ -17,7 +17,7 @@ import { parseAssignment } from './values.ts';
 import { collectGarbage } from './collect.ts';
 
 /** Entries fetched between full collections in a refresh. */
-const COLLECT_EVERY = 500_000;
+const COLLECT_EVERY = 250_000;
 
 /** Every this many syncs, every list is read in full. */
 export const FULL_READ_EVERY = 10;
