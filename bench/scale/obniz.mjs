@@ -17,7 +17,8 @@
 //     is read in full and diffed), that one timed;
 //  5. Redis's memory per device and the manager's peak RSS (VmHWM).
 // SCALE_SIZES=10000,100000 runs only those sizes (a quick look);
-// SCALE_PROFILE=DIR makes the manager write a CPU profile there (--cpu-prof) when it stops.
+// SCALE_PROFILE=DIR makes the manager write a CPU profile there when it stops (cpu-profile.cjs).
+// SCALE_MEMLOG=PATH makes the manager log its memory and collections to PATH-SIZE.jsonl (memory-log.cjs).
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,6 +62,12 @@ function writeDevices(file, n, variant = 0) {
   }
   writeSync(fd, ']');
   closeSync(fd);
+}
+
+/** For the log: RSS and peak so far, so a peak can be placed. */
+function memoryText(pid) {
+  const { rss, peak } = processMemoryMb(pid);
+  return `${rss.toFixed(0)} MB (peak so far ${peak.toFixed(0)} MB)`;
 }
 
 /** A process's CPU so far (user + system, ms; /proc/PID/stat counts in clock ticks of 10 ms). */
@@ -164,7 +171,11 @@ export default {
     // 1. the manager's start and first sync
     const port = await freePort();
     const sets = Object.entries({ ...timing, devices: file, instanceName: NAME, webhook: true, webhookPort: port, syncInterval: 86_400, watchInterval: 86_400 }).flatMap(([k, v]) => ['--set', `obniz.${k}=${v}`]);
-    const env = process.env.SCALE_PROFILE ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.SCALE_PROFILE} --cpu-prof-name=manager-${size}-${Date.now()}.cpuprofile` } : {};
+    // --cpu-prof is not allowed in NODE_OPTIONS: a preloaded module profiles through node:inspector
+    const env = process.env.SCALE_PROFILE ? { NODE_OPTIONS: `--require ${new URL('./cpu-profile.cjs', import.meta.url).pathname}`, CPU_PROF_DIR: process.env.SCALE_PROFILE } : {};
+    // SCALE_MEMLOG=FILE: the manager logs its memory every 200 ms there (memory-log.cjs); SCALE_NODE_OPTIONS: more node options for it
+    if (process.env.SCALE_MEMLOG) Object.assign(env, { NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --require ${new URL('./memory-log.cjs', import.meta.url).pathname}`.trim(), MEM_LOG_FILE: `${process.env.SCALE_MEMLOG}-${size}.jsonl` });
+    if (process.env.SCALE_NODE_OPTIONS) env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} ${process.env.SCALE_NODE_OPTIONS}`.trim();
     const manager = coord(['run', '--plugin', 'obniz', '--role', 'manager', '--redis', s.redis.url, '--prefix', PREFIX, ...sets], env);
     const pid = manager.child.pid;
     killOnExit(pid, true);
@@ -180,7 +191,7 @@ export default {
       // nowMs: ARGV[4] of both (after EVALSHA, the sha, numkeys and the keys: 2 of touchManager, 5 of assignDevices)
       values.first = (Number(last.args[11]) + last.ms - Number(start.args[8])) / 1000;
       values.prepare = (Number(assigns[0].args[11]) - Number(start.args[8])) / 1000;
-      log(`  first sync: ${values.first.toFixed(2)} s, ${assigns.length} assignDevices calls; manager ${processMemoryMb(pid).rss.toFixed(0)} MB`);
+      log(`  first sync: ${values.first.toFixed(2)} s, ${assigns.length} assignDevices calls; manager ${memoryText(pid)}`);
 
       /** One sync asked through the webhook: its time to the answer and the manager's CPU in it. */
       const sync = async () => {
@@ -195,6 +206,7 @@ export default {
       writeDevices(file, size, 1);
       const changed = await sync();
       syncs++;
+      log(`  changed: manager ${memoryText(pid)}`);
       Object.assign(values, { changed: changed.ms, changedCpu: changed.cpuMs });
       // 3. nothing changed
       const unchanged = [];
@@ -204,6 +216,7 @@ export default {
       while (syncs % FULL_READ_EVERY !== 0) (await sync(), syncs++);
       const full = await sync();
       Object.assign(values, { full: full.ms, fullCpu: full.cpuMs });
+      log(`  full read: manager ${memoryText(pid)}`);
       log(`  syncs: changed ${changed.ms.toFixed(0)} ms, unchanged ${values.unchanged.toFixed(1)} ms, full read ${full.ms.toFixed(0)} ms`);
 
       // 5. memory

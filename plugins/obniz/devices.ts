@@ -40,10 +40,14 @@ export function normalizeDevices(value: unknown, where: string): DeviceInfo[] {
   const seen = new Set<string>();
   return list.map((item: unknown, i) => {
     const device = toDeviceInfo(item, `${where}: ${at}[${i}]`);
-    if (seen.has(device.id)) throw new DeviceListError(`${where}: ${at}[${i}].id: "${device.id}" is listed twice`, { code: 'COORD_ERR_OBNIZ_DEVICE_LISTED_TWICE' });
+    if (seen.has(device.id)) throw listedTwice(where, at, i, device.id);
     seen.add(device.id);
     return device;
   });
+}
+
+export function listedTwice(where: string, at: string, i: number, id: string): DeviceListError {
+  return new DeviceListError(`${where}: ${at}[${i}].id: "${id}" is listed twice`, { code: 'COORD_ERR_OBNIZ_DEVICE_LISTED_TWICE' });
 }
 
 /** One device (or bare id) in the SDK's DeviceInfo shape; throws DeviceListError naming `where`. */

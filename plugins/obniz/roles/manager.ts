@@ -9,19 +9,21 @@ import { instanceNameOf } from '../config.ts';
 import { discover, Discovery } from '../discover.ts';
 import { DeviceListError, InstanceError, ObnizScriptError } from '../errors.ts';
 import { slaveStates } from '../fleet.ts';
+import { diffList, ReadDiff } from '../diff.ts';
 import { COLLECT_FROM, collectGarbage } from '../collect.ts';
-import { diffList } from '../diff.ts';
-import { fingerprint, listFingerprint } from '../fingerprint.ts';
-import { FULL_READ_EVERY, ListCache, type ListLook } from '../list-cache.ts';
+import { concat, pick, toDeviceList, type DeviceList, type DeviceTexts } from '../device-list.ts';
+import { listFingerprint } from '../fingerprint.ts';
+import { FULL_READ_EVERY, ListCache, type ListIndex, type ListLook } from '../list-cache.ts';
 import { Loop } from '../loop.ts';
 import { channelFor, envelope, type Envelope } from '../messages.ts';
 import { KeyRequester } from '../requests.ts';
 import { deviceSource, type DeviceSource } from '../sources/source.ts';
 import { relocateDeadSlaves } from '../hand-over.ts';
 import { relocateAll, relocateDevice } from '../relocate.ts';
-import { assignDevices, removeDevices, touchManager, updateDevices } from '../scripts.ts';
+import { assignEach, removeDevices, touchManager, updateDevices } from '../scripts.ts';
 import type { DeviceInfo } from '../values.ts';
 import { startWebhook, type Webhook } from '../webhook.ts';
+import { AddStream, AssignTally } from '../stream-adds.ts';
 import type { Ctx } from '../context.ts';
 
 export function managerRole(ctx: Ctx): Role & { manager: Manager } {
@@ -184,7 +186,7 @@ export class Manager {
       if (slot !== undefined) owners.set(id, index.slaves[slot]!);
     }
     this.applied = undefined;
-    await this.apply([...adds, ...updates.filter((d) => !owners.has(d.id))], updates.filter((d) => owners.has(d.id)), removes, owners);
+    await this.apply(toDeviceList([...adds, ...updates.filter((d) => !owners.has(d.id))]), toDeviceList(updates.filter((d) => owners.has(d.id))), removes, owners);
     await this.synchronize();
   }
 
@@ -209,28 +211,53 @@ export class Manager {
     const look = await this.lists.look();
     const quiet = !full && this.applied !== undefined && this.lists.unchanged(look);
     let version: string | undefined;
-    let devices: DeviceInfo[] | undefined;
+    let devices: DeviceList | undefined;
     try {
       version = await this.source.version?.();
-      if (!quiet || version === undefined || version !== this.applied?.version) devices = await this.source.list();
-      if (this.lastError.delete('list')) ctx.logger.info('device list readable again', { source: this.source.description });
     } catch (err) {
-      // at start, a list that cannot be read is the user's to fix: one line, exit 2, nothing assigned
-      if (opts.throwBadList && (err instanceof DeviceListError || err instanceof ModuleLoadError)) throw new UsageError(err.message, { code: err.code, cause: err });
-      this.logOnce('list', `${(err as Error).message}; keeping the current assignments`);
-      return retry;
+      return this.listFailed(err, opts.throwBadList);
     }
-    const fingerprints = devices?.map((d) => fingerprint(JSON.stringify(d)));
-    const list = fingerprints ? listFingerprint(fingerprints) : this.applied!.list;
+    const read = !quiet || version === undefined || version !== this.applied?.version;
+    // the lists before the list, so that a list read a slice at a time keeps install texts only for the
+    // devices new or maybe changed, not for every device (1,000,000 texts are 190 MB)
+    let index = read ? await this.indexLists(look, full) : undefined;
+    // the diff's first half done as the list is read, and its new devices assigned meanwhile (stream-adds.ts)
+    let diff = index && new ReadDiff(index);
+    const adds = diff && new AddStream(ctx, diff, (ids) => this.lists.formerSlaves(ids));
+    try {
+      if (index) devices = this.source.read ? await this.source.read(diff!.check, adds!.slice) : toDeviceList(await this.source.list());
+    } catch (err) {
+      // the devices assigned before the list turned out bad stay (stream-adds.ts): their slaves are told
+      await adds?.abandon();
+      if (adds?.tally.added) await this.synchronize().catch(() => {});
+      return this.listFailed(err, opts.throwBadList);
+    }
+    await adds?.end();
+    if (this.lastError.delete('list')) ctx.logger.info('device list readable again', { source: this.source.description });
+    const streamed = devices !== undefined && adds?.list === devices;
+    if (devices && !streamed) {
+      // read whole after all (YAML past a JSON-looking start): what was assigned meanwhile is read, and diffed as listed
+      if (adds?.list) {
+        await this.lists.refresh(await this.lists.look());
+        index = this.lists.index();
+      }
+      diff = ReadDiff.of(devices, index!);
+    }
+    const list = devices ? listFingerprint(devices.fingerprints) : this.applied!.list;
     if (!devices || (quiet && list === this.applied!.list)) {
       this.applied = { version, list };
       await this.synchronize();
       this.lastSync = { added: 0, updated: 0, removed: 0, waiting: 0 };
       return ctx.config.syncInterval * 1000;
     }
-    const count = devices.length;
-    const { result, complete } = await this.diffAndApply(devices, fingerprints!, look, full);
-    devices = undefined; // not kept while the lists are read again below (1,000,000 devices are several hundred MB)
+    const count = devices.ids.length;
+    // the read's garbage (each item's text and objects) collected before the plan's allocations pile on it
+    if (count >= COLLECT_FROM) collectGarbage();
+    const { result, complete } = await this.diffAndApply(devices, index!, diff!, streamed ? adds!.tally : undefined);
+    devices = undefined; // not kept while the lists are read again below (1,000,000 devices with their texts are 250 MB)
+    if (adds) adds.list = undefined;
+    diff = undefined;
+    index = undefined;
     if (count >= COLLECT_FROM) collectGarbage();
     // the lists this sync wrote are read again now, so the next sync with nothing changed finds them as read
     // (a change another manager made to one of them meanwhile is seen at the next full read)
@@ -243,15 +270,24 @@ export class Manager {
     return result.waiting ? retry : ctx.config.syncInterval * 1000;
   }
 
-  /** The list diffed against the lists (re-read where they moved, all when `full`) and applied; `complete` when nothing waits or was refused. */
-  private async diffAndApply(devices: DeviceInfo[], fingerprints: number[], look: ListLook, full: boolean): Promise<{ result: SyncResult; complete: boolean }> {
-    // the list's text and the lists' replies read so far are garbage: collected before the plan's allocations pile on them
-    if (devices.length >= COLLECT_FROM) collectGarbage();
+  /** A list that cannot be read: at start the user's to fix (one line, exit 2, nothing assigned); later logged once, the assignments kept. */
+  private listFailed(err: unknown, throwBadList = false): number {
+    if (throwBadList && (err instanceof DeviceListError || err instanceof ModuleLoadError)) throw new UsageError(err.message, { code: err.code, cause: err });
+    this.logOnce('list', `${(err as Error).message}; keeping the current assignments`);
+    return this.ctx.config.syncRetryInterval * 1000;
+  }
+
+  /** The lists re-read where they moved (all when `full`), indexed for a diff. */
+  private async indexLists(look: ListLook, full: boolean): Promise<ListIndex> {
     await this.lists.refresh(look, full);
-    const index = this.lists.index();
-    const diff = await diffList(this.ctx, devices, fingerprints, index);
+    return this.lists.index();
+  }
+
+  /** The list diffed against the lists as indexed and applied; `complete` when nothing waits or was refused. */
+  private async diffAndApply(devices: DeviceList, index: ListIndex, read: ReadDiff, streamed?: AssignTally): Promise<{ result: SyncResult; complete: boolean }> {
+    const diff = await diffList(this.ctx, devices, index, read, streamed !== undefined);
     const removes = this.guardRemovals(diff.removes, index.slaves.length);
-    const result = await this.apply(diff.adds, diff.updates, removes, diff.owners);
+    const result = await this.apply(diff.adds, diff.updates, removes, diff.owners, true, streamed);
     return { result, complete: !result.waiting && removes.length === diff.removes.length };
   }
 
@@ -275,24 +311,34 @@ export class Manager {
     return [];
   }
 
-  /** `owners`: obnizId → slave of the updated and removed devices. */
-  private async apply(adds: DeviceInfo[], updates: DeviceInfo[], removes: string[], owners: ReadonlyMap<string, string>): Promise<SyncResult> {
+  /**
+   * `owners`: obnizId → slave of the updated and removed devices; `unique`: no id is in adds twice (a checked list);
+   * `tally`: the adds already assigned as the list was read.
+   */
+  private async apply(
+    adds: DeviceTexts,
+    updates: DeviceTexts,
+    removes: string[],
+    owners: ReadonlyMap<string, string>,
+    unique = false,
+    tally = new AssignTally(),
+  ): Promise<SyncResult> {
     const { ctx } = this;
     const removed = (await removeDevices(ctx, removes, owners)).filter((r) => r.ok).length;
     const updatedResults = await updateDevices(ctx, updates, owners);
-    // a device that left its list between the read and the update is assigned anew
-    const lost = updatedResults.filter((r) => r.detail === 'NOT_INSTALLED').map((r) => updates.find((d) => d.id === r.obnizId)!);
-    const assigning = [...adds, ...lost];
+    // a device that left its list between the read and the update is assigned anew (results are in the devices' order)
+    const lost = updatedResults.flatMap((r, i) => (r.detail === 'NOT_INSTALLED' ? [i] : []));
+    const assigning = concat(adds, pick(updates, lost));
     // after Redis restarted empty, each device goes back to the slave it was on, if alive
-    const former = this.lists.formerSlaves(new Set(assigning.map((d) => d.id)));
-    const assigned = await assignDevices(ctx, assigning, former);
+    const former = this.lists.formerSlaves(assigning.ids);
+    await assignEach(ctx, assigning, tally.count, { prefer: former, unique });
+    const { added, noSlave, already } = tally;
     // with no slave alive, changes wait too (NO_RUNNING_WORKER, as the SDK's update)
-    const waiting = assigned.filter((r) => r.detail === 'NO_ACCEPTABLE_WORKER').length + updatedResults.filter((r) => r.detail === 'NO_RUNNING_WORKER').length;
-    const already = assigned.filter((r) => r.detail === 'ALREADY_INSTALLED');
+    const waiting = noSlave + updatedResults.filter((r) => r.detail === 'NO_RUNNING_WORKER').length;
     if (waiting) this.logOnce('assign', `NO_ACCEPTABLE_WORKER: no slave is alive, ${waiting} devices wait for one`);
     else if (this.lastError.delete('assign')) ctx.logger.info('slaves are back: devices assigned');
-    if (already.length) ctx.logger.info('ALREADY_INSTALLED: assigned meanwhile by another manager', { devices: already.length });
-    return { added: assigned.filter((r) => r.ok).length, updated: updatedResults.filter((r) => r.ok).length, removed, waiting };
+    if (already) ctx.logger.info('ALREADY_INSTALLED: assigned meanwhile by another manager', { devices: already });
+    return { added, updated: updatedResults.filter((r) => r.ok).length, removed, waiting };
   }
 
   /** The health check: dead slaves' devices move to the alive ones. */

@@ -3,6 +3,7 @@
 // the manager diffs it against Redis.
 import type { Clock, Logger } from '../../../entries/plugin.ts';
 import { deviceSourceKind, type ObnizConfig } from '../config.ts';
+import type { DeviceList, ReadCheck } from '../device-list.ts';
 import type { DeviceInfo } from '../values.ts';
 import { cloudSource } from './cloud.ts';
 import { fileSource } from './file.ts';
@@ -14,6 +15,14 @@ export interface DeviceSource {
   readonly description: string;
   /** The whole list now; throws one clear error (DeviceListError or SourceError) when it cannot be read. */
   list(): Promise<DeviceInfo[]>;
+  /**
+   * The same list as texts, where the source can read it a slice at a time (a JSON file) rather
+   * than hold it whole as objects: 1,000,000 devices, 170 MB of JSON, stay within a few hundred MB.
+   * `check` (given each id and install's fingerprint) says which devices keep their text (the
+   * others' is '') and finds an id listed twice. `onSlice`, awaited after each slice, sees the list so far (the manager
+   * assigns the new devices in it while the rest is read, and may blank their texts once sent).
+   */
+  read?(check?: ReadCheck, onSlice?: (list: DeviceList) => Promise<void>): Promise<DeviceList>;
   /**
    * A version of the list, cheaper than reading it, that changes whenever the list may have
    * (a file's inode, size and mtime): while it and Redis's lists are as last applied, a sync
