@@ -176,11 +176,19 @@ export async function loadScripts(backend, defs) {
   return new Map(defs.map((d) => [d.sha, d.name]));
 }
 
+/** SLOWLOG's length while every call is logged. */
+const SLOWLOG_KEEPS = 1_000_000;
+
 /** Logs every command from now on (SLOWLOG at 0 µs), the log emptied. */
 export async function logEveryCall(backend) {
-  await backend.send(['CONFIG', 'SET', 'slowlog-max-len', '200000']);
+  await backend.send(['CONFIG', 'SET', 'slowlog-max-len', String(SLOWLOG_KEEPS)]);
   await backend.send(['CONFIG', 'SET', 'slowlog-log-slower-than', '0']);
   await backend.send(['SLOWLOG', 'RESET']);
+}
+
+/** Logs the commands that take over `micros` from now on (the log kept). */
+export async function logCallsOver(backend, micros) {
+  await backend.send(['CONFIG', 'SET', 'slowlog-log-slower-than', String(micros)]);
 }
 
 /** Stops logging (a negative threshold) and empties the log. */
@@ -191,22 +199,40 @@ export async function logNoCall(backend) {
 
 /**
  * The script calls logged since the last read, oldest first: { script, ms, args } (args as SLOWLOG
- * keeps them: the first 32, each cut at 128 characters). `names`: sha → script name. The log is emptied.
+ * keeps them, each cut at 128 characters; the first 16 kept). `names`: sha → script name. The log is emptied.
  */
 export async function scriptCalls(backend, names) {
   // read and emptied in one transaction: another client's call between the two would be lost
   const [log] = await backend.multi([['SLOWLOG', 'GET', '-1'], ['SLOWLOG', 'RESET']]);
+  if (log.length >= SLOWLOG_KEEPS) throw new Error(`SLOWLOG held its most, ${SLOWLOG_KEEPS} entries: the oldest calls were lost; read it more often`);
   const calls = [];
   for (const [, , micros, args] of log.reverse()) {
     const command = String(args[0]).toUpperCase();
     // EVAL: a caller's fallback on NOSCRIPT (SLOWLOG keeps 128 characters of the script: not enough to name it)
-    if (command === 'EVALSHA') calls.push({ script: names.get(String(args[1])) ?? 'other', ms: micros / 1000, args: args.map(String) });
+    if (command === 'EVALSHA') calls.push({ script: names.get(String(args[1])) ?? 'other', ms: micros / 1000, args: args.slice(0, 16).map(String) });
     else if (command === 'EVAL') calls.push({ script: 'EVAL (a script sent whole)', ms: micros / 1000, args: args.map(String) });
   }
   return calls;
 }
 
 // ---- the control: a script whose work never varies
+
+/** The calls of the script that spent the most time in Redis (of all rounds and sizes). */
+export function mostTimeInRedis(calls) {
+  const total = new Map();
+  for (const c of calls) total.set(c.script, (total.get(c.script) ?? 0) + c.ms);
+  const [script] = [...total].sort((a, b) => b[1] - a[1])[0] ?? [];
+  return calls.filter((c) => c.script === script);
+}
+
+/** The machine's CPU time so far and the part the hypervisor took (steal), in clock ticks (/proc/stat's cpu line). */
+export function cpuSteal() {
+  const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0].split(/\s+/).slice(1).map(Number);
+  return { all: ticks.reduce((a, b) => a + b, 0), steal: ticks[7] ?? 0 };
+}
+
+/** Steal between two readings, % of all CPU time. */
+export const stealShare = (a, b) => (100 * (b.steal - a.steal)) / Math.max(1, b.all - a.all);
 
 const loop = 'local x = 0 for i = 1, tonumber(ARGV[1]) do x = x + i end return x';
 const control = { name: 'control', lua: loop, sha: createHash('sha1').update(loop).digest('hex') };
@@ -223,12 +249,46 @@ export async function controlCalls(backend, ms, count) {
     const log = await backend.send(['SLOWLOG', 'GET', '-1']);
     return log.filter(([, , , args]) => String(args[0]).toUpperCase() === 'EVALSHA').map(([, , micros]) => micros / 1000);
   };
-  const probe = 20_000;
-  const probeMs = median(await times(probe, 200));
-  const iterations = Math.max(1, Math.round((probe * ms) / probeMs));
+  const iterations = await controlIterations(backend, ms);
   const out = await times(iterations, count);
   await logNoCall(backend);
   return { iterations, times: out };
+}
+
+/** The control's name in scriptCalls' names (a sha → name map): its calls logged as `label`. */
+export function nameControl(names, label) {
+  names.set(control.sha, label);
+}
+
+/**
+ * The control called every `everyMs` (sized as `iterations`) until the returned stop() is awaited:
+ * beside a plugin's calls, so it meets the machine as loaded as they do (the host takes a loaded
+ * VM's cores away more often than an idle one's), and its long calls are the host's share of theirs.
+ */
+export function controlBeside(backend, iterations, everyMs = 5) {
+  let running = true;
+  const loop = (async () => {
+    await backend.send(['SCRIPT', 'LOAD', control.lua]);
+    while (running) {
+      await backend.evalScript(control, [], [iterations]);
+      await sleep(everyMs);
+    }
+  })();
+  return async () => {
+    running = false;
+    await loop;
+  };
+}
+
+/** Iterations of the control that take about `ms` in Redis now (a probe of 200 calls, logged and read back). */
+export async function controlIterations(backend, ms) {
+  const probe = 20_000;
+  await logEveryCall(backend);
+  for (let i = 0; i < 200; i++) await backend.evalScript(control, [], [probe]);
+  const log = await backend.send(['SLOWLOG', 'GET', '-1']);
+  await logNoCall(backend);
+  const probeMs = median(log.filter(([, , , args]) => String(args[0]).toUpperCase() === 'EVALSHA').map(([, , micros]) => micros / 1000));
+  return Math.max(1, Math.round((probe * ms) / probeMs));
 }
 
 // ---- statistics

@@ -7,7 +7,7 @@
 // runs one script at a time, and may be shared with a browser grid, a queue…).
 import type { Ctx } from './context.ts';
 import { contract } from './contract.ts';
-import { slaveStates, timing } from './fleet.ts';
+import { slaveStates, timing, type SlaveState } from './fleet.ts';
 import { LeastLoaded } from './plan.ts';
 import { toDeviceList, type DeviceTexts } from './device-list.ts';
 import type { DeviceInfo } from './values.ts';
@@ -106,7 +106,11 @@ export async function assignEach(
   ctx: Ctx,
   { ids, texts }: DeviceTexts,
   onResult: (i: number, ok: boolean, detail: string) => void,
-  { prefer, unique = false }: { prefer?: ReadonlyMap<string, string>; unique?: boolean } = {},
+  {
+    prefer,
+    unique = false,
+    states = slaveStates,
+  }: { prefer?: ReadonlyMap<string, string>; unique?: boolean; states?: (ctx: Ctx) => Promise<SlaveState[]> } = {},
 ): Promise<void> {
   let todo: number[] = [];
   if (unique) todo = Array.from(ids, (_, i) => i);
@@ -119,7 +123,8 @@ export async function assignEach(
     });
   }
   for (let round = 0; todo.length && round <= REPLANS; round++) {
-    const alive = (await slaveStates(ctx)).filter((s) => s.alive);
+    // a replan reads the slaves anew: its devices were refused by a slave that died meanwhile
+    const alive = (await (round ? slaveStates : states)(ctx)).filter((s) => s.alive);
     if (!alive.length) break;
     // a device whose preferred slave is alive goes back there; the others to the least loaded, counting those
     const aliveNames = new Set(alive.map((s) => s.name));

@@ -11,6 +11,7 @@ import type { Ctx } from './context.ts';
 import { pick, type DeviceList } from './device-list.ts';
 import type { ReadDiff } from './diff.ts';
 import { collectGarbage } from './collect.ts';
+import { slaveStates, type SlaveState } from './fleet.ts';
 import { assignEach } from './scripts.ts';
 
 /**
@@ -39,6 +40,34 @@ export class AssignTally {
   };
 }
 
+/**
+ * Every slave's heartbeat and list length, read again at most every STATES_FRESH_MS over a sync's
+ * chunks, with the devices its chunks placed since counted in: at 5,000 slaves a read is 10,000
+ * commands, and one a chunk made the first sync's reads grow as devices × slaves. A slave that died
+ * meanwhile refuses its devices (NOT_ALIVE) and assignEach plans them again from a fresh read.
+ */
+class SlavesAcrossChunks {
+  private states?: SlaveState[];
+  private readAt = 0;
+  private readonly placed = new Map<string, number>();
+
+  readonly read = async (ctx: Ctx): Promise<SlaveState[]> => {
+    if (!this.states || performance.now() - this.readAt > STATES_FRESH_MS) {
+      this.states = await slaveStates(ctx);
+      this.readAt = performance.now();
+      this.placed.clear();
+    }
+    return this.states.map((s) => ({ ...s, devices: s.devices + (this.placed.get(s.name) ?? 0) }));
+  };
+
+  placedOn(slave: string): void {
+    this.placed.set(slave, (this.placed.get(slave) ?? 0) + 1);
+  }
+}
+
+/** How long one read of the slaves serves the chunks after it (a slave's heartbeat is every 10 s by default). */
+const STATES_FRESH_MS = 5000;
+
 export class AddStream {
   readonly tally = new AssignTally();
   /** The list the reader hands over, once it has: the one to diff without its adds. */
@@ -49,6 +78,12 @@ export class AddStream {
   private collected = 0;
   private sending: Promise<void> = Promise.resolve();
   private failed?: { error: unknown };
+  private readonly slaves = new SlavesAcrossChunks();
+  /** The tally, and the slave each device went to counted for the next chunk's plan. */
+  private readonly placed = (i: number, ok: boolean, detail: string): void => {
+    if (ok) this.slaves.placedOn(detail);
+    this.tally.count(i, ok, detail);
+  };
 
   constructor(
     private readonly ctx: Ctx,
@@ -85,7 +120,7 @@ export class AddStream {
     const chunk = pick(list, at);
     // the chunk holds the texts until sent; the list keeps the ids and fingerprints
     for (const i of at) list.texts[i] = '';
-    this.sending = assignEach(this.ctx, chunk, this.tally.count, { prefer: this.formerSlaves(chunk.ids), unique: true }).catch((error: unknown) => {
+    this.sending = assignEach(this.ctx, chunk, this.placed, { prefer: this.formerSlaves(chunk.ids), unique: true, states: this.slaves.read }).catch((error: unknown) => {
       this.failed = { error };
     });
   }
