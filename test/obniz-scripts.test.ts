@@ -8,8 +8,10 @@ import type { Backend } from '../core/backend.ts';
 import type { Ctx } from '../plugins/obniz/context.ts';
 import { readList } from '../plugins/obniz/fleet.ts';
 import { relocateAll, relocateDevice, relocateSlave } from '../plugins/obniz/relocate.ts';
-import { assignDevices, claimDevices, releaseDevices, removeDevices, touchManager, touchSlave, updateDevices } from '../plugins/obniz/scripts.ts';
+import { assignDevices, assignEach, claimDevices, releaseDevices, removeDevices, touchManager, touchSlave, updateDevices } from '../plugins/obniz/scripts.ts';
 import { obnizStatus } from '../plugins/obniz/status.ts';
+import { SlavesAcrossChunks, STATES_FRESH_MS } from '../plugins/obniz/stream-adds.ts';
+import { toDeviceList } from '../plugins/obniz/device-list.ts';
 import { devices, manualClock, obnizCtx, T0 } from './support/obniz.ts';
 import { startRedis } from './support/redis.ts';
 
@@ -74,6 +76,23 @@ t.test('assignDevices: least-loaded slave, the SDK value format, marked new, ALR
   t.equal(big.at(-1)!.detail, 'ALREADY_INSTALLED');
   const c = Object.values(await counts(ctx, ['s1', 's2', 's3'])) as number[];
   t.ok(Math.max(...c) - Math.min(...c) <= 1, `still within 1: ${c}`);
+});
+
+t.test('a sync\'s chunks share one read of the slaves for STATES_FRESH_MS, with what they placed counted; a replan reads anew', async (t) => {
+  const ctx = ctxOf();
+  for (const s of ['s1', 's2']) await touchSlave(ctx, s);
+  const slaves = new SlavesAcrossChunks();
+  t.same((await slaves.read(ctx)).map((s) => [s.name, s.alive, s.devices]), [['s1', true, 0], ['s2', true, 0]]);
+  for (let i = 0; i < 3; i++) slaves.placedOn('s1');
+  await kill(ctx, 's2');
+  clock.advance(STATES_FRESH_MS - 1);
+  t.same((await slaves.read(ctx)).map((s) => [s.name, s.alive, s.devices]), [['s1', true, 3], ['s2', true, 0]], 'not read again: s2 as last read, s1 counting what was placed');
+  // planned on the read above, the devices go to s2 (the least loaded), which refuses them: planned again from a fresh read
+  const results: [number, boolean, string][] = [];
+  await assignEach(ctx, toDeviceList(devices(2)), (i, ok, detail) => results.push([i, ok, detail]), { unique: true, states: slaves.read });
+  t.same(results.sort(), [[0, true, 's1'], [1, true, 's1']], 'every device on the slave alive');
+  clock.advance(2);
+  t.same((await slaves.read(ctx)).map((s) => [s.name, s.alive, s.devices]), [['s1', true, 2], ['s2', false, 0]], 'read again after STATES_FRESH_MS');
 });
 
 t.test('relocateDevice: every obniz-app-sdk error in obniz-app-sdk\'s order, then a move that keeps the install byte for byte', async (t) => {

@@ -3,8 +3,8 @@
 // (measured: a manager of 300,000 devices at 600 MB RSS with 25 MB live), so a
 // sync that parsed a big list would keep that memory until the next one. Reading
 // the list a slice at a time did not make it unneeded: without it a manager's
-// first sync of 1,000,000 devices peaked at 1.1 GB, with it under 700 MB
-// (bench/scale.mjs). Where the runtime does not offer it (Deno), nothing happens.
+// first sync of 1,000,000 devices peaked at 1.1 GB, with it (between phases, and
+// every 200,000 devices read) at 452–472 MB (bench/scale.mjs obniz). Where the runtime does not offer it (Deno), nothing happens.
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 

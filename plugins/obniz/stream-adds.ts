@@ -16,8 +16,7 @@ import { assignEach } from './scripts.ts';
 
 /**
  * New devices a chunk: 100,000 install texts are about 20 MB, and at 5,000 slaves a chunk still
- * gives each 20, so a batch of 50 writes to few lists. Each chunk reads every slave's state
- * (two commands a slave): at 50,000 a chunk, 200,000 commands at a first sync of 1,000,000.
+ * gives each 20, so a batch of 50 writes to few lists.
  */
 const CHUNK = 100_000;
 
@@ -40,21 +39,24 @@ export class AssignTally {
   };
 }
 
+/** How long one read of the slaves serves the chunks after it (a slave's heartbeat is every 10 s by default). */
+export const STATES_FRESH_MS = 5000;
+
 /**
  * Every slave's heartbeat and list length, read again at most every STATES_FRESH_MS over a sync's
  * chunks, with the devices its chunks placed since counted in: at 5,000 slaves a read is 10,000
  * commands, and one a chunk made the first sync's reads grow as devices × slaves. A slave that died
  * meanwhile refuses its devices (NOT_ALIVE) and assignEach plans them again from a fresh read.
  */
-class SlavesAcrossChunks {
+export class SlavesAcrossChunks {
   private states?: SlaveState[];
   private readAt = 0;
   private readonly placed = new Map<string, number>();
 
   readonly read = async (ctx: Ctx): Promise<SlaveState[]> => {
-    if (!this.states || performance.now() - this.readAt > STATES_FRESH_MS) {
+    if (!this.states || ctx.clock.now() - this.readAt > STATES_FRESH_MS) {
       this.states = await slaveStates(ctx);
-      this.readAt = performance.now();
+      this.readAt = ctx.clock.now();
       this.placed.clear();
     }
     return this.states.map((s) => ({ ...s, devices: s.devices + (this.placed.get(s.name) ?? 0) }));
@@ -65,8 +67,6 @@ class SlavesAcrossChunks {
   }
 }
 
-/** How long one read of the slaves serves the chunks after it (a slave's heartbeat is every 10 s by default). */
-const STATES_FRESH_MS = 5000;
 
 export class AddStream {
   readonly tally = new AssignTally();
