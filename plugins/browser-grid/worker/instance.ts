@@ -35,6 +35,10 @@ export class WorkerInstance {
   private leave!: (why: string) => void;
   private port = 0;
   private beating = false;
+  /** The heartbeat last sent (remove() waits for it). */
+  private lastBeat: Promise<void> = Promise.resolve();
+  /** Deregistering: no heartbeat may write the record again. */
+  private deregistering = false;
   private cdp?: CdpFront;
   private cdpPort = 0;
   private cdpEndpoint = '';
@@ -157,9 +161,14 @@ export class WorkerInstance {
     return free;
   }
 
-  async beat(): Promise<void> {
-    if (this.beating || this.closed) return; // the last one still waits for Redis
+  beat(): Promise<void> {
+    if (this.beating || this.closed || this.deregistering) return Promise.resolve(); // the last one still waits for Redis
     this.beating = true;
+    this.lastBeat = this.beatOnce();
+    return this.lastBeat;
+  }
+
+  private async beatOnce(): Promise<void> {
     try {
       await this.touch();
       const command = await this.ctx.backend.send(['GET', this.ctx.keys.shutdownCommand({ browserType: this.browserType, workerId: this.id })]);
@@ -198,6 +207,10 @@ export class WorkerInstance {
   }
 
   private async remove(): Promise<void> {
+    // no heartbeat after this, and none in flight: a late one would write the record back (the grid's keys outliving it)
+    this.deregistering = true;
+    clearInterval(this.heartbeat);
+    await withDeadline(this.lastBeat, REDIS_CALL_MS).catch(() => {});
     // bounded: with Redis gone the adapters hold the call until it returns, and the reaper removes the worker then
     await withDeadline(removeWorker(this.ctx, this.ref), REDIS_CALL_MS).catch((error) => this.log.warn('could not deregister', { error: (error as Error).message }));
   }
