@@ -37,6 +37,32 @@ export async function scanTests(t: SuiteTest, ctx: SuiteContext): Promise<void> 
     }),
   );
 
+  await t.test('HSCAN and SSCAN return every entry that lives through the scan, while a script moves out what each page found', (t) =>
+    ctx.use('hscan', async (b) => {
+      const hash = ctx.key('hscan', 'hash');
+      const set = ctx.key('hscan', 'set');
+      const names = Array.from({ length: 1000 }, (_, i) => `f${i}`);
+      await b.pipeline([['HSET', hash, ...names.flatMap((n) => [n, `v-${n}`])], ['SADD', set, ...names]]);
+      // each page's entries leave the key in the same script: the scan must not skip what the deletions shift
+      const drain = `local page = redis.call(ARGV[2], KEYS[1], ARGV[1], 'COUNT', 50)
+        local step = ARGV[2] == 'HSCAN' and 2 or 1
+        for i = 1, #page[2], step do redis.call(ARGV[2] == 'HSCAN' and 'HDEL' or 'SREM', KEYS[1], page[2][i]) end
+        return page`;
+      for (const [command, key] of [['HSCAN', hash], ['SSCAN', set]] as const) {
+        const seen: string[] = [];
+        let cursor = '0';
+        do {
+          const [next, found] = (await b.send(['EVAL', drain, 1, key, cursor, command])) as [string, string[]];
+          for (let i = 0; i < found.length; i += command === 'HSCAN' ? 2 : 1) seen.push(found[i]!);
+          if (command === 'HSCAN') t.ok(found.every((v, i) => i % 2 === 0 || v === `v-${found[i - 1]}`), 'each field with its value');
+          cursor = next;
+        } while (cursor !== '0');
+        t.equal(new Set(seen).size, 1000, `${command}: all 1000 entries found (${seen.length} returned)`);
+        t.equal(await b.send(['EXISTS', key]), 0, `${command}: and moved out`);
+      }
+    }),
+  );
+
   await t.test('TYPE names each data type', (t) =>
     ctx.use('type', async (b) => {
       const k = (name: string) => ctx.key('type', name);

@@ -8,23 +8,12 @@ type K = (typeof contract)['keys'];
 export interface ObnizScripts {
   /** assignDevices: writes an assignment the caller planned (scripts.ts: the least-loaded alive slave per device, obniz-app-sdk's rule, from the list lengths it read). */
   assignDevices: {
-    keys: {
-      deviceIndex: ScriptKey<K, 'deviceIndex'>;
-      listStamps: ScriptKey<K, 'listStamps'>;
-      newInstalls: ScriptKey<K, 'newInstalls'>;
-      uninstalls: ScriptKey<K, 'uninstalls'>;
-      coordSlaves: ScriptKey<K, 'coordSlaves'>;
-    };
+    keys: { listStamps: ScriptKey<K, 'listStamps'>; uninstalls: ScriptKey<K, 'uninstalls'>; coordSlaves: ScriptKey<K, 'coordSlaves'> };
     args: { slaveTail: ScriptArg; nowMs: ScriptArg; deadAfterMs: ScriptArg; devices: ScriptArg | readonly ScriptArg[] };
   };
   /** claimDevices: a slave asks to start workers. */
   claimDevices: {
-    keys: {
-      claims: ScriptKey<K, 'claims'>;
-      workers: ScriptKey<K, 'workers'>;
-      newInstalls: ScriptKey<K, 'newInstalls'>;
-      deviceIndex: ScriptKey<K, 'deviceIndex'>;
-    };
+    keys: { workers: ScriptKey<K, 'workers'> };
     args: { slaveTail: ScriptArg; nowMs: ScriptArg; deadAfterMs: ScriptArg; name: ScriptArg; obnizIds: ScriptArg | readonly ScriptArg[] };
   };
   /** forgetSlave: a dead slave (heartbeat missing, or older than deadAfter) whose list is empty (its devices moved by moveDevices) leaves: its list, heartbeat, index entry, coord-slave mark and change stamp are deleted, as obniz-app-sdk deletes a dead slave's keys. */
@@ -40,12 +29,7 @@ export interface ObnizScripts {
   };
   /** moveDevices: moves the caller planned (relocate.ts: the dead-slave relocation, a single relocation, doAllRelocate), each device from one slave's list to another's with instanceName and updatedMillisecond rewritten (the install is kept byte for byte). */
   moveDevices: {
-    keys: {
-      deviceIndex: ScriptKey<K, 'deviceIndex'>;
-      listStamps: ScriptKey<K, 'listStamps'>;
-      newInstalls: ScriptKey<K, 'newInstalls'>;
-      coordSlaves: ScriptKey<K, 'coordSlaves'>;
-    };
+    keys: { listStamps: ScriptKey<K, 'listStamps'>; coordSlaves: ScriptKey<K, 'coordSlaves'> };
     args: { slaveTail: ScriptArg; nowMs: ScriptArg; deadAfterMs: ScriptArg; fromMustBeDead: ScriptArg; moves: ScriptArg | readonly ScriptArg[] };
   };
   /** releaseDevices: a slave gives back the claims of workers it has stopped (onEnd done), so the slave that has the devices now may start them. */
@@ -55,14 +39,17 @@ export interface ObnizScripts {
   };
   /** removeDevices: devices gone from the list leave their slave's distribution list. */
   removeDevices: {
-    keys: {
-      deviceIndex: ScriptKey<K, 'deviceIndex'>;
-      listStamps: ScriptKey<K, 'listStamps'>;
-      claims: ScriptKey<K, 'claims'>;
-      newInstalls: ScriptKey<K, 'newInstalls'>;
-      uninstalls: ScriptKey<K, 'uninstalls'>;
-    };
+    keys: { listStamps: ScriptKey<K, 'listStamps'>; uninstalls: ScriptKey<K, 'uninstalls'> };
     args: { slaveTail: ScriptArg; nowMs: ScriptArg; deadAfterMs: ScriptArg; devices: ScriptArg | readonly ScriptArg[] };
+  };
+  /** shardLegacyKeys: moves one page of entries from the single keys an older coord kept (device index, claims, pending-onInstall marks) into their shards, and deletes each entry from the old key in the same step: a process that reads the shards after its start's pass has ended finds every entry that was there when it began. */
+  shardLegacyKeys: {
+    keys: {
+      legacyDeviceIndex: ScriptKey<K, 'legacyDeviceIndex'>;
+      legacyClaims: ScriptKey<K, 'legacyClaims'>;
+      legacyNewInstalls: ScriptKey<K, 'legacyNewInstalls'>;
+    };
+    args: { indexCursor: ScriptArg; claimsCursor: ScriptArg; newCursor: ScriptArg; count: ScriptArg };
   };
   /** touchManager: a manager's heartbeat, and how many other managers were alive before it (0 on the first call: isFirstManager). */
   touchManager: {
@@ -76,7 +63,7 @@ export interface ObnizScripts {
   };
   /** updateDevices: a device's install (its configs…) changed: its entry gets the new install and stays on the same slave, which restarts the worker at its next sync. */
   updateDevices: {
-    keys: { deviceIndex: ScriptKey<K, 'deviceIndex'>; listStamps: ScriptKey<K, 'listStamps'> };
+    keys: { listStamps: ScriptKey<K, 'listStamps'> };
     args: { slaveTail: ScriptArg; nowMs: ScriptArg; deadAfterMs: ScriptArg; aliveSlave: ScriptArg; devices: ScriptArg | readonly ScriptArg[] };
   };
 }

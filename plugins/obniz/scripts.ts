@@ -9,6 +9,7 @@ import type { Ctx } from './context.ts';
 import { contract } from './contract.ts';
 import { slaveStates, timing, type SlaveState } from './fleet.ts';
 import { LeastLoaded } from './plan.ts';
+import { shardOf } from './shards.ts';
 import { toDeviceList, type DeviceTexts } from './device-list.ts';
 import type { DeviceInfo } from './values.ts';
 
@@ -36,12 +37,12 @@ const BATCH = { assign: 50, update: 50, remove: 50, move: 50, claim: 50, release
  */
 const ASSIGNS_IN_FLIGHT = 4;
 
-/** The keys of the batch scripts (all fixed: the lists are reached through @head workers). */
+/** The keys of the batch scripts (all fixed: the lists and the shards are reached through @head). */
 const scriptKeys = {
-  assign: { deviceIndex: {}, listStamps: {}, newInstalls: {}, uninstalls: {}, coordSlaves: {} },
-  update: { deviceIndex: {}, listStamps: {} },
-  remove: { deviceIndex: {}, listStamps: {}, claims: {}, newInstalls: {}, uninstalls: {} },
-  move: { deviceIndex: {}, listStamps: {}, newInstalls: {}, coordSlaves: {} },
+  assign: { listStamps: {}, uninstalls: {}, coordSlaves: {} },
+  update: { listStamps: {} },
+  remove: { listStamps: {}, uninstalls: {} },
+  move: { listStamps: {}, coordSlaves: {} },
 } as const;
 
 /** Runs `plan` through `run` BATCH items at a time; the flat replies as DeviceResults, in order. */
@@ -220,7 +221,7 @@ export async function claimDevices(ctx: Ctx, name: string, obnizIds: readonly st
   const out: ClaimResult[] = [];
   for (let i = 0; i < obnizIds.length; i += BATCH.claim) {
     const reply = (await ctx.scripts.run('claimDevices', {
-      keys: { claims: {}, workers: { name }, newInstalls: {}, deviceIndex: {} },
+      keys: { workers: { name } },
       args: { slaveTail, ...timing(ctx), name, obnizIds: obnizIds.slice(i, i + BATCH.claim) },
     })) as string[];
     for (let j = 0; j < reply.length; j += 4) {
@@ -234,9 +235,31 @@ export async function claimDevices(ctx: Ctx, name: string, obnizIds: readonly st
 export async function releaseDevices(ctx: Ctx, name: string, obnizIds: readonly string[]): Promise<number> {
   let released = 0;
   for (let i = 0; i < obnizIds.length; i += BATCH.release) {
-    released += (await ctx.scripts.run('releaseDevices', { keys: { claims: {} }, args: { name, obnizIds: obnizIds.slice(i, i + BATCH.release) } })) as number;
+    const batch = obnizIds.slice(i, i + BATCH.release);
+    released += (await ctx.scripts.run('releaseDevices', { keys: { claims: { shard: shardOf(batch[0]!) } }, args: { name, obnizIds: batch } })) as number;
   }
   return released;
+}
+
+/**
+ * Moves what an older coord left in its single device-index, claims and
+ * pending-onInstall keys into their shards, a page at a time: a manager or
+ * slave does it at its start, before it reads a shard. Returns the entries moved.
+ */
+export async function shardLegacyKeys(ctx: Ctx): Promise<number> {
+  const keys = { legacyDeviceIndex: {}, legacyClaims: {}, legacyNewInstalls: {} } as const;
+  let cursors = ['0', '0', '0'];
+  let moved = 0;
+  while (cursors.some((c) => c !== '')) {
+    const [indexCursor, claimsCursor, newCursor, count] = (await ctx.scripts.run('shardLegacyKeys', {
+      keys,
+      args: { indexCursor: cursors[0]!, claimsCursor: cursors[1]!, newCursor: cursors[2]!, count: 200 },
+    })) as [string, string, string, number];
+    cursors = [indexCursor, claimsCursor, newCursor];
+    moved += count;
+  }
+  if (moved) ctx.logger.info('moved the device index, claims and install marks an older coord kept in one key each into their shards', { entries: moved });
+  return moved;
 }
 
 function triples(reply: unknown): DeviceResult[] {

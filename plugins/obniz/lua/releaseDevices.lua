@@ -1,14 +1,17 @@
 -- releaseDevices: a slave gives back the claims of workers it has stopped (onEnd
 -- done), so the slave that has the devices now may start them. Claims held by
 -- another slave are left alone.
--- KEYS[1] claims
+-- KEYS[1] claims                       the first device's shard (on Redis Cluster the call goes to its slot, which the key prefix's hash tag makes every shard's)
 -- ARGV[1] name                         the releasing slave
--- ARGV[2..] obnizIds
+-- ARGV[2] claimsHead @head claims
+-- ARGV[3..] obnizIds
 -- Returns how many claims were given back.
+-- @include shards
 local released = 0
-for i = 2, #ARGV do
-  if redis.call('HGET', KEYS[1], ARGV[i]) == ARGV[1] then
-    redis.call('HDEL', KEYS[1], ARGV[i])
+for i = 3, #ARGV do
+  local claims = shardKey(ARGV[2], ARGV[i])
+  if redis.call('HGET', claims, ARGV[i]) == ARGV[1] then
+    redis.call('HDEL', claims, ARGV[i])
     released = released + 1
   end
 end
