@@ -69,7 +69,7 @@ const scan: CommandImpl = ({ ds }, [cursorText, ...options]) => {
 };
 
 /** The value at `key` when it is of `type` (undefined when missing); WRONGTYPE otherwise. */
-function valueOf(ds: Dataset, key: string, type: 'hash' | 'set'): unknown {
+function storedAs(ds: Dataset, key: string, type: 'hash' | 'set'): unknown {
   const value = ds.mock.data.get(key);
   if (value !== undefined && typeOf(value) !== type) throw wrongType();
   return value;
@@ -77,7 +77,7 @@ function valueOf(ds: Dataset, key: string, type: 'hash' | 'set'): unknown {
 
 const hscan: CommandImpl = ({ ds }, [key, cursorText, ...options]) => {
   const { match, count } = scanOptions(options, false);
-  const hash = () => valueOf(ds, key!, 'hash') as Record<string, string> | undefined;
+  const hash = () => storedAs(ds, key!, 'hash') as Record<string, string> | undefined;
   const [next, fields] = page(ds, cursorText, count, () => Object.keys(hash() ?? {}), (field) => {
     const now = hash();
     return !!now && Object.hasOwn(now, field) && (!match || match.test(field));
@@ -88,7 +88,7 @@ const hscan: CommandImpl = ({ ds }, [key, cursorText, ...options]) => {
 
 const sscan: CommandImpl = ({ ds }, [key, cursorText, ...options]) => {
   const { match, count } = scanOptions(options, false);
-  const set = () => valueOf(ds, key!, 'set') as Set<string> | undefined;
+  const set = () => storedAs(ds, key!, 'set') as Set<string> | undefined;
   return page(ds, cursorText, count, () => [...(set() ?? [])], (member) => !!set()?.has(member) && (!match || match.test(member)));
 };
 
