@@ -9,6 +9,7 @@ import type { Ctx } from '../plugins/obniz/context.ts';
 import { readList } from '../plugins/obniz/fleet.ts';
 import { relocateAll, relocateDevice, relocateSlave } from '../plugins/obniz/relocate.ts';
 import { assignDevices, assignEach, claimDevices, releaseDevices, removeDevices, shardLegacyKeys, touchManager, touchSlave, updateDevices } from '../plugins/obniz/scripts.ts';
+import { shardOf } from '../plugins/obniz/shards.ts';
 import { obnizStatus } from '../plugins/obniz/status.ts';
 import { SlavesAcrossChunks, STATES_FRESH_MS } from '../plugins/obniz/stream-adds.ts';
 import { toDeviceList } from '../plugins/obniz/device-list.ts';
@@ -78,7 +79,7 @@ t.test('assignDevices: least-loaded slave, the SDK value format, marked new, ALR
   t.ok(Math.max(...c) - Math.min(...c) <= 1, `still within 1: ${c}`);
 });
 
-t.test('the per-device keys are split over 64 shards: Lua and TypeScript pick the same shard, for any id', async (t) => {
+t.test('the per-device keys are split over 16 shards: every script writes and reads a device in the shard shardOf() names, for any id', async (t) => {
   const ctx = ctxOf();
   await touchSlave(ctx, 's1');
   const listed = [...devices(300), { id: 'デバイス-1' }, { id: 'a' }, { id: 'x:y:z' }];
@@ -92,8 +93,10 @@ t.test('the per-device keys are split over 64 shards: Lua and TypeScript pick th
   const claimed = await backend.pipeline(ids.map((id) => ['HGET', shardKeyOf(ctx, 'claims', id), id]));
   t.same(claimed, ids.map(() => 's1'), 'each claim in that shard');
   t.equal(await shardedCount(backend, ctx, 'newInstalls'), 0, 'the marks went with the claims');
-  const used = new Set(ids.map((id) => shardKeyOf(ctx, 'claims', id)));
-  t.ok(used.size >= 60, `303 devices spread over ${used.size} of 64 shards`);
+  const perShard = new Map<string, number>();
+  for (const id of ids) perShard.set(shardKeyOf(ctx, 'claims', id), (perShard.get(shardKeyOf(ctx, 'claims', id)) ?? 0) + 1);
+  t.equal(perShard.size, 16, '303 devices over all 16 shards');
+  t.ok(Math.max(...perShard.values()) <= 3 * Math.min(...perShard.values()), `evenly enough: ${[...perShard.values()].join(' ')}`);
   t.equal(await releaseDevices(ctx, 's1', ids), ids.length, 'released from every shard in one call');
   t.equal(await shardedCount(backend, ctx, 'claims'), 0);
 });
@@ -141,7 +144,7 @@ t.test('relocateDevice: every obniz-app-sdk error in obniz-app-sdk\'s order, the
   const raw = '{"id":"odd-1","serial":12345678901234567890,"tags":[],"nested":{"a":[]}}';
   await ctx.scripts.run('assignDevices', {
     keys: { listStamps: {}, uninstalls: {}, coordSlaves: {} },
-    args: { slaveTail: ':heartbeat', nowMs: T0, deadAfterMs: 30_000, devices: ['odd-1', 's1', raw] },
+    args: { slaveTail: ':heartbeat', nowMs: T0, deadAfterMs: 30_000, devices: ['odd-1', String(shardOf('odd-1')), 's1', raw] },
   });
   await t.rejects(
     relocateDevice(ctx, 'odd-1'),

@@ -10,7 +10,7 @@ const timestamp = { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'string', p
 const name = { type: 'string', pattern: '^[^:]+$' };
 const obnizId = { type: 'string', minLength: 1 };
 /** A shard of a per-device key: 0 … DEVICE_SHARDS - 1 (shards.ts). */
-const shardParam = { shard: '[0-9]|[1-5][0-9]|6[0-3]' };
+const shardParam = { shard: '[0-9]|1[0-5]' };
 
 /** One entry of workers:{name}: the device as the list gave it, the slave it runs on, when that was decided. */
 export const assignmentSchema = {
@@ -98,7 +98,7 @@ export const contract = defineContract({
       pattern: 'obniz:devices:{shard}',
       type: 'hash',
       extension: true,
-      description: 'obnizId → the slave whose distribution list holds it, written by coord\'s scripts with every list change: a script finds a device in O(1) instead of asking every list. obniz-app-sdk managers do not keep it, so a script confirms an entry in that list before trusting it. One of 64 shards, chosen by a hash of the obnizId (shards.ts).',
+      description: 'obnizId → the slave whose distribution list holds it, written by coord\'s scripts with every list change: a script finds a device in O(1) instead of asking every list. obniz-app-sdk managers do not keep it, so a script confirms an entry in that list before trusting it. One of 16 shards, chosen by a hash of the obnizId (shards.ts).',
       ttl: 'none',
       writers: ['manager', 'slave'],
       params: shardParam,
@@ -128,7 +128,7 @@ export const contract = defineContract({
       pattern: 'obniz:claims:{shard}',
       type: 'hash',
       extension: true,
-      description: 'obnizId → the slave whose worker for it is running. A slave starts a worker only once it holds the claim, and gives it back after onEnd. One of 64 shards, as the device index.',
+      description: 'obnizId → the slave whose worker for it is running. A slave starts a worker only once it holds the claim, and gives it back after onEnd. One of 16 shards, as the device index.',
       ttl: 'none',
       writers: ['slave', 'manager'],
       params: shardParam,
@@ -139,7 +139,7 @@ export const contract = defineContract({
       pattern: 'obniz:installs:new:{shard}',
       type: 'set',
       extension: true,
-      description: 'Devices added to the list and not started yet, on a coord slave: the slave that starts one calls onInstall before onStart. A device placed on (or moved to) an SDK slave is not marked: it is installed there, without onInstall. One of 64 shards, as the device index.',
+      description: 'Devices added to the list and not started yet, on a coord slave: the slave that starts one calls onInstall before onStart. A device placed on (or moved to) an SDK slave is not marked: it is installed there, without onInstall. One of 16 shards, as the device index.',
       ttl: 'none',
       writers: ['manager', 'slave'],
       params: shardParam,

@@ -14,7 +14,7 @@ export interface ObnizScripts {
   /** claimDevices: a slave asks to start workers. */
   claimDevices: {
     keys: { workers: ScriptKey<K, 'workers'> };
-    args: { slaveTail: ScriptArg; nowMs: ScriptArg; deadAfterMs: ScriptArg; name: ScriptArg; obnizIds: ScriptArg | readonly ScriptArg[] };
+    args: { slaveTail: ScriptArg; nowMs: ScriptArg; deadAfterMs: ScriptArg; name: ScriptArg; devices: ScriptArg | readonly ScriptArg[] };
   };
   /** forgetSlave: a dead slave (heartbeat missing, or older than deadAfter) whose list is empty (its devices moved by moveDevices) leaves: its list, heartbeat, index entry, coord-slave mark and change stamp are deleted, as obniz-app-sdk deletes a dead slave's keys. */
   forgetSlave: {
@@ -35,21 +35,21 @@ export interface ObnizScripts {
   /** releaseDevices: a slave gives back the claims of workers it has stopped (onEnd done), so the slave that has the devices now may start them. */
   releaseDevices: {
     keys: { claims: ScriptKey<K, 'claims'> };
-    args: { name: ScriptArg; obnizIds: ScriptArg | readonly ScriptArg[] };
+    args: { name: ScriptArg; devices: ScriptArg | readonly ScriptArg[] };
   };
   /** removeDevices: devices gone from the list leave their slave's distribution list. */
   removeDevices: {
     keys: { listStamps: ScriptKey<K, 'listStamps'>; uninstalls: ScriptKey<K, 'uninstalls'> };
     args: { slaveTail: ScriptArg; nowMs: ScriptArg; deadAfterMs: ScriptArg; devices: ScriptArg | readonly ScriptArg[] };
   };
-  /** shardLegacyKeys: moves one page of entries from the single keys an older coord kept (device index, claims, pending-onInstall marks) into their shards, and deletes each entry from the old key in the same step: a process that reads the shards after its start's pass has ended finds every entry that was there when it began. */
+  /** shardLegacyKeys: moves entries the caller found (HSCAN, SSCAN) in one of the single keys an older coord kept (device index, claims, pending-onInstall marks) into their shards, each deleted from the old key in the same step: a process that reads the shards once its start's pass has ended finds every entry that was there when it began. */
   shardLegacyKeys: {
     keys: {
       legacyDeviceIndex: ScriptKey<K, 'legacyDeviceIndex'>;
       legacyClaims: ScriptKey<K, 'legacyClaims'>;
       legacyNewInstalls: ScriptKey<K, 'legacyNewInstalls'>;
     };
-    args: { indexCursor: ScriptArg; claimsCursor: ScriptArg; newCursor: ScriptArg; count: ScriptArg };
+    args: { kind: ScriptArg; devices: ScriptArg | readonly ScriptArg[] };
   };
   /** touchManager: a manager's heartbeat, and how many other managers were alive before it (0 on the first call: isFirstManager). */
   touchManager: {

@@ -9,7 +9,7 @@ import type { Ctx } from './context.ts';
 import { contract } from './contract.ts';
 import { slaveStates, timing, type SlaveState } from './fleet.ts';
 import { LeastLoaded } from './plan.ts';
-import { shardOf } from './shards.ts';
+import { shardOf, withShards } from './shards.ts';
 import { toDeviceList, type DeviceTexts } from './device-list.ts';
 import type { DeviceInfo } from './values.ts';
 
@@ -151,7 +151,10 @@ export async function assignEach(
       for (let at; (at = next) < order.length; ) {
         next += BATCH.assign;
         const args: string[] = [];
-        for (let j = at; j < Math.min(at + BATCH.assign, order.length); j++) args.push(ids[order[j]!]!, slaveOf[j]!, texts[order[j]!]!);
+        for (let j = at; j < Math.min(at + BATCH.assign, order.length); j++) {
+          const id = ids[order[j]!]!;
+          args.push(id, String(shardOf(id)), slaveOf[j]!, texts[order[j]!]!);
+        }
         const replies = triples(await ctx.scripts.run('assignDevices', { keys: scriptKeys.assign, args: { slaveTail, ...timing(ctx), devices: args } }));
         replies.forEach((r, j) => {
           const i = order[at + j]!;
@@ -177,7 +180,7 @@ export async function updateDevices(ctx: Ctx, devices: readonly DeviceInfo[] | D
   const { ids, texts } = asTexts(devices);
   if (!ids.length) return [];
   const aliveSlave = (await slaveStates(ctx)).find((s) => s.alive)?.name ?? '';
-  const plan = ids.map((id, i) => [id, owners?.get(id) ?? '', texts[i]!]);
+  const plan = ids.map((id, i) => [id, String(shardOf(id)), owners?.get(id) ?? '', texts[i]!]);
   return inBatches(plan, BATCH.update, (batch) =>
     ctx.scripts.run('updateDevices', { keys: scriptKeys.update, args: { slaveTail, ...timing(ctx), aliveSlave, devices: batch.flat() } }),
   );
@@ -185,7 +188,7 @@ export async function updateDevices(ctx: Ctx, devices: readonly DeviceInfo[] | D
 
 /** Devices off their lists; `owners` (obnizId → slave, as last read) spares the scripts a lookup. */
 export async function removeDevices(ctx: Ctx, obnizIds: readonly string[], owners?: ReadonlyMap<string, string>): Promise<DeviceResult[]> {
-  const plan = obnizIds.map((id) => [id, owners?.get(id) ?? '']);
+  const plan = obnizIds.map((id) => [id, String(shardOf(id)), owners?.get(id) ?? '']);
   return inBatches(plan, BATCH.remove, (batch) =>
     ctx.scripts.run('removeDevices', { keys: scriptKeys.remove, args: { slaveTail, ...timing(ctx), devices: batch.flat() } }),
   );
@@ -193,7 +196,7 @@ export async function removeDevices(ctx: Ctx, obnizIds: readonly string[], owner
 
 /** Moves as planned, in batches; with `fromMustBeDead`, a device whose slave is alive stays ('ALIVE'). */
 export async function moveDevices(ctx: Ctx, moves: readonly Move[], fromMustBeDead = false): Promise<DeviceResult[]> {
-  const plan = moves.map((m) => [m.obnizId, m.from, m.to]);
+  const plan = moves.map((m) => [m.obnizId, String(shardOf(m.obnizId)), m.from, m.to]);
   return inBatches(plan, BATCH.move, (batch) =>
     ctx.scripts.run('moveDevices', { keys: scriptKeys.move, args: { slaveTail, ...timing(ctx), fromMustBeDead: fromMustBeDead ? '1' : '0', moves: batch.flat() } }),
   );
@@ -222,7 +225,7 @@ export async function claimDevices(ctx: Ctx, name: string, obnizIds: readonly st
   for (let i = 0; i < obnizIds.length; i += BATCH.claim) {
     const reply = (await ctx.scripts.run('claimDevices', {
       keys: { workers: { name } },
-      args: { slaveTail, ...timing(ctx), name, obnizIds: obnizIds.slice(i, i + BATCH.claim) },
+      args: { slaveTail, ...timing(ctx), name, devices: withShards(obnizIds.slice(i, i + BATCH.claim)) },
     })) as string[];
     for (let j = 0; j < reply.length; j += 4) {
       out.push({ obnizId: reply[j]!, status: reply[j + 1] as ClaimResult['status'], fresh: reply[j + 2] === '1', holder: reply[j + 3]! });
@@ -236,7 +239,7 @@ export async function releaseDevices(ctx: Ctx, name: string, obnizIds: readonly 
   let released = 0;
   for (let i = 0; i < obnizIds.length; i += BATCH.release) {
     const batch = obnizIds.slice(i, i + BATCH.release);
-    released += (await ctx.scripts.run('releaseDevices', { keys: { claims: { shard: shardOf(batch[0]!) } }, args: { name, obnizIds: batch } })) as number;
+    released += (await ctx.scripts.run('releaseDevices', { keys: { claims: { shard: shardOf(batch[0]!) } }, args: { name, devices: withShards(batch) } })) as number;
   }
   return released;
 }
@@ -248,15 +251,20 @@ export async function releaseDevices(ctx: Ctx, name: string, obnizIds: readonly 
  */
 export async function shardLegacyKeys(ctx: Ctx): Promise<number> {
   const keys = { legacyDeviceIndex: {}, legacyClaims: {}, legacyNewInstalls: {} } as const;
-  let cursors = ['0', '0', '0'];
+  const legacy = [
+    { kind: 'index', key: ctx.keys.legacyDeviceIndex(), scan: 'HSCAN' },
+    { kind: 'claims', key: ctx.keys.legacyClaims(), scan: 'HSCAN' },
+    { kind: 'new', key: ctx.keys.legacyNewInstalls(), scan: 'SSCAN' },
+  ] as const;
   let moved = 0;
-  while (cursors.some((c) => c !== '')) {
-    const [indexCursor, claimsCursor, newCursor, count] = (await ctx.scripts.run('shardLegacyKeys', {
-      keys,
-      args: { indexCursor: cursors[0]!, claimsCursor: cursors[1]!, newCursor: cursors[2]!, count: 200 },
-    })) as [string, string, string, number];
-    cursors = [indexCursor, claimsCursor, newCursor];
-    moved += count;
+  for (const { kind, key, scan } of legacy) {
+    let cursor = '0';
+    do {
+      const [next, flat] = (await ctx.backend.send([scan, key, cursor, 'COUNT', 200])) as [string, string[]];
+      const ids = scan === 'HSCAN' ? flat.filter((_v, i) => i % 2 === 0) : flat;
+      if (ids.length) moved += (await ctx.scripts.run('shardLegacyKeys', { keys, args: { kind, devices: withShards(ids) } })) as number;
+      cursor = next;
+    } while (cursor !== '0');
   }
   if (moved) ctx.logger.info('moved the device index, claims and install marks an older coord kept in one key each into their shards', { entries: moved });
   return moved;

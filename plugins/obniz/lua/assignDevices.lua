@@ -15,7 +15,7 @@
 -- ARGV[5] deadAfterMs
 -- ARGV[6] indexHead @head deviceIndex
 -- ARGV[7] newHead @head newInstalls
--- ARGV[8..] devices                    obnizId, slave, install JSON, obnizId, slave, install JSON, …
+-- ARGV[8..] devices                    obnizId, shard, slave, install JSON, obnizId, shard, …
 -- Returns a flat list: obnizId, 'ok', slave | obnizId, 'err', 'ALREADY_INSTALLED' | 'NOT_ALIVE'
 -- @include shards
 -- @include heartbeat
@@ -23,26 +23,17 @@
 -- @include entry
 -- @include results
 -- @include installs
-local workersHead, nowText, indexHead, newHead = ARGV[1], ARGV[4], ARGV[6], ARGV[7]
+local workersHead, nowText = ARGV[1], ARGV[4]
+local indexKey, newKey = shardKeys(ARGV[6]), shardKeys(ARGV[7])
 local alive = slaveAliveCheck(ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]))
 local isCoord = coordSlaveCheck(KEYS[3])
-
--- the list `key` of `groups` (a table of lists), made when missing
-local function group(groups, key)
-  local list = groups[key]
-  if not list then
-    list = {}
-    groups[key] = list
-  end
-  return list
-end
 
 -- decide every device first, then write with one command per slave list and per shard
 local unpack = unpack or table.unpack
 local out, taken, fields, indexed, fresh, placed, touched = {}, {}, {}, {}, {}, {}, {}
-for i = 8, #ARGV, 3 do
-  local id, slave, install = ARGV[i], ARGV[i + 1], ARGV[i + 2]
-  if taken[id] or listHolding(indexHead, workersHead, id) then
+for i = 8, #ARGV, 4 do
+  local id, shard, slave, install = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
+  if taken[id] or listHolding(indexKey(shard), workersHead, id) then
     pushResult(out, id, nil, 'ALREADY_INSTALLED')
   elseif not alive(slave) then
     pushResult(out, id, nil, 'NOT_ALIVE')
@@ -50,14 +41,14 @@ for i = 8, #ARGV, 3 do
     taken[id] = true
     placed[#placed + 1] = id
     if isCoord(slave) then
-      local marks = group(fresh, shardKey(newHead, id))
+      local marks = group(fresh, newKey(shard))
       marks[#marks + 1] = id
     end
     touched[slave] = true
     local list = group(fields, workersHead .. slave)
     list[#list + 1] = id
     list[#list + 1] = listEntry(install, slave, nowText)
-    local index = group(indexed, shardKey(indexHead, id))
+    local index = group(indexed, indexKey(shard))
     index[#index + 1] = id
     index[#index + 1] = slave
     pushResult(out, id, slave)

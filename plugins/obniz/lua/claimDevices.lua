@@ -14,19 +14,20 @@
 -- ARGV[6] claimsHead @head claims
 -- ARGV[7] newHead @head newInstalls
 -- ARGV[8] indexHead @head deviceIndex
--- ARGV[9..] obnizIds
+-- ARGV[9..] devices                    obnizId, shard, obnizId, shard, …
 -- Returns a flat list of four per device: obnizId, status ('ok' | 'wait' | 'gone'),
 -- fresh ('1' when new: call onInstall, else '0'), the previous holder ('' when none).
 -- @include shards
 -- @include heartbeat
-local me, claimsHead, newHead, indexHead = ARGV[5], ARGV[6], ARGV[7], ARGV[8]
+local me = ARGV[5]
+local claimsKey, newKey, indexKey = shardKeys(ARGV[6]), shardKeys(ARGV[7]), shardKeys(ARGV[8])
 local alive = slaveAliveCheck(ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]))
 
 local out = {}
-for i = 9, #ARGV do
-  local id = ARGV[i]
+for i = 9, #ARGV, 2 do
+  local id, shard = ARGV[i], ARGV[i + 1]
   out[#out + 1] = id
-  local claims = shardKey(claimsHead, id)
+  local claims = claimsKey(shard)
   local holder = redis.call('HGET', claims, id)
   if not holder then holder = '' end
   if redis.call('HEXISTS', KEYS[1], id) == 0 then
@@ -38,8 +39,8 @@ for i = 9, #ARGV do
   else
     redis.call('HSET', claims, id, me)
     out[#out + 1] = 'ok'
-    local fresh = redis.call('SREM', shardKey(newHead, id), id)
-    if redis.call('HSET', shardKey(indexHead, id), id, me) == 1 and holder == '' then fresh = 1 end
+    local fresh = redis.call('SREM', newKey(shard), id)
+    if redis.call('HSET', indexKey(shard), id, me) == 1 and holder == '' then fresh = 1 end
     out[#out + 1] = tostring(fresh)
   end
   out[#out + 1] = holder

@@ -15,7 +15,7 @@
 -- ARGV[6] indexHead @head deviceIndex
 -- ARGV[7] newHead @head newInstalls
 -- ARGV[8] fromMustBeDead               '1': move only devices whose slave is dead
--- ARGV[9..] moves                      obnizId, from, to, obnizId, from, to, …
+-- ARGV[9..] moves                      obnizId, shard, from, to, obnizId, shard, from, to, …
 -- Returns a flat list: obnizId, 'ok', to | obnizId, 'err', 'ALIVE' | 'NOT_INSTALLED' | 'NOT_ALIVE'
 -- @include shards
 -- @include heartbeat
@@ -23,14 +23,15 @@
 -- @include entry
 -- @include results
 -- @include installs
-local workersHead, nowText, indexHead, newHead = ARGV[1], ARGV[4], ARGV[6], ARGV[7]
+local workersHead, nowText = ARGV[1], ARGV[4]
+local indexKey, newKey = shardKeys(ARGV[6]), shardKeys(ARGV[7])
 local alive = slaveAliveCheck(ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]))
 local isCoord = coordSlaveCheck(KEYS[2])
 local mustBeDead = ARGV[8] == '1'
 
 local out, touched = {}, {}
-for i = 9, #ARGV, 3 do
-  local id, from, to = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+for i = 9, #ARGV, 4 do
+  local id, shard, from, to = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
   local value = redis.call('HGET', workersHead .. from, id)
   if mustBeDead and alive(from) then
     pushResult(out, id, nil, 'ALIVE')
@@ -41,8 +42,8 @@ for i = 9, #ARGV, 3 do
   else
     redis.call('HSET', workersHead .. to, id, reassignedEntry(value, to, nowText))
     redis.call('HDEL', workersHead .. from, id)
-    redis.call('HSET', shardKey(indexHead, id), id, to)
-    keepMarkOnMove(newHead, isCoord, id, to)
+    redis.call('HSET', indexKey(shard), id, to)
+    keepMarkOnMove(newKey(shard), isCoord, id, to)
     touched[from], touched[to] = true, true
     pushResult(out, id, to)
   end

@@ -12,26 +12,27 @@
 -- ARGV[6] indexHead @head deviceIndex
 -- ARGV[7] claimsHead @head claims
 -- ARGV[8] newHead @head newInstalls
--- ARGV[9..] devices                    obnizId, its slave as read ('' when unknown), …
+-- ARGV[9..] devices                    obnizId, shard, its slave as read ('' when unknown), …
 -- Returns a flat list: obnizId, 'ok', slave | obnizId, 'err', 'NOT_INSTALLED'
 -- @include shards
 -- @include heartbeat
 -- @include lists
 -- @include results
-local workersHead, indexHead, claimsHead, newHead = ARGV[1], ARGV[6], ARGV[7], ARGV[8]
+local workersHead = ARGV[1]
+local indexKey, claimsKey, newKey = shardKeys(ARGV[6]), shardKeys(ARGV[7]), shardKeys(ARGV[8])
 local alive = slaveAliveCheck(ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]))
 
 local out, touched = {}, {}
-for i = 9, #ARGV, 2 do
-  local id = ARGV[i]
-  local owner = listHolding(indexHead, workersHead, id, ARGV[i + 1])
+for i = 9, #ARGV, 3 do
+  local id, shard = ARGV[i], ARGV[i + 1]
+  local owner = listHolding(indexKey(shard), workersHead, id, ARGV[i + 2])
   if owner then
     redis.call('HDEL', workersHead .. owner, id)
     touched[owner] = true
   end
-  redis.call('HDEL', shardKey(indexHead, id), id)
-  redis.call('SREM', shardKey(newHead, id), id)
-  local claims = shardKey(claimsHead, id)
+  redis.call('HDEL', indexKey(shard), id)
+  redis.call('SREM', newKey(shard), id)
+  local claims = claimsKey(shard)
   local holder = redis.call('HGET', claims, id)
   if holder and alive(holder) then
     redis.call('SADD', KEYS[2], id)

@@ -11,24 +11,25 @@
 -- ARGV[5] deadAfterMs
 -- ARGV[6] indexHead @head deviceIndex
 -- ARGV[7] aliveSlave                   a slave the caller found alive ('' when none)
--- ARGV[8..] devices                    obnizId, its slave as read ('' when unknown), install JSON, …
+-- ARGV[8..] devices                    obnizId, shard, its slave as read ('' when unknown), install JSON, …
 -- Returns a flat list: obnizId, 'ok', slave | obnizId, 'err', 'NOT_INSTALLED' | 'NO_RUNNING_WORKER'
 -- @include shards
 -- @include heartbeat
 -- @include lists
 -- @include entry
 -- @include results
-local workersHead, nowText, indexHead = ARGV[1], ARGV[4], ARGV[6]
+local workersHead, nowText = ARGV[1], ARGV[4]
+local indexKey = shardKeys(ARGV[6])
 local alive = slaveAliveCheck(ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]))
 local out = {}
 if ARGV[7] == '' or not alive(ARGV[7]) then
-  for i = 8, #ARGV, 3 do pushResult(out, ARGV[i], nil, 'NO_RUNNING_WORKER') end
+  for i = 8, #ARGV, 4 do pushResult(out, ARGV[i], nil, 'NO_RUNNING_WORKER') end
   return out
 end
 local touched = {}
-for i = 8, #ARGV, 3 do
-  local id, install = ARGV[i], ARGV[i + 2]
-  local owner = listHolding(indexHead, workersHead, id, ARGV[i + 1])
+for i = 8, #ARGV, 4 do
+  local id, shard, install = ARGV[i], ARGV[i + 1], ARGV[i + 3]
+  local owner = listHolding(indexKey(shard), workersHead, id, ARGV[i + 2])
   if owner then
     redis.call('HSET', workersHead .. owner, id, listEntry(install, owner, nowText))
     touched[owner] = true

@@ -1,7 +1,6 @@
 -- installs: coord's pending-onInstall marks. Only coord slaves call onInstall, so a
 -- device is marked new only while it sits, not yet started, on a coord slave: one
 -- placed on (or moved to) an obniz-app-sdk slave is installed there, without it.
--- Needs @include shards.
 
 -- isCoord(name): whether slave `name` is a coord process (a member of the coord-slave set)
 local function coordSlaveCheck(coordSlavesKey)
@@ -13,6 +12,6 @@ local function coordSlaveCheck(coordSlavesKey)
 end
 
 -- after device `id` moved to slave `to`: a pending mark goes when `to` is not a coord slave
-local function keepMarkOnMove(newHead, isCoord, id, to)
-  if not isCoord(to) then redis.call('SREM', shardKey(newHead, id), id) end
+local function keepMarkOnMove(newKey, isCoord, id, to)
+  if not isCoord(to) then redis.call('SREM', newKey, id) end
 end

@@ -1,13 +1,28 @@
 -- shards: coord's per-device keys (device index, claims, pending-onInstall marks) are
--- each split over 64 keys by a hash of the obnizId (shards.ts computes the same), so no
--- key grows to a million entries: Redis grows a table in one step, and at that size the
--- step took over a millisecond inside a script call.
+-- each split over 16 keys, so that none grows to a million entries (Redis grows a
+-- table in one step, and at that size the step took over a millisecond inside a
+-- script call). The caller names each device's shard (shards.ts), so no script
+-- hashes an id.
 
-local byte = string.byte
+-- key(shard): the key of that shard among those that start with `head` (each made once a call)
+local function shardKeys(head)
+  local made = {}
+  return function(shard)
+    local key = made[shard]
+    if not key then
+      key = head .. shard
+      made[shard] = key
+    end
+    return key
+  end
+end
 
--- the key of device `id` among the shards that start with `head`
-local function shardKey(head, id)
-  local h = 0
-  for i = 1, #id do h = (h * 31 + byte(id, i)) % 2147483647 end
-  return head .. (h % 64)
+-- the list `name` of `groups` (a table of lists), made when missing
+local function group(groups, name)
+  local list = groups[name]
+  if not list then
+    list = {}
+    groups[name] = list
+  end
+  return list
 end
