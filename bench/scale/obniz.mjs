@@ -38,6 +38,9 @@ const BEAT_EVERY_MS = 5000;
 /** Longer than the defaults (20 s, 30 s): a loaded machine may hold this process's beats up for a while. */
 const timing = { heartbeatInterval: 10, heartbeatTtl: 120, deadAfter: 180 };
 const UNCHANGED_SYNCS = 3;
+/** ARGV[n] of a logged EVALSHA call (its args: EVALSHA, the sha, numkeys, the keys, ARGV). */
+const argv = (call, n) => call.args[3 + Number(call.args[2]) + n - 1];
+
 /** SLOWLOG's threshold through the manager's start and first sync (µs). */
 const FIRST_SYNC_LOGS_OVER_US = 100;
 const CONTROL_BESIDE = "control beside the manager's start and first sync: the fixed-work loop, about 0.45 ms, every 5 ms";
@@ -220,12 +223,11 @@ export default {
       const start = await firstBeat;
       const assigns = calls.filter((c) => c.script === 'assignDevices');
       const last = assigns.at(-1);
-      // nowMs: ARGV[4] (after EVALSHA, the sha, numkeys and 5 keys)
-      values.first = (Number(last.args[11]) + last.ms - start) / 1000;
-      values.prepare = (Number(assigns[0].args[11]) - start) / 1000;
+      values.first = (Number(argv(last, 4)) + last.ms - start) / 1000; // ARGV[4] nowMs
+      values.prepare = (Number(argv(assigns[0], 4)) - start) / 1000;
       log(`  first sync: ${values.first.toFixed(2)} s, ${assigns.length} assignDevices calls; manager ${memoryText(pid)}`);
-      // ARGV[6], the call's first device (after EVALSHA, the sha, numkeys and 5 keys); its nowMs after the first heartbeat
-      const long = assigns.filter((c) => c.ms > 2).map((c) => `${c.ms.toFixed(1)} ms at ${c.args[13]} +${((Number(c.args[11]) - start) / 1000).toFixed(2)} s`);
+      // ARGV[8], the call's first device; its nowMs after the first heartbeat
+      const long = assigns.filter((c) => c.ms > 2).map((c) => `${c.ms.toFixed(1)} ms at ${argv(c, 8)} +${((Number(argv(c, 4)) - start) / 1000).toFixed(2)} s`);
       if (long.length) log(`  assignDevices calls over 2 ms: ${long.join(', ')}`);
       stopReading = readLog();
 
