@@ -25,7 +25,6 @@ import { scenarioContext } from '../dist/conformance/scenario-context.js';
 import { memoryLogger } from '../dist/core/logger.js';
 import plugin from '../dist/plugins/obniz/index.js';
 import { Manager } from '../dist/plugins/obniz/roles/manager.js';
-import { allShards, shardOf } from '../dist/plugins/obniz/shards.js';
 import { coord, root } from '../dist/test/support/cli.js';
 import { deviceFile, devices } from '../dist/test/support/obniz.js';
 import { startRedis } from '../dist/test/support/redis.js';
@@ -62,12 +61,6 @@ async function otherClients() {
 const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
 
 /** A process of `n` slaves; resolves once it says `slaves running`, with the times. */
-/** The claims over all 64 shards of the obniz keys under `prefix`. */
-async function claimCount(prefix) {
-  const counts = await backend.pipeline(allShards.map((shard) => ['HLEN', `${prefix}obniz:claims:${shard}`]));
-  return counts.reduce((a, b) => a + b, 0);
-}
-
 async function startHost(name, n, prefix) {
   const t0 = performance.now();
   const p = coord(['run', '--plugin', 'obniz', '--role', 'slave', '--redis', redis.url, '--prefix', prefix, '--instance-name', name, '--slaves', String(n), '--worker', WORKER, ...TIMINGS.flatMap((v) => ['--set', `obniz.${v}`])]);
@@ -149,7 +142,7 @@ for (const n of SIZES) {
   const manager = new Manager(ctx);
   const t1 = performance.now();
   await manager.start();
-  while ((await claimCount(prefix)) < n * DEVICES_PER_SLAVE) await sleep(100);
+  while ((await backend.send(['HLEN', `${prefix}obniz:claims`])) < n * DEVICES_PER_SLAVE) await sleep(100);
   row.devices = n * DEVICES_PER_SLAVE;
   row.devicesS = (performance.now() - t1) / 1000;
   row.rssDevices = rssMb(host.p.child.pid);
@@ -186,12 +179,9 @@ for (const n of SIZES) {
 // ---- 500 slaves over a million claims of other slaves
 log(`${CLAIMS.toLocaleString('en')} claims of other slaves, then 500 slaves start`);
 for (let i = 0; i < CLAIMS; i += 10_000) {
-  const writes = [];
-  for (let j = i; j < Math.min(CLAIMS, i + 10_000); j++) {
-    const id = `${String(j).padStart(7, '0')}-x`;
-    writes.push(['HSET', `{big}:obniz:claims:${shardOf(id)}`, id, `other-${j % 5000}`]);
-  }
-  await backend.pipeline(writes);
+  const args = [];
+  for (let j = i; j < Math.min(CLAIMS, i + 10_000); j++) args.push(`${String(j).padStart(7, '0')}-x`, `other-${j % 5000}`);
+  await backend.send(['HSET', '{big}:obniz:claims', ...args]);
 }
 const big = await startHost('h', 500, '{big}:');
 log(`  started in ${big.wallS.toFixed(2)} s (it says ${big.reportedS.toFixed(2)} s after its checks)`);

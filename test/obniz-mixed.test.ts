@@ -15,7 +15,7 @@ import type { Manager } from '../plugins/obniz/roles/manager.ts';
 import type { Slave } from '../plugins/obniz/roles/slave.ts';
 import { touchSlave } from '../plugins/obniz/scripts.ts';
 import { SdkManager, SdkSlave, sdkTimings, type SdkWorkerRecord } from './support/obniz-sdk.ts';
-import { deviceFile, devices, fixtures, manualClock, obnizCtx, recordEvents, shardedCount, startManager, startSlave } from './support/obniz.ts';
+import { deviceFile, devices, fixtures, manualClock, obnizCtx, recordEvents, startManager, startSlave } from './support/obniz.ts';
 import { until } from './support/until.ts';
 import { startRig } from './support/rig.ts';
 import { startRedis } from './support/redis.ts';
@@ -119,14 +119,14 @@ t.test('isFirstManager beside a live SDK manager, in both start orders', (t) =>
     t.equal(sdkSecond.isFirstManager(), false, 'the SDK manager saw coord\'s heartbeat');
   }));
 
-t.test('no onInstall on a move from an SDK slave to a coord slave; the pending-onInstall marks do not grow with the SDK slave\'s devices', (t) =>
+t.test('no onInstall on a move from an SDK slave to a coord slave; obniz:installs:new does not grow with the SDK slave\'s devices', (t) =>
   scope(async (track) => {
     const events = recordEvents();
     const file = deviceFile(devices(6));
     const sdkSlave = track(await new SdkSlave(sdk, 'sdk-s1').start());
     const manager = track(await startManager(backend, '', 'coord-m', { devices: file.path, ...mixed }));
     await until('the coord manager gave all six to the SDK slave', () => sdkSlave.running.size === 6);
-    t.equal(await shardedCount(backend, obnizCtx(backend, { prefix: '' }), 'newInstalls'), 0, 'devices an SDK slave runs are not marked new');
+    t.equal(await backend.send(['SCARD', 'obniz:installs:new']), 0, 'devices an SDK slave runs are not marked new');
 
     const c1 = track(await startSlave(backend, '', 'c1', mixed));
     t.same((await manager.doAllRelocate()).counts, { c1: 3, 'sdk-s1': 3 });
@@ -147,7 +147,7 @@ t.test('no onInstall on a move from an SDK slave to a coord slave; the pending-o
     file.write([...devices(6), added]);
     await until('the new device runs', () => c1.running().includes(added.id));
     t.same(events.filter((e) => e.ev === 'install').map((e) => e.id), [added.id], 'onInstall for the new one only');
-    t.equal(await shardedCount(backend, obnizCtx(backend, { prefix: '' }), 'newInstalls'), 0, 'no mark left behind');
+    t.equal(await backend.send(['SCARD', 'obniz:installs:new']), 0, 'no mark left behind');
   }));
 
 t.test('device data: what a coord manager stores parses in an SDK worker (configs JSON text, a hardware), from old-style lists too', (t) =>

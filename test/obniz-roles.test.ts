@@ -9,7 +9,7 @@ import type { Backend } from '../core/backend.ts';
 import type { Manager } from '../plugins/obniz/roles/manager.ts';
 import type { Slave } from '../plugins/obniz/roles/slave.ts';
 import { readList } from '../plugins/obniz/fleet.ts';
-import { deviceFile, devices, fixtures, loops, overlaps, recordEvents, roleCtx, shardedCount, shardKeyOf, startManager, startSlave } from './support/obniz.ts';
+import { deviceFile, devices, fixtures, loops, overlaps, recordEvents, roleCtx, startManager, startSlave } from './support/obniz.ts';
 import { until } from './support/until.ts';
 import { startRedis } from './support/redis.ts';
 
@@ -256,7 +256,7 @@ t.test('bad input: a 1 MB id and other bad ids or configs are refused with one e
     }
     t.same(await backend.send(['HGETALL', ctx.keys.workers({ name: 's1' })]), before, 'the assignments are untouched');
     t.same(s1.running().sort(), good.map((d) => d.id), 'the workers keep running');
-    t.equal(await shardedCount(backend, ctx, 'deviceIndex'), 3, 'nothing new indexed');
+    t.equal(await backend.send(['HLEN', ctx.keys.deviceIndex()]), 3, 'nothing new indexed');
   }));
 
 t.test('a second manager on the same Redis with a one-device list does not remove the fleet (maxRemoveShare); with the guard off it does', (t) =>
@@ -312,7 +312,7 @@ t.test('a failing onStart is logged and the device is retried later; the other w
     await until('an error', () => lines.some((l) => l.level === 'error'));
     t.same(lines.filter((l) => l.level === 'error').map((l) => l.msg), ['worker fails-1: onStart failed: cannot start fails-1']);
     const ctx = roleCtx(backend, p, {});
-    t.equal(await backend.send(['HGET', shardKeyOf(ctx, 'claims', 'fails-1'), 'fails-1']), null, 'its claim went back');
+    t.equal(await backend.send(['HGET', ctx.keys.claims(), 'fails-1']), null, 'its claim went back');
   }));
 
 t.test('device connections: the stand-in device class connects (onObnizConnect, onObnizLoop); an unreachable device does not hang a stop', (t) =>
@@ -355,7 +355,7 @@ t.test('Redis restarts empty: every device runs again, on one slave each, never 
     await until('six running', () => s1.running().length + s2.running().length === 6);
     const restartedAt = Date.now();
     await own.restart();
-    await until('six running again', async () => (await shardedCount(b, roleCtx(b, p, {}), 'claims').catch(() => 0)) === 6 && s1.running().length + s2.running().length === 6, 20_000);
+    await until('six running again', async () => (await b.send(['HLEN', roleCtx(b, p, {}).keys.claims()]).catch(() => 0)) === 6 && s1.running().length + s2.running().length === 6, 20_000);
     const after = events.filter((e) => e.t >= restartedAt);
     t.ok(true, `all six ran again ${Date.now() - restartedAt} ms after the restart (${after.filter((e) => e.ev === 'end').length} stopped, ${after.filter((e) => e.ev === 'start').length} started meanwhile)`);
     t.same([...s1.running(), ...s2.running()].sort(), devices(6).map((d) => d.id), 'each once');

@@ -8,12 +8,11 @@ import type { Backend } from '../core/backend.ts';
 import type { Ctx } from '../plugins/obniz/context.ts';
 import { readList } from '../plugins/obniz/fleet.ts';
 import { relocateAll, relocateDevice, relocateSlave } from '../plugins/obniz/relocate.ts';
-import { assignDevices, assignEach, claimDevices, releaseDevices, removeDevices, shardLegacyKeys, touchManager, touchSlave, updateDevices } from '../plugins/obniz/scripts.ts';
-import { shardOf } from '../plugins/obniz/shards.ts';
+import { assignDevices, assignEach, claimDevices, releaseDevices, removeDevices, touchManager, touchSlave, updateDevices } from '../plugins/obniz/scripts.ts';
 import { obnizStatus } from '../plugins/obniz/status.ts';
 import { SlavesAcrossChunks, STATES_FRESH_MS } from '../plugins/obniz/stream-adds.ts';
 import { toDeviceList } from '../plugins/obniz/device-list.ts';
-import { devices, manualClock, newInstallMarks, obnizCtx, shardedCount, shardKeyOf, T0 } from './support/obniz.ts';
+import { devices, manualClock, obnizCtx, T0 } from './support/obniz.ts';
 import { startRedis } from './support/redis.ts';
 
 const embedded = process.env.OBNIZ_BACKEND === 'embedded';
@@ -65,7 +64,7 @@ t.test('assignDevices: least-loaded slave, the SDK value format, marked new, ALR
   const d = devices(1)[0]!;
   const owner = results[0]!.detail;
   t.equal(await hget(ctx, owner, d.id), `{"install":${JSON.stringify(d)},"instanceName":"${owner}","updatedMillisecond":${T0}}`, 'exactly the SDK entry, updatedMillisecond in ms');
-  t.equal(await shardedCount(backend, ctx, 'newInstalls'), 9, 'every new device is marked for onInstall');
+  t.equal(await backend.send(['SCARD', ctx.keys.newInstalls()]), 9, 'every new device is marked for onInstall');
 
   const again = await assignDevices(ctx, [d, ...devices(1, 100), ...devices(1, 100)]);
   t.same(again.map((r) => r.detail), ['ALREADY_INSTALLED', again[1]!.detail, 'ALREADY_INSTALLED'], 'an assigned device, and a duplicate in one batch');
@@ -77,45 +76,6 @@ t.test('assignDevices: least-loaded slave, the SDK value format, marked new, ALR
   t.equal(big.at(-1)!.detail, 'ALREADY_INSTALLED');
   const c = Object.values(await counts(ctx, ['s1', 's2', 's3'])) as number[];
   t.ok(Math.max(...c) - Math.min(...c) <= 1, `still within 1: ${c}`);
-});
-
-t.test('the per-device keys are split over 16 shards: every script writes and reads a device in the shard shardOf() names, for any id', async (t) => {
-  const ctx = ctxOf();
-  await touchSlave(ctx, 's1');
-  const listed = [...devices(300), { id: 'デバイス-1' }, { id: 'a' }, { id: 'x:y:z' }];
-  t.ok((await assignDevices(ctx, listed)).every((r) => r.ok), 'all assigned');
-  const ids = listed.map((d) => d.id);
-  const indexed = await backend.pipeline(ids.map((id) => ['HGET', shardKeyOf(ctx, 'deviceIndex', id), id]));
-  t.same(indexed, ids.map(() => 's1'), 'each device indexed in the shard shardOf() names');
-  const marked = await backend.pipeline(ids.map((id) => ['SISMEMBER', shardKeyOf(ctx, 'newInstalls', id), id]));
-  t.same(marked, ids.map(() => 1), 'each marked new in that shard');
-  t.ok((await claimDevices(ctx, 's1', ids)).every((c) => c.status === 'ok' && c.fresh), 'claimed, each new once');
-  const claimed = await backend.pipeline(ids.map((id) => ['HGET', shardKeyOf(ctx, 'claims', id), id]));
-  t.same(claimed, ids.map(() => 's1'), 'each claim in that shard');
-  t.equal(await shardedCount(backend, ctx, 'newInstalls'), 0, 'the marks went with the claims');
-  const perShard = new Map<string, number>();
-  for (const id of ids) perShard.set(shardKeyOf(ctx, 'claims', id), (perShard.get(shardKeyOf(ctx, 'claims', id)) ?? 0) + 1);
-  t.equal(perShard.size, 16, '303 devices over all 16 shards');
-  t.ok(Math.max(...perShard.values()) <= 3 * Math.min(...perShard.values()), `evenly enough: ${[...perShard.values()].join(' ')}`);
-  t.equal(await releaseDevices(ctx, 's1', ids), ids.length, 'released from every shard in one call');
-  t.equal(await shardedCount(backend, ctx, 'claims'), 0);
-});
-
-t.test('an older coord\'s single device-index, claims and install-mark keys move into the shards; entries a newer coord wrote win', async (t) => {
-  const ctx = ctxOf();
-  const ids = devices(1500).map((d) => d.id);
-  await backend.send(['HSET', ctx.keys.legacyDeviceIndex(), ...ids.flatMap((id) => [id, 'old-slave'])]);
-  await backend.send(['HSET', ctx.keys.legacyClaims(), ...ids.slice(0, 700).flatMap((id) => [id, 'old-slave'])]);
-  await backend.send(['SADD', ctx.keys.legacyNewInstalls(), ...ids.slice(700)]);
-  await backend.send(['HSET', shardKeyOf(ctx, 'deviceIndex', ids[0]!), ids[0]!, 'new-slave']);
-  t.equal(await shardLegacyKeys(ctx), 1500 + 700 + 800, 'every entry moved, a page at a time');
-  t.same(await backend.send(['EXISTS', ctx.keys.legacyDeviceIndex(), ctx.keys.legacyClaims(), ctx.keys.legacyNewInstalls()]), 0, 'the old keys are gone');
-  t.equal(await shardedCount(backend, ctx, 'deviceIndex'), 1500);
-  t.equal(await shardedCount(backend, ctx, 'claims'), 700);
-  t.same(await newInstallMarks(backend, ctx), ids.slice(700).sort());
-  t.equal(await backend.send(['HGET', shardKeyOf(ctx, 'deviceIndex', ids[0]!), ids[0]!]), 'new-slave', 'the newer entry kept');
-  t.equal(await backend.send(['HGET', shardKeyOf(ctx, 'claims', ids[5]!), ids[5]!]), 'old-slave', 'a claim kept its holder');
-  t.equal(await shardLegacyKeys(ctx), 0, 'nothing left to move');
 });
 
 t.test('a sync\'s chunks share one read of the slaves for STATES_FRESH_MS, with what they placed counted; a replan reads anew', async (t) => {
@@ -143,8 +103,8 @@ t.test('relocateDevice: every obniz-app-sdk error in obniz-app-sdk\'s order, the
   // a 20-digit number and empty lists: a cjson round trip would change them
   const raw = '{"id":"odd-1","serial":12345678901234567890,"tags":[],"nested":{"a":[]}}';
   await ctx.scripts.run('assignDevices', {
-    keys: { listStamps: {}, uninstalls: {}, coordSlaves: {} },
-    args: { slaveTail: ':heartbeat', nowMs: T0, deadAfterMs: 30_000, devices: ['odd-1', String(shardOf('odd-1')), 's1', raw] },
+    keys: { deviceIndex: {}, listStamps: {}, newInstalls: {}, uninstalls: {}, coordSlaves: {} },
+    args: { slaveTail: ':heartbeat', nowMs: T0, deadAfterMs: 30_000, devices: ['odd-1', 's1', raw] },
   });
   await t.rejects(
     relocateDevice(ctx, 'odd-1'),
@@ -273,8 +233,8 @@ t.test('removeDevices and updateDevices: NOT_INSTALLED, uninstall marks for a ru
   await kill(ctx, assigned[2]!.detail);
   t.same((await removeDevices(ctx, [d1!.id, d2!.id, 'nope'])).map((r) => r.detail), [assigned[1]!.detail, assigned[2]!.detail, 'NOT_INSTALLED']);
   t.same(await backend.send(['SMEMBERS', ctx.keys.uninstalls()]), [d1!.id], 'the alive holder will call onUninstall');
-  t.equal(await backend.send(['HGET', shardKeyOf(ctx, 'claims', d2!.id), d2!.id]), null, 'a dead holder\'s claim is dropped');
-  t.equal(await backend.send(['SISMEMBER', shardKeyOf(ctx, 'newInstalls', d1!.id), d1!.id]), 0);
+  t.equal(await backend.send(['HGET', ctx.keys.claims(), d2!.id]), null, 'a dead holder\'s claim is dropped');
+  t.equal(await backend.send(['SISMEMBER', ctx.keys.newInstalls(), d1!.id]), 0);
   await assignDevices(ctx, [d1!]);
   t.equal(await backend.send(['SISMEMBER', ctx.keys.uninstalls(), d1!.id]), 0, 'installed again: not uninstalled any more');
 });
@@ -293,14 +253,14 @@ t.test('updateDevices: NO_RUNNING_WORKER (checked first, as the SDK\'s update) w
 
 t.test('onInstall marks only for coord slaves: a device placed on or moved to an obniz-app-sdk slave is not marked', async (t) => {
   const ctx = ctxOf();
-  const isNew = async (id: string) => (await backend.send(['SISMEMBER', shardKeyOf(ctx, 'newInstalls', id), id])) === 1;
+  const isNew = async (id: string) => (await backend.send(['SISMEMBER', ctx.keys.newInstalls(), id])) === 1;
   // an SDK slave: its heartbeat and an index entry (as discover adds it), never touchSlave
   const sdkBeat = () => backend.send(['SET', ctx.keys.slaveHeartbeat({ name: 'sdk' }), String(clock.now()), 'EX', 20]);
   await sdkBeat();
   await backend.send(['ZADD', ctx.keys.slaveIndex(), 'NX', 0, 'sdk']);
   const onSdk = await assignDevices(ctx, devices(2));
   t.same(onSdk.map((r) => r.detail), ['sdk', 'sdk']);
-  t.equal(await shardedCount(backend, ctx, 'newInstalls'), 0, 'devices on an SDK slave are not marked');
+  t.equal(await backend.send(['SCARD', ctx.keys.newInstalls()]), 0, 'devices on an SDK slave are not marked');
   await touchSlave(ctx, 'coord');
   t.same(await backend.send(['SMEMBERS', ctx.keys.coordSlaves()]), ['coord']);
   const [moved] = devices(1);
@@ -318,12 +278,12 @@ t.test('onInstall marks only for coord slaves: a device placed on or moved to an
   const onCoord = batch.filter((r) => r.detail === 'coord').map((r) => r.obnizId);
   for (const id of onCoord) t.ok(await isNew(id));
   await relocateAll(ctx);
-  const stillNew = await newInstallMarks(backend, ctx);
+  const stillNew = (await backend.send(['SMEMBERS', ctx.keys.newInstalls()])) as string[];
   const onCoordNow = [...(await readList(ctx, 'coord')).keys()];
   t.same(stillNew.filter((id) => !onCoordNow.includes(id)), [], 'after relocateAll, only devices on the coord slave are marked');
   await kill(ctx, 'coord');
   await relocateSlave(ctx, 'coord');
-  t.equal(await shardedCount(backend, ctx, 'newInstalls'), 0, 'a dead coord slave\'s unstarted devices moved to the SDK slave: unmarked');
+  t.equal(await backend.send(['SCARD', ctx.keys.newInstalls()]), 0, 'a dead coord slave\'s unstarted devices moved to the SDK slave: unmarked');
   t.same(await backend.send(['SMEMBERS', ctx.keys.coordSlaves()]), [], 'and it left the coord-slave set');
 });
 

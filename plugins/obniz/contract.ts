@@ -9,8 +9,6 @@ import { defineContract } from '../../entries/plugin.ts';
 const timestamp = { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'string', pattern: '^[0-9]+$' }] };
 const name = { type: 'string', pattern: '^[^:]+$' };
 const obnizId = { type: 'string', minLength: 1 };
-/** A shard of a per-device key: 0 … DEVICE_SHARDS - 1 (shards.ts). */
-const shardParam = { shard: '[0-9]|1[0-5]' };
 
 /** One entry of workers:{name}: the device as the list gave it, the slave it runs on, when that was decided. */
 export const assignmentSchema = {
@@ -95,14 +93,12 @@ export const contract = defineContract({
       member: name,
     },
     deviceIndex: {
-      pattern: 'obniz:devices:{shard}',
+      pattern: 'obniz:devices',
       type: 'hash',
       extension: true,
-      description: 'obnizId → the slave whose distribution list holds it, written by coord\'s scripts with every list change: a script finds a device in O(1) instead of asking every list. obniz-app-sdk managers do not keep it, so a script confirms an entry in that list before trusting it. One of 16 shards, chosen by a hash of the obnizId (shards.ts).',
+      description: 'obnizId → the slave whose distribution list holds it, written by coord\'s scripts with every list change: a script finds a device in O(1) instead of asking every list. obniz-app-sdk managers do not keep it, so a script confirms an entry in that list before trusting it.',
       ttl: 'none',
       writers: ['manager', 'slave'],
-      params: shardParam,
-      derivable: true,
       dynamicFields: { pattern: '{obnizId}', value: name },
     },
     listStamps: {
@@ -125,25 +121,21 @@ export const contract = defineContract({
       score: { type: 'number', minimum: 0 },
     },
     claims: {
-      pattern: 'obniz:claims:{shard}',
+      pattern: 'obniz:claims',
       type: 'hash',
       extension: true,
-      description: 'obnizId → the slave whose worker for it is running. A slave starts a worker only once it holds the claim, and gives it back after onEnd. One of 16 shards, as the device index.',
+      description: 'obnizId → the slave whose worker for it is running. A slave starts a worker only once it holds the claim, and gives it back after onEnd.',
       ttl: 'none',
       writers: ['slave', 'manager'],
-      params: shardParam,
-      derivable: true,
       dynamicFields: { pattern: '{obnizId}', value: name },
     },
     newInstalls: {
-      pattern: 'obniz:installs:new:{shard}',
+      pattern: 'obniz:installs:new',
       type: 'set',
       extension: true,
-      description: 'Devices added to the list and not started yet, on a coord slave: the slave that starts one calls onInstall before onStart. A device placed on (or moved to) an SDK slave is not marked: it is installed there, without onInstall. One of 16 shards, as the device index.',
+      description: 'Devices added to the list and not started yet, on a coord slave: the slave that starts one calls onInstall before onStart. A device placed on (or moved to) an SDK slave is not marked: it is installed there, without onInstall.',
       ttl: 'none',
       writers: ['manager', 'slave'],
-      params: shardParam,
-      derivable: true,
       member: obnizId,
     },
     uninstalls: {
@@ -151,33 +143,6 @@ export const contract = defineContract({
       type: 'set',
       extension: true,
       description: 'Devices removed from the list whose worker still runs: the slave that stops one calls onUninstall before onEnd.',
-      ttl: 'none',
-      writers: ['manager', 'slave'],
-      member: obnizId,
-    },
-    legacyDeviceIndex: {
-      pattern: 'obniz:devices',
-      type: 'hash',
-      extension: true,
-      description: 'The device index as coord kept it before it was sharded (one hash). The first manager or slave of a newer coord moves its entries into the shards at its start and the key goes.',
-      ttl: 'none',
-      writers: ['manager', 'slave'],
-      dynamicFields: { pattern: '{obnizId}', value: name },
-    },
-    legacyClaims: {
-      pattern: 'obniz:claims',
-      type: 'hash',
-      extension: true,
-      description: 'The claims as coord kept them before they were sharded: moved into the shards at a start, as the device index.',
-      ttl: 'none',
-      writers: ['manager', 'slave'],
-      dynamicFields: { pattern: '{obnizId}', value: name },
-    },
-    legacyNewInstalls: {
-      pattern: 'obniz:installs:new',
-      type: 'set',
-      extension: true,
-      description: 'The pending-onInstall marks as coord kept them before they were sharded: moved into the shards at a start, as the device index.',
       ttl: 'none',
       writers: ['manager', 'slave'],
       member: obnizId,

@@ -3,7 +3,6 @@
 // listed. What the manager plans with and the slave reads its work from.
 import type { Command } from '../../entries/plugin.ts';
 import type { Ctx } from './context.ts';
-import { deviceIndexKey } from './shards.ts';
 import { parseAssignment, toMs, type Assignment } from './values.ts';
 
 /** Now and deadAfter in ms, as the scripts and the aliveness checks use them. */
@@ -40,7 +39,7 @@ export async function slaveStates(ctx: Ctx, names?: readonly string[]): Promise<
 
 /** The slave whose list holds a device: where the device index says (confirmed), else asked of every indexed list. */
 export async function findDevice(ctx: Ctx, obnizId: string, names: readonly string[]): Promise<string | undefined> {
-  const indexed = (await ctx.backend.send(['HGET', deviceIndexKey(ctx, obnizId), obnizId])) as string | null;
+  const indexed = (await ctx.backend.send(['HGET', ctx.keys.deviceIndex(), obnizId])) as string | null;
   if (indexed && (await ctx.backend.send(['HEXISTS', ctx.keys.workers({ name: indexed }), obnizId])) === 1) return indexed;
   const found = await ctx.backend.pipeline(names.map((name): Command => ['HEXISTS', ctx.keys.workers({ name }), obnizId]));
   return names.find((_n, i) => found[i] === 1);

@@ -8,13 +8,24 @@ type K = (typeof contract)['keys'];
 export interface ObnizScripts {
   /** assignDevices: writes an assignment the caller planned (scripts.ts: the least-loaded alive slave per device, obniz-app-sdk's rule, from the list lengths it read). */
   assignDevices: {
-    keys: { listStamps: ScriptKey<K, 'listStamps'>; uninstalls: ScriptKey<K, 'uninstalls'>; coordSlaves: ScriptKey<K, 'coordSlaves'> };
+    keys: {
+      deviceIndex: ScriptKey<K, 'deviceIndex'>;
+      listStamps: ScriptKey<K, 'listStamps'>;
+      newInstalls: ScriptKey<K, 'newInstalls'>;
+      uninstalls: ScriptKey<K, 'uninstalls'>;
+      coordSlaves: ScriptKey<K, 'coordSlaves'>;
+    };
     args: { slaveTail: ScriptArg; nowMs: ScriptArg; deadAfterMs: ScriptArg; devices: ScriptArg | readonly ScriptArg[] };
   };
   /** claimDevices: a slave asks to start workers. */
   claimDevices: {
-    keys: { workers: ScriptKey<K, 'workers'> };
-    args: { slaveTail: ScriptArg; nowMs: ScriptArg; deadAfterMs: ScriptArg; name: ScriptArg; devices: ScriptArg | readonly ScriptArg[] };
+    keys: {
+      claims: ScriptKey<K, 'claims'>;
+      workers: ScriptKey<K, 'workers'>;
+      newInstalls: ScriptKey<K, 'newInstalls'>;
+      deviceIndex: ScriptKey<K, 'deviceIndex'>;
+    };
+    args: { slaveTail: ScriptArg; nowMs: ScriptArg; deadAfterMs: ScriptArg; name: ScriptArg; obnizIds: ScriptArg | readonly ScriptArg[] };
   };
   /** forgetSlave: a dead slave (heartbeat missing, or older than deadAfter) whose list is empty (its devices moved by moveDevices) leaves: its list, heartbeat, index entry, coord-slave mark and change stamp are deleted, as obniz-app-sdk deletes a dead slave's keys. */
   forgetSlave: {
@@ -29,27 +40,29 @@ export interface ObnizScripts {
   };
   /** moveDevices: moves the caller planned (relocate.ts: the dead-slave relocation, a single relocation, doAllRelocate), each device from one slave's list to another's with instanceName and updatedMillisecond rewritten (the install is kept byte for byte). */
   moveDevices: {
-    keys: { listStamps: ScriptKey<K, 'listStamps'>; coordSlaves: ScriptKey<K, 'coordSlaves'> };
+    keys: {
+      deviceIndex: ScriptKey<K, 'deviceIndex'>;
+      listStamps: ScriptKey<K, 'listStamps'>;
+      newInstalls: ScriptKey<K, 'newInstalls'>;
+      coordSlaves: ScriptKey<K, 'coordSlaves'>;
+    };
     args: { slaveTail: ScriptArg; nowMs: ScriptArg; deadAfterMs: ScriptArg; fromMustBeDead: ScriptArg; moves: ScriptArg | readonly ScriptArg[] };
   };
   /** releaseDevices: a slave gives back the claims of workers it has stopped (onEnd done), so the slave that has the devices now may start them. */
   releaseDevices: {
     keys: { claims: ScriptKey<K, 'claims'> };
-    args: { name: ScriptArg; devices: ScriptArg | readonly ScriptArg[] };
+    args: { name: ScriptArg; obnizIds: ScriptArg | readonly ScriptArg[] };
   };
   /** removeDevices: devices gone from the list leave their slave's distribution list. */
   removeDevices: {
-    keys: { listStamps: ScriptKey<K, 'listStamps'>; uninstalls: ScriptKey<K, 'uninstalls'> };
-    args: { slaveTail: ScriptArg; nowMs: ScriptArg; deadAfterMs: ScriptArg; devices: ScriptArg | readonly ScriptArg[] };
-  };
-  /** shardLegacyKeys: moves entries the caller found (HSCAN, SSCAN) in one of the single keys an older coord kept (device index, claims, pending-onInstall marks) into their shards, each deleted from the old key in the same step: a process that reads the shards once its start's pass has ended finds every entry that was there when it began. */
-  shardLegacyKeys: {
     keys: {
-      legacyDeviceIndex: ScriptKey<K, 'legacyDeviceIndex'>;
-      legacyClaims: ScriptKey<K, 'legacyClaims'>;
-      legacyNewInstalls: ScriptKey<K, 'legacyNewInstalls'>;
+      deviceIndex: ScriptKey<K, 'deviceIndex'>;
+      listStamps: ScriptKey<K, 'listStamps'>;
+      claims: ScriptKey<K, 'claims'>;
+      newInstalls: ScriptKey<K, 'newInstalls'>;
+      uninstalls: ScriptKey<K, 'uninstalls'>;
     };
-    args: { kind: ScriptArg; devices: ScriptArg | readonly ScriptArg[] };
+    args: { slaveTail: ScriptArg; nowMs: ScriptArg; deadAfterMs: ScriptArg; devices: ScriptArg | readonly ScriptArg[] };
   };
   /** touchManager: a manager's heartbeat, and how many other managers were alive before it (0 on the first call: isFirstManager). */
   touchManager: {
@@ -63,7 +76,7 @@ export interface ObnizScripts {
   };
   /** updateDevices: a device's install (its configs…) changed: its entry gets the new install and stays on the same slave, which restarts the worker at its next sync. */
   updateDevices: {
-    keys: { listStamps: ScriptKey<K, 'listStamps'> };
+    keys: { deviceIndex: ScriptKey<K, 'deviceIndex'>; listStamps: ScriptKey<K, 'listStamps'> };
     args: { slaveTail: ScriptArg; nowMs: ScriptArg; deadAfterMs: ScriptArg; aliveSlave: ScriptArg; devices: ScriptArg | readonly ScriptArg[] };
   };
 }

@@ -9,7 +9,6 @@ import type { Ctx } from './context.ts';
 import { contract } from './contract.ts';
 import { slaveStates, timing, type SlaveState } from './fleet.ts';
 import { LeastLoaded } from './plan.ts';
-import { shardOf, withShards } from './shards.ts';
 import { toDeviceList, type DeviceTexts } from './device-list.ts';
 import type { DeviceInfo } from './values.ts';
 
@@ -37,12 +36,12 @@ const BATCH = { assign: 50, update: 50, remove: 50, move: 50, claim: 50, release
  */
 const ASSIGNS_IN_FLIGHT = 4;
 
-/** The keys of the batch scripts (all fixed: the lists and the shards are reached through @head). */
+/** The keys of the batch scripts (all fixed: the lists are reached through @head workers). */
 const scriptKeys = {
-  assign: { listStamps: {}, uninstalls: {}, coordSlaves: {} },
-  update: { listStamps: {} },
-  remove: { listStamps: {}, uninstalls: {} },
-  move: { listStamps: {}, coordSlaves: {} },
+  assign: { deviceIndex: {}, listStamps: {}, newInstalls: {}, uninstalls: {}, coordSlaves: {} },
+  update: { deviceIndex: {}, listStamps: {} },
+  remove: { deviceIndex: {}, listStamps: {}, claims: {}, newInstalls: {}, uninstalls: {} },
+  move: { deviceIndex: {}, listStamps: {}, newInstalls: {}, coordSlaves: {} },
 } as const;
 
 /** Runs `plan` through `run` BATCH items at a time; the flat replies as DeviceResults, in order. */
@@ -151,10 +150,7 @@ export async function assignEach(
       for (let at; (at = next) < order.length; ) {
         next += BATCH.assign;
         const args: string[] = [];
-        for (let j = at; j < Math.min(at + BATCH.assign, order.length); j++) {
-          const id = ids[order[j]!]!;
-          args.push(id, String(shardOf(id)), slaveOf[j]!, texts[order[j]!]!);
-        }
+        for (let j = at; j < Math.min(at + BATCH.assign, order.length); j++) args.push(ids[order[j]!]!, slaveOf[j]!, texts[order[j]!]!);
         const replies = triples(await ctx.scripts.run('assignDevices', { keys: scriptKeys.assign, args: { slaveTail, ...timing(ctx), devices: args } }));
         replies.forEach((r, j) => {
           const i = order[at + j]!;
@@ -180,7 +176,7 @@ export async function updateDevices(ctx: Ctx, devices: readonly DeviceInfo[] | D
   const { ids, texts } = asTexts(devices);
   if (!ids.length) return [];
   const aliveSlave = (await slaveStates(ctx)).find((s) => s.alive)?.name ?? '';
-  const plan = ids.map((id, i) => [id, String(shardOf(id)), owners?.get(id) ?? '', texts[i]!]);
+  const plan = ids.map((id, i) => [id, owners?.get(id) ?? '', texts[i]!]);
   return inBatches(plan, BATCH.update, (batch) =>
     ctx.scripts.run('updateDevices', { keys: scriptKeys.update, args: { slaveTail, ...timing(ctx), aliveSlave, devices: batch.flat() } }),
   );
@@ -188,7 +184,7 @@ export async function updateDevices(ctx: Ctx, devices: readonly DeviceInfo[] | D
 
 /** Devices off their lists; `owners` (obnizId → slave, as last read) spares the scripts a lookup. */
 export async function removeDevices(ctx: Ctx, obnizIds: readonly string[], owners?: ReadonlyMap<string, string>): Promise<DeviceResult[]> {
-  const plan = obnizIds.map((id) => [id, String(shardOf(id)), owners?.get(id) ?? '']);
+  const plan = obnizIds.map((id) => [id, owners?.get(id) ?? '']);
   return inBatches(plan, BATCH.remove, (batch) =>
     ctx.scripts.run('removeDevices', { keys: scriptKeys.remove, args: { slaveTail, ...timing(ctx), devices: batch.flat() } }),
   );
@@ -196,7 +192,7 @@ export async function removeDevices(ctx: Ctx, obnizIds: readonly string[], owner
 
 /** Moves as planned, in batches; with `fromMustBeDead`, a device whose slave is alive stays ('ALIVE'). */
 export async function moveDevices(ctx: Ctx, moves: readonly Move[], fromMustBeDead = false): Promise<DeviceResult[]> {
-  const plan = moves.map((m) => [m.obnizId, String(shardOf(m.obnizId)), m.from, m.to]);
+  const plan = moves.map((m) => [m.obnizId, m.from, m.to]);
   return inBatches(plan, BATCH.move, (batch) =>
     ctx.scripts.run('moveDevices', { keys: scriptKeys.move, args: { slaveTail, ...timing(ctx), fromMustBeDead: fromMustBeDead ? '1' : '0', moves: batch.flat() } }),
   );
@@ -224,8 +220,8 @@ export async function claimDevices(ctx: Ctx, name: string, obnizIds: readonly st
   const out: ClaimResult[] = [];
   for (let i = 0; i < obnizIds.length; i += BATCH.claim) {
     const reply = (await ctx.scripts.run('claimDevices', {
-      keys: { workers: { name } },
-      args: { slaveTail, ...timing(ctx), name, devices: withShards(obnizIds.slice(i, i + BATCH.claim)) },
+      keys: { claims: {}, workers: { name }, newInstalls: {}, deviceIndex: {} },
+      args: { slaveTail, ...timing(ctx), name, obnizIds: obnizIds.slice(i, i + BATCH.claim) },
     })) as string[];
     for (let j = 0; j < reply.length; j += 4) {
       out.push({ obnizId: reply[j]!, status: reply[j + 1] as ClaimResult['status'], fresh: reply[j + 2] === '1', holder: reply[j + 3]! });
@@ -238,36 +234,9 @@ export async function claimDevices(ctx: Ctx, name: string, obnizIds: readonly st
 export async function releaseDevices(ctx: Ctx, name: string, obnizIds: readonly string[]): Promise<number> {
   let released = 0;
   for (let i = 0; i < obnizIds.length; i += BATCH.release) {
-    const batch = obnizIds.slice(i, i + BATCH.release);
-    released += (await ctx.scripts.run('releaseDevices', { keys: { claims: { shard: shardOf(batch[0]!) } }, args: { name, devices: withShards(batch) } })) as number;
+    released += (await ctx.scripts.run('releaseDevices', { keys: { claims: {} }, args: { name, obnizIds: obnizIds.slice(i, i + BATCH.release) } })) as number;
   }
   return released;
-}
-
-/**
- * Moves what an older coord left in its single device-index, claims and
- * pending-onInstall keys into their shards, a page at a time: a manager or
- * slave does it at its start, before it reads a shard. Returns the entries moved.
- */
-export async function shardLegacyKeys(ctx: Ctx): Promise<number> {
-  const keys = { legacyDeviceIndex: {}, legacyClaims: {}, legacyNewInstalls: {} } as const;
-  const legacy = [
-    { kind: 'index', key: ctx.keys.legacyDeviceIndex(), scan: 'HSCAN' },
-    { kind: 'claims', key: ctx.keys.legacyClaims(), scan: 'HSCAN' },
-    { kind: 'new', key: ctx.keys.legacyNewInstalls(), scan: 'SSCAN' },
-  ] as const;
-  let moved = 0;
-  for (const { kind, key, scan } of legacy) {
-    let cursor = '0';
-    do {
-      const [next, flat] = (await ctx.backend.send([scan, key, cursor, 'COUNT', 200])) as [string, string[]];
-      const ids = scan === 'HSCAN' ? flat.filter((_v, i) => i % 2 === 0) : flat;
-      if (ids.length) moved += (await ctx.scripts.run('shardLegacyKeys', { keys, args: { kind, devices: withShards(ids) } })) as number;
-      cursor = next;
-    } while (cursor !== '0');
-  }
-  if (moved) ctx.logger.info('moved the device index, claims and install marks an older coord kept in one key each into their shards', { entries: moved });
-  return moved;
 }
 
 function triples(reply: unknown): DeviceResult[] {

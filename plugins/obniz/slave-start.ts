@@ -9,8 +9,7 @@ import type { Ctx } from './context.ts';
 import { loadDeviceClass, type DeviceClass } from './device-class.ts';
 import { InstanceError } from './errors.ts';
 import { importUserModule } from './load-module.ts';
-import { releaseDevices, shardLegacyKeys } from './scripts.ts';
-import { allShards } from './shards.ts';
+import { releaseDevices } from './scripts.ts';
 import { toMs } from './values.ts';
 import { workerFactory, type WorkerFactory } from './worker-host.ts';
 
@@ -49,25 +48,22 @@ export async function checkNamesAreFree(ctx: Ctx, names: readonly string[]): Pro
   });
 }
 
-/** A fresh process runs no worker: claims left under its slaves' names by an earlier process go back (one pass for all), once an older coord's single keys are in their shards. */
+/** A fresh process runs no worker: claims left under its slaves' names by an earlier process go back (one pass for all). */
 export async function releaseStaleClaims(ctx: Ctx, names: readonly string[]): Promise<void> {
-  await shardLegacyKeys(ctx);
   const ours = new Set(names);
   const stale = new Map<string, string[]>();
-  for (const shard of allShards) {
-    let cursor = '0';
-    do {
-      const [next, flat] = (await ctx.backend.send(['HSCAN', ctx.keys.claims({ shard }), cursor, 'COUNT', 1000])) as [string, string[]];
-      for (let i = 0; i < flat.length; i += 2) {
-        const holder = flat[i + 1]!;
-        if (!ours.has(holder)) continue;
-        const ids = stale.get(holder) ?? [];
-        ids.push(flat[i]!);
-        stale.set(holder, ids);
-      }
-      cursor = next;
-    } while (cursor !== '0');
-  }
+  let cursor = '0';
+  do {
+    const [next, flat] = (await ctx.backend.send(['HSCAN', ctx.keys.claims(), cursor, 'COUNT', 1000])) as [string, string[]];
+    for (let i = 0; i < flat.length; i += 2) {
+      const holder = flat[i + 1]!;
+      if (!ours.has(holder)) continue;
+      const ids = stale.get(holder) ?? [];
+      ids.push(flat[i]!);
+      stale.set(holder, ids);
+    }
+    cursor = next;
+  } while (cursor !== '0');
   for (const [name, ids] of stale) {
     await releaseDevices(ctx, name, ids);
     ctx.logger.info('gave back claims of an earlier process of the same name', { instanceName: name, devices: ids.length });

@@ -4,7 +4,6 @@
 import type { Command } from '../../entries/plugin.ts';
 import { scanNames } from './discover.ts';
 import { slaveStates } from './fleet.ts';
-import { allShards } from './shards.ts';
 import { toMs } from './values.ts';
 import type { Ctx } from './context.ts';
 
@@ -27,13 +26,9 @@ export async function obnizStatus(ctx: Ctx): Promise<ObnizStatus> {
   const slaveNames = [...new Set([...(slaveIndex ?? []), ...scanned.slaves])].sort();
   const managerNames = [...new Set([...(managerIndex ?? []), ...scanned.managers])].sort();
 
-  const shards = (await ctx.backend.pipeline(allShards.map((shard): Command => ['HVALS', ctx.keys.claims({ shard })]))) as string[][];
+  const claims = (await ctx.backend.send(['HGETALL', ctx.keys.claims()])) as string[];
   const running = new Map<string, number>();
-  let claimed = 0;
-  for (const holders of shards) {
-    claimed += holders.length;
-    for (const holder of holders) running.set(holder, (running.get(holder) ?? 0) + 1);
-  }
+  for (let i = 1; i < claims.length; i += 2) running.set(claims[i]!, (running.get(claims[i]!) ?? 0) + 1);
 
   // A slave with neither a heartbeat nor a list is gone, as obniz-app-sdk sees it (a Redis hash is never empty).
   const slaves = (await slaveStates(ctx, slaveNames)).filter((s) => s.heartbeatMs !== null || s.devices > 0).map((s) => ({
@@ -48,5 +43,5 @@ export async function obnizStatus(ctx: Ctx): Promise<ObnizStatus> {
     const ms = typeof beats[i] === 'string' ? toMs(beats[i]) : NaN;
     return { name, alive: !Number.isNaN(ms) && ms + deadAfterMs >= now, heartbeatAgeMs: Number.isNaN(ms) ? null : now - ms };
   });
-  return { slaves, managers, devices: slaves.reduce((n, s) => n + s.devices, 0), running: claimed };
+  return { slaves, managers, devices: slaves.reduce((n, s) => n + s.devices, 0), running: claims.length / 2 };
 }

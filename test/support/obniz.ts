@@ -10,7 +10,6 @@ import { scenarioContext } from '../../conformance/scenario-context.ts';
 import plugin from '../../plugins/obniz/index.ts';
 import type { ObnizConfig } from '../../plugins/obniz/config.ts';
 import { Manager } from '../../plugins/obniz/roles/manager.ts';
-import { allShards, shardOf } from '../../plugins/obniz/shards.ts';
 import { Slave } from '../../plugins/obniz/roles/slave.ts';
 import type { Ctx } from '../../plugins/obniz/context.ts';
 
@@ -148,24 +147,4 @@ export function overlaps(events: readonly LifecycleEvent[], endOf: (slave: strin
     }
   }
   return problems;
-}
-
-type ShardedKey = 'deviceIndex' | 'claims' | 'newInstalls';
-
-/** The key of `entry` (a sharded per-device key) that holds device `obnizId`. */
-export function shardKeyOf(ctx: Ctx, entry: ShardedKey, obnizId: string): string {
-  return ctx.keys[entry]({ shard: shardOf(obnizId) });
-}
-
-/** How many entries a sharded per-device key holds over all its shards. */
-export async function shardedCount(backend: Backend, ctx: Ctx, entry: ShardedKey): Promise<number> {
-  const command = entry === 'newInstalls' ? 'SCARD' : 'HLEN';
-  const counts = await backend.pipeline(allShards.map((shard) => [command, ctx.keys[entry]({ shard })]));
-  return (counts as number[]).reduce((a, b) => a + b, 0);
-}
-
-/** The members of the sharded pending-onInstall marks, sorted. */
-export async function newInstallMarks(backend: Backend, ctx: Ctx): Promise<string[]> {
-  const shards = await backend.pipeline(allShards.map((shard) => ['SMEMBERS', ctx.keys.newInstalls({ shard })]));
-  return (shards as string[][]).flat().sort();
 }

@@ -20,7 +20,7 @@ import { KeyRequester } from '../requests.ts';
 import { deviceSource, type DeviceSource } from '../sources/source.ts';
 import { relocateDeadSlaves } from '../hand-over.ts';
 import { relocateAll, relocateDevice } from '../relocate.ts';
-import { assignEach, removeDevices, shardLegacyKeys, touchManager, updateDevices } from '../scripts.ts';
+import { assignEach, removeDevices, touchManager, updateDevices } from '../scripts.ts';
 import type { DeviceInfo } from '../values.ts';
 import { startWebhook, type Webhook } from '../webhook.ts';
 import { AddStream, AssignTally } from '../stream-adds.ts';
@@ -105,7 +105,6 @@ export class Manager {
   private async join(): Promise<void> {
     const { ctx } = this;
     await this.requester.start();
-    await shardLegacyKeys(ctx);
     // obniz-app-sdk managers are found before the first heartbeat counts the others (isFirstManager)
     if (ctx.config.discover) await discover(ctx);
     await this.beat();

@@ -18,7 +18,6 @@ import { ObnizScriptError } from '../errors.ts';
 import { findDevice, indexedSlaves, readList } from '../fleet.ts';
 import { handOver } from '../hand-over.ts';
 import { claimDevices, releaseDevices, touchSlave } from '../scripts.ts';
-import { claimsKey, deviceIndexKey } from '../shards.ts';
 import { SlaveChannels } from '../slave-channels.ts';
 import { checkNamesAreFree, loadSlaveSetup, releaseStaleClaims, type SlaveSetup } from '../slave-start.ts';
 import { sameInstall, type DeviceInfo } from '../values.ts';
@@ -242,10 +241,10 @@ export class Slave {
   private async uninstalled(obnizId: string): Promise<boolean> {
     const { ctx } = this;
     if ((await ctx.backend.send(['SREM', ctx.keys.uninstalls(), obnizId])) === 1) return true;
-    if ((await ctx.backend.send(['HGET', deviceIndexKey(ctx, obnizId), obnizId])) !== this.name) return false;
+    if ((await ctx.backend.send(['HGET', ctx.keys.deviceIndex(), obnizId])) !== this.name) return false;
     const owner = await findDevice(ctx, obnizId, await indexedSlaves(ctx));
     if (owner) return false;
-    await ctx.backend.send(['HDEL', deviceIndexKey(ctx, obnizId), obnizId]);
+    await ctx.backend.send(['HDEL', ctx.keys.deviceIndex(), obnizId]);
     return true;
   }
 
@@ -358,8 +357,9 @@ export class Slave {
     const ids = this.running();
     this.reassert = false;
     if (!ids.length) return;
-    await ctx.backend.pipeline(ids.map((id): Command => ['HSETNX', claimsKey(ctx, id), id, this.name]));
-    const holders = (await ctx.backend.pipeline(ids.map((id): Command => ['HGET', claimsKey(ctx, id), id]))) as (string | null)[];
+    const claims = ctx.keys.claims();
+    await ctx.backend.pipeline(ids.map((id): Command => ['HSETNX', claims, id, this.name]));
+    const holders = (await ctx.backend.send(['HMGET', claims, ...ids])) as (string | null)[];
     const lost = ids.filter((_id, i) => holders[i] !== this.name);
     if (lost.length) ctx.logger.error('devices claimed by another slave while Redis was unreachable: stopping them here', { devices: lost });
     await eachLimited(lost, ctx.config.startConcurrency, (id) => this.stopWorker(id, 'fenced'));

@@ -7,12 +7,19 @@ import { WebDriverError } from '../errors.ts';
 import { outputOnDisplay } from './display.ts';
 import type { Engine } from './engines.ts';
 
+/**
+ * How long a browser's `--version` may take. It prints in 0.3 s on a quiet machine, but firefox-esr
+ * took over 15 s once in CI, with browsers of other tests starting on both cores: an orchestrator
+ * that gave up there would not start at all.
+ */
+const VERSION_TIMEOUT_MS = 60_000;
+
 /** 'chrome::156.0.8078.108', 'MiniBrowser::2.50.6': the engine's browserName and the version its browser binary prints. */
 export async function browserEntry(engine: Engine, xvfb: string): Promise<string> {
   const printed = engine.needsDisplay
-    ? await outputOnDisplay(xvfb, engine.browserBinary, ['--version'])
+    ? await outputOnDisplay(xvfb, engine.browserBinary, ['--version'], VERSION_TIMEOUT_MS)
     : await new Promise<string>((resolve, reject) => {
-        execFile(engine.browserBinary, ['--version'], { timeout: 15_000 }, (error, stdout) => (error && !stdout ? reject(error) : resolve(String(stdout))));
+        execFile(engine.browserBinary, ['--version'], { timeout: VERSION_TIMEOUT_MS }, (error, stdout) => (error && !stdout ? reject(error) : resolve(String(stdout))));
       }).catch((error: Error) => `(${error.message.split('\n')[0]})`);
   const version = engine.versionPattern.exec(printed)?.[1];
   if (version) return `${engine.browserName}::${version}`;

@@ -12,6 +12,6 @@ local function coordSlaveCheck(coordSlavesKey)
 end
 
 -- after device `id` moved to slave `to`: a pending mark goes when `to` is not a coord slave
-local function keepMarkOnMove(newKey, isCoord, id, to)
-  if not isCoord(to) then redis.call('SREM', newKey, id) end
+local function keepMarkOnMove(newInstallsKey, isCoord, id, to)
+  if not isCoord(to) then redis.call('SREM', newInstallsKey, id) end
 end
