@@ -3,7 +3,7 @@
 // script of fixed work, small statistics, and killing every process the bench
 // started on any exit (a bench killed half-way must not leave a 10,000-worker
 // fleet's Redis or a proxy behind on a shared machine).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
@@ -235,7 +235,7 @@ export function cpuSteal() {
 export const stealShare = (a, b) => (100 * (b.steal - a.steal)) / Math.max(1, b.all - a.all);
 
 const loop = 'local x = 0 for i = 1, tonumber(ARGV[1]) do x = x + i end return x';
-const control = { name: 'control', lua: loop, sha: createHash('sha1').update(loop).digest('hex') };
+export const control = { name: 'control', lua: loop, sha: createHash('sha1').update(loop).digest('hex') };
 
 /**
  * `count` calls of a Lua loop of fixed work (no Redis call, no allocation) sized to take `ms`:
@@ -264,19 +264,19 @@ export function nameControl(names, label) {
  * The control called every `everyMs` (sized as `iterations`) until the returned stop() is awaited:
  * beside a plugin's calls, so it meets the machine as loaded as they do (the host takes a loaded
  * VM's cores away more often than an idle one's), and its long calls are the host's share of theirs.
+ * It runs in a process of its own at SCHED_FIFO 10 when allowed (control-beside.mjs says why).
  */
-export function controlBeside(backend, iterations, everyMs = 5) {
-  let running = true;
-  const loop = (async () => {
-    await backend.send(['SCRIPT', 'LOAD', control.lua]);
-    while (running) {
-      await backend.evalScript(control, [], [iterations]);
-      await sleep(everyMs);
-    }
-  })();
+export function controlBeside(url, iterations, everyMs = 5) {
+  const child = spawn(process.execPath, [new URL('./control-beside.mjs', import.meta.url).pathname, url, String(iterations), String(everyMs)], { stdio: ['pipe', 'ignore', 'inherit'] });
+  killOnExit(child.pid);
+  try {
+    execFileSync('chrt', ['-f', '-p', '10', String(child.pid)], { stdio: 'ignore' });
+  } catch {}
+  const exited = new Promise((resolve) => child.once('exit', resolve));
   return async () => {
-    running = false;
-    await loop;
+    child.stdin.end();
+    await exited;
+    forget(child.pid);
   };
 }
 

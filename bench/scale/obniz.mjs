@@ -43,7 +43,7 @@ const argv = (call, n) => call.args[3 + Number(call.args[2]) + n - 1];
 
 /** SLOWLOG's threshold through the manager's start and first sync (µs). */
 const FIRST_SYNC_LOGS_OVER_US = 100;
-const CONTROL_BESIDE = "control beside the manager's start and first sync: the fixed-work loop, about 0.45 ms, every 5 ms";
+const CONTROL_BESIDE = "control beside the manager's start and first sync: the fixed-work loop, about 0.45 ms, every 5 ms from a process of its own at real-time priority";
 const NAME = 'bench-manager';
 
 /** The device list, written a slice at a time (a 1,000,000-device list is 170 MB of JSON); `variant` changes device 0's configs. */
@@ -146,7 +146,7 @@ export default {
     { key: 'steal', label: "the cores' time the hypervisor took (steal) during the first sync", unit: '%', digits: 1 },
   ],
   loggedCalls:
-    "of each round (the manager's scripts, from its first heartbeat to the end of the last sync, the simulated slaves' touchSlave, and the control the bench calls every 5 ms from the manager's start to the end of its first sync; to the end of the first sync only the calls over 0.1 ms are logged, so the counts and medians of the short scripts are of the later syncs)",
+    "of each round (the manager's scripts, from its first heartbeat to the end of the last sync, the simulated slaves' touchSlave, and the control a process of the bench's calls every 5 ms from the manager's start to the end of its first sync; to the end of the first sync only the calls over 0.1 ms are logged, so the counts and medians of the short scripts are of the later syncs)",
 
   async setup({ redis, backend, log }) {
     const ctx = scenarioContext({ plugin, backend, keyPrefix: PREFIX, logger: silentLogger, signal: new AbortController().signal, config: timing });
@@ -201,7 +201,7 @@ export default {
     const manager = coord(['run', '--plugin', 'obniz', '--role', 'manager', '--redis', s.redis.url, '--prefix', PREFIX, ...sets], env);
     const pid = manager.child.pid;
     killOnExit(pid, true);
-    const stopControl = controlBeside(backend, controlSize);
+    const stopControl = controlBeside(s.redis.url, controlSize);
     // the first heartbeat's nowMs: the manager's score in the index, until its next beat (every 10 s)
     let beating = true;
     const firstBeat = (async () => {
@@ -226,8 +226,8 @@ export default {
       values.first = (Number(argv(last, 4)) + last.ms - start) / 1000; // ARGV[4] nowMs
       values.prepare = (Number(argv(assigns[0], 4)) - start) / 1000;
       log(`  first sync: ${values.first.toFixed(2)} s, ${assigns.length} assignDevices calls; manager ${memoryText(pid)}`);
-      // ARGV[8], the call's first device; its nowMs after the first heartbeat
-      const long = assigns.filter((c) => c.ms > 2).map((c) => `${c.ms.toFixed(1)} ms at ${argv(c, 8)} +${((Number(argv(c, 4)) - start) / 1000).toFixed(2)} s`);
+      // ARGV[6], the call's first device; its nowMs after the first heartbeat
+      const long = assigns.filter((c) => c.ms > 2).map((c) => `${c.ms.toFixed(1)} ms at ${argv(c, 6)} +${((Number(argv(c, 4)) - start) / 1000).toFixed(2)} s`);
       if (long.length) log(`  assignDevices calls over 2 ms: ${long.join(', ')}`);
       stopReading = readLog();
 
