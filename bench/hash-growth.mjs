@@ -15,7 +15,7 @@ import { loadavg } from 'node:os';
 import { createBackend } from '../dist/adapters/index.js';
 import { startRedis } from '../dist/test/support/redis.js';
 import { exitWithHelpIfAsked } from './help.mjs';
-import { control, controlIterations, cpuSteal, killOnExit, largest, prioritise, quantile, stealShare } from './scale/kit.mjs';
+import { control, controlIterations, cpuSteal, info, killOnExit, largest, prioritise, quantile, stealShare } from './scale/kit.mjs';
 
 exitWithHelpIfAsked(import.meta.url);
 const ROUNDS = Number(process.argv[2] ?? 3);
@@ -26,7 +26,7 @@ const AFTER = 20_000;
 
 const redis = await startRedis();
 const backend = await createBackend({ url: redis.url });
-killOnExit(Number((await backend.send(['INFO', 'server'])).match(/process_id:(\d+)/)[1]));
+killOnExit((await info(backend, 'server')).process_id);
 const priority = await prioritise(backend);
 const controlSize = await controlIterations(backend, 0.1);
 await backend.send(['CONFIG', 'SET', 'slowlog-log-slower-than', '0']);

@@ -5,7 +5,7 @@
 // often when the machine was busiest, and so met fewer of the host's pauses than the scripts it
 // stood beside.
 import { createBackend } from '../../dist/adapters/index.js';
-import { control } from './kit.mjs';
+import { control, sleep } from './kit.mjs';
 
 const [url, iterations, everyMs] = process.argv.slice(2);
 const backend = await createBackend({ url, clientName: 'control-beside' });
@@ -14,6 +14,6 @@ let running = true;
 process.stdin.on('end', () => (running = false)).resume();
 while (running) {
   await backend.evalScript(control, [], [Number(iterations)]);
-  await new Promise((resolve) => setTimeout(resolve, Number(everyMs)));
+  await sleep(Number(everyMs));
 }
 await backend.close();

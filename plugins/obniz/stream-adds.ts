@@ -67,7 +67,6 @@ export class SlavesAcrossChunks {
   }
 }
 
-
 export class AddStream {
   readonly tally = new AssignTally();
   /** The list the reader hands over, once it has: the one to diff without its adds. */
