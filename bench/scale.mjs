@@ -14,7 +14,7 @@
 // and writes bench/results/scale-PLUGIN.md.
 // Run: npx tsc -p . && node bench/scale.mjs PLUGIN [rounds=3]   (PLUGIN: browser-grid, load-test, obniz, webdriver)
 // A plugin is added as bench/scale/PLUGIN.mjs (its default export: unit, sizes, measures,
-// setup, round, teardown, describe, loggedCalls; see browser-grid.mjs) and its name in PLUGINS.
+// setup, round, teardown, describe, loggedCalls, and optionally report(results) for a section of its own; see browser-grid.mjs) and its name in PLUGINS.
 // A measure's target: { flat: X } (each size within X× the first size's), { max: N } (the largest
 // size's at most N), or { within: X, of: SIZE } (each larger size within X× that size's: a cost
 // that may grow with the fleet, but not faster than it).
@@ -138,7 +138,7 @@ ${measureTable}
 SLOWLOG at 0 µs over the calls ${bench.loggedCalls}:
 
 ${callTable}
-
+${bench.report ? `\n${bench.report(results)}\n` : ''}
 redis-server ran at ${priority} (so SLOWLOG times the scripts rather than waits for a core); the bench and coord's processes at normal priority.
 Machine: ${cpus().length} cores shared with other work; 1-minute load average ${loads.map((l) => l.toFixed(1)).join(' → ')} (start, after each round, after the control); the hypervisor took ${steal.toFixed(1)}% of the cores' time (steal, /proc/stat) over the run.
 `;

@@ -16,7 +16,7 @@ import { build } from 'esbuild';
 const dist = fileURLToPath(new URL('../', import.meta.url));
 
 /** Entry name (its file in dist/bundle/) → the module tsc compiled. */
-export const bundleEntries: Record<string, string> = {
+const bundleEntries: Record<string, string> = {
   coord: 'cli/main.js',
   coordkit: 'entries/coordkit.js',
   plugin: 'entries/plugin.js',
