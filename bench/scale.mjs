@@ -38,6 +38,8 @@ const began = Date.now();
 const loads = [loadavg()[0]];
 const stealBefore = cpuSteal();
 
+// SCALE_KEEP_PAGES (bench/scale/obniz.mjs): redis-server's allocator (jemalloc) keeps the pages it frees
+if (process.env.SCALE_KEEP_PAGES) process.env.MALLOC_CONF = 'dirty_decay_ms:-1,muzzy_decay_ms:-1';
 const redis = await startRedis();
 const backend = await createBackend({ url: redis.url });
 killOnExit((await info(backend, 'server')).process_id);

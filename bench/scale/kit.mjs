@@ -293,7 +293,12 @@ export async function controlIterations(backend, ms) {
 
 // ---- statistics
 
-export const median = (xs) => quantile(xs, 0.5);
+/** The median: the middle value, or the mean of the middle two (nearest rank took the lower of them, which flattered an even number of rounds). */
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
 /** The q-quantile (nearest rank) of xs. */
 export function quantile(xs, q) {
   const s = [...xs].sort((a, b) => a - b);

@@ -18,6 +18,10 @@
 //  5. Redis's memory per device and the manager's peak RSS (VmHWM).
 // SCALE_SIZES=10000,100000 runs only those sizes (a quick look);
 // SCALE_PROFILE=DIR makes the manager write a CPU profile there when it stops (cpu-profile.cjs).
+// SCALE_KEEP_PAGES=1 keeps redis-server's memory between rounds: its allocator keeps the pages it
+// frees (MALLOC_CONF, set by bench/scale.mjs), Redis is filled with 800 MB first, and each round
+// empties it with FLUSHALL ASYNC (a plain FLUSHALL hands the pages back): the first sync then writes
+// into memory Redis has touched before (to tell whether its page faults make the long calls).
 // SCALE_MEMLOG=PATH makes the manager log its memory and collections to PATH-SIZE.jsonl (memory-log.cjs).
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -106,6 +110,20 @@ function processMemoryMb(pid) {
   return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
 }
 
+/** Writes about `mb` MB of strings into Redis and empties it again, keeping the pages (SCALE_KEEP_PAGES). */
+async function touchPages(backend, mb) {
+  const fill = "local v = string.rep('x', 1000) for i = 1, 10000 do redis.call('SET', ARGV[1] .. i, v) end";
+  for (let i = 0; i < mb / 10; i++) await backend.send(['EVAL', fill, '0', `fill:${i}:`]);
+  await empty(backend);
+}
+
+/** FLUSHALL; with SCALE_KEEP_PAGES, ASYNC and the frees waited for (a plain FLUSHALL purges the allocator's pages). */
+async function empty(backend) {
+  if (!process.env.SCALE_KEEP_PAGES) return backend.send(['FLUSHALL']);
+  await backend.send(['FLUSHALL', 'ASYNC']);
+  while ((await info(backend, 'memory')).lazyfree_pending_objects > 0) await sleep(100);
+}
+
 /** N simulated slaves beating with touchSlave every BEAT_EVERY_MS, 500 at a time. */
 class Fleet {
   constructor(ctx, size) {
@@ -174,6 +192,7 @@ export default {
     nameControl(names, CONTROL_BESIDE);
     // the control beside the manager's start and first sync: as long as an assignDevices call at 1,000,000 devices
     const controlSize = await controlIterations(backend, 0.45);
+    if (process.env.SCALE_KEEP_PAGES) await touchPages(backend, 800);
     const dir = mkdtempSync(join(tmpdir(), 'obniz-scale-'));
     process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
     return { ctx, backend, log, names, redis, dir, controlSize, redisPid };
@@ -183,7 +202,7 @@ export default {
     const { ctx, backend, log, names, dir, controlSize, redisPid } = s;
     const values = {};
     const calls = [];
-    await backend.send(['FLUSHALL']);
+    await empty(backend);
     const file = join(dir, `devices-${size}.json`);
     writeDevices(file, size);
     const fleet = new Fleet(ctx, Math.max(1, size / DEVICES_PER_SLAVE));
