@@ -59,3 +59,25 @@ t.test('a sync with nothing changed reads only versions and stamps; an install r
   await manager.syncNow();
   t.same(manager.lastSync, { added: 1, updated: 0, removed: 0, waiting: 0 }, 'a changed file is read and diffed');
 });
+
+t.test('a device swapped for another in a list, no stamp and the same length, is seen at the next full read', async (t) => {
+  const prefix = '{sync2}:';
+  const ctx = roleCtx(backend, prefix, {});
+  await touchSlave(ctx, 's1');
+  const file = deviceFile(devices(4));
+  const manager = await startManager(backend, prefix, 'm1', { devices: file.path });
+  t.teardown(() => manager.stop());
+  t.same(manager.lastSync, { added: 4, updated: 0, removed: 0, waiting: 0 }, 'the first sync assigns');
+  await manager.syncNow();
+  const key = ctx.keys.workers({ name: 's1' });
+  // as another writer might: one device out, one the file does not name in, the list as long
+  const entry = (await backend.send(['HGET', key, '0001-0000'])) as string;
+  await backend.send(['HDEL', key, '0001-0000']);
+  await backend.send(['HSET', key, '0009-0000', entry.replaceAll('0001-0000', '0009-0000')]);
+  for (let i = 2; i < FULL_READ_EVERY; i++) await manager.syncNow();
+  t.equal(await backend.send(['HEXISTS', key, '0001-0000']), 0, 'not seen before the full read');
+  await manager.syncNow();
+  t.same(manager.lastSync, { added: 1, updated: 0, removed: 1, waiting: 0 }, 'the full read puts the device back and takes the other out');
+  t.equal(await backend.send(['HEXISTS', key, '0001-0000']), 1);
+  t.equal(await backend.send(['HEXISTS', key, '0009-0000']), 0);
+});
