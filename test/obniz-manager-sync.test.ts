@@ -3,7 +3,7 @@
 // the file's version and the lists' stamps, and the full read every
 // FULL_READ_EVERY syncs that catches an install rewritten in place without a
 // stamp (as an obniz-app-sdk manager does).
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { createBackend } from '../adapters/index.ts';
 import type { Backend } from '../core/backend.ts';
 import { fingerprint, installFingerprint } from '../plugins/obniz/fingerprint.ts';
@@ -19,6 +19,17 @@ t.teardown(async () => {
   await redis.stop();
 });
 
+/** A manager whose first sync put 4 devices on slave s1 (its list's key). */
+async function fourDevicesOnOneSlave(t: Test, prefix: string) {
+  const ctx = roleCtx(backend, prefix, {});
+  await touchSlave(ctx, 's1');
+  const file = deviceFile(devices(4));
+  const manager = await startManager(backend, prefix, 'm1', { devices: file.path });
+  t.teardown(() => manager.stop());
+  t.same(manager.lastSync, { added: 4, updated: 0, removed: 0, waiting: 0 }, 'the first sync assigns');
+  return { file, manager, key: ctx.keys.workers({ name: 's1' }) };
+}
+
 t.test('an entry\'s install fingerprint is its install text\'s; an entry of another shape has none', async (t) => {
   const install = JSON.stringify({ id: '0001-0000', hardware: 'obnizb1', configs: '{"instanceName":"x"}', nested: { instanceName: 'y' } });
   const entry = `{"install":${install},"instanceName":"s1","updatedMillisecond":1700000000000}`;
@@ -30,14 +41,7 @@ t.test('an entry\'s install fingerprint is its install text\'s; an entry of anot
 });
 
 t.test('a sync with nothing changed reads only versions and stamps; an install rewritten in place is seen at the next full read', async (t) => {
-  const prefix = '{sync1}:';
-  const ctx = roleCtx(backend, prefix, {});
-  await touchSlave(ctx, 's1');
-  const file = deviceFile(devices(4));
-  const manager = await startManager(backend, prefix, 'm1', { devices: file.path });
-  t.teardown(() => manager.stop());
-  t.same(manager.lastSync, { added: 4, updated: 0, removed: 0, waiting: 0 }, 'the first sync assigns');
-  const key = ctx.keys.workers({ name: 's1' });
+  const { file, manager, key } = await fourDevicesOnOneSlave(t, '{sync1}:');
   const entry = (await backend.send(['HGET', key, '0000-0000'])) as string;
   // as an SDK manager updates an install: in place, no stamp, same length
   const rewritten = entry.replace('"configs":"{\\"n\\":0}"', '"configs":"{\\"n\\":99}"');
@@ -61,15 +65,8 @@ t.test('a sync with nothing changed reads only versions and stamps; an install r
 });
 
 t.test('a device swapped for another in a list, no stamp and the same length, is seen at the next full read', async (t) => {
-  const prefix = '{sync2}:';
-  const ctx = roleCtx(backend, prefix, {});
-  await touchSlave(ctx, 's1');
-  const file = deviceFile(devices(4));
-  const manager = await startManager(backend, prefix, 'm1', { devices: file.path });
-  t.teardown(() => manager.stop());
-  t.same(manager.lastSync, { added: 4, updated: 0, removed: 0, waiting: 0 }, 'the first sync assigns');
+  const { manager, key } = await fourDevicesOnOneSlave(t, '{sync2}:');
   await manager.syncNow();
-  const key = ctx.keys.workers({ name: 's1' });
   // as another writer might: one device out, one the file does not name in, the list as long
   const entry = (await backend.send(['HGET', key, '0001-0000'])) as string;
   await backend.send(['HDEL', key, '0001-0000']);
