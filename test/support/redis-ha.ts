@@ -14,7 +14,27 @@ export interface Failover {
   killedPort: number;
   promotedPort: number;
   killedAt: number;
+  /** When a check first found the promotion: later than it happened by up to a check (redis-cli, synchronous: long on a loaded machine). */
   promotedAt: number;
+  /** When the last check that found no promotion began: nothing was promoted before then. */
+  unpromotedAt: number;
+}
+
+/** Polls `promoted` (a port, or undefined while there is none) until it names one; with when it last did not. */
+async function awaitPromotion(what: string, promoted: () => number | undefined): Promise<{ promotedPort: number; unpromotedAt: number; promotedAt: number }> {
+  let unpromotedAt = Date.now();
+  const promotedPort = await until(
+    what,
+    () => {
+      const began = Date.now();
+      const port = promoted();
+      if (port === undefined) unpromotedAt = began;
+      return port;
+    },
+    60_000,
+    50,
+  );
+  return { promotedPort, unpromotedAt, promotedAt: Date.now() };
 }
 
 /** Runs redis-cli against a port and returns its output (trimmed); `auth` for a server with requirepass. */
@@ -127,18 +147,12 @@ export async function startHaCluster(options: { nodeTimeoutMs?: number } = {}): 
       const killedPort = masterOf(key);
       const killedAt = Date.now();
       await kill(killedPort);
-      const promotedPort = await until(
-        `a replica promoted for slot ${slot} after ${killedPort} was killed`,
-        () => {
-          const now = masterOfSlot(slot);
-          return now !== undefined && now !== killedPort && cli(now, ['role']).startsWith('master') ? now : undefined;
-        },
-        60_000,
-        50,
-      );
-      const promotedAt = Date.now();
+      const promotion = await awaitPromotion(`a replica promoted for slot ${slot} after ${killedPort} was killed`, () => {
+        const now = masterOfSlot(slot);
+        return now !== undefined && now !== killedPort && cli(now, ['role']).startsWith('master') ? now : undefined;
+      });
       await until('cluster_state:ok after the failover', clusterOk, 30_000, 100);
-      return { killedPort, promotedPort, killedAt, promotedAt };
+      return { killedPort, killedAt, ...promotion };
     },
     pause: (key, seconds) => debugSleep(masterOf(key), seconds),
     async lose(key) {
@@ -235,16 +249,11 @@ export async function startSentinels(options: SentinelOptions = {}): Promise<Sen
       const killedPort = master();
       const killedAt = Date.now();
       await kill(killedPort);
-      const promotedPort = await until(
-        `the sentinels promote a replica of ${killedPort}`,
-        () => {
-          const now = master();
-          return now !== killedPort && cli(now, ['role'], password).startsWith('master') ? now : undefined;
-        },
-        60_000,
-        50,
-      );
-      return { killedPort, promotedPort, killedAt, promotedAt: Date.now() };
+      const promotion = await awaitPromotion(`the sentinels promote a replica of ${killedPort}`, () => {
+        const now = master();
+        return now !== killedPort && cli(now, ['role'], password).startsWith('master') ? now : undefined;
+      });
+      return { killedPort, killedAt, ...promotion };
     },
     pause: (seconds) => debugSleep(master(), seconds, password),
     async lose() {
