@@ -83,9 +83,12 @@ function memoryText(pid) {
 
 /** A process's CPU so far (user + system, ms; /proc/PID/stat counts in clock ticks of 10 ms). */
 function processCpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  const fields = procStat(pid);
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
+
+/** /proc/PID/stat's fields after the command's name (its field 3 first). */
+const procStat = (pid) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
 
 const overTwo = (calls) => calls.filter((c) => c.ms > 2).length;
 const totalMs = (calls) => calls.reduce((sum, c) => sum + c.ms, 0);
@@ -99,7 +102,7 @@ const STEAL_BANDS = [
 
 /** A process's page faults so far (minor + major; /proc/PID/stat fields 10 and 12). */
 function processFaults(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  const fields = procStat(pid);
   return Number(fields[7]) + Number(fields[9]);
 }
 
