@@ -180,7 +180,9 @@ export interface SentinelSet {
   master(): number;
   /** Kills -9 the master and waits until the sentinels name its replica, and it says role master. */
   failover(): Promise<Failover>;
-  /** DEBUG SLEEP on the master; resolves when it wakes (longer than 2 s, the sentinels fail it over meanwhile). */
+  /** Sets every sentinel's down-after-milliseconds (how long the master may not answer before a failover). */
+  downAfter(ms: number): void;
+  /** DEBUG SLEEP on the master; resolves when it wakes (longer than down-after, the sentinels fail it over meanwhile). */
   pause(seconds: number): Promise<void>;
   /** Kills -9 every data node: Redis is gone for good (the sentinels stay). */
   lose(): Promise<void>;
@@ -193,14 +195,19 @@ export interface SentinelOptions {
   password?: string;
   /** requirepass of the sentinels themselves. */
   sentinelPassword?: string;
+  /**
+   * down-after-milliseconds, 2000 unless given. Tests that need no failover give a long one: a loaded
+   * machine that stalls for 2 s would otherwise have the sentinels fail the master over under them.
+   */
+  downAfterMs?: number;
 }
 
-/** A master, its replica and three sentinels (quorum 2, down after 2 s), on loopback. */
+/** A master, its replica and three sentinels (quorum 2, down after 2 s unless told), on loopback. */
 export async function startSentinels(options: SentinelOptions = {}): Promise<SentinelSet> {
   requireBinary('redis-server');
   requireBinary('redis-cli');
   const masterName = options.masterName ?? 'coordmaster';
-  const { password, sentinelPassword } = options;
+  const { password, sentinelPassword, downAfterMs = 2000 } = options;
   const dir = mkdtempSync(join(tmpdir(), 'coord-sentinel-'));
   const [masterPort, replicaPort, ...sentinels] = await freePorts(5, false) as [number, number, ...number[]];
   const auth = password === undefined ? [] : ['--requirepass', password, '--masterauth', password];
@@ -216,7 +223,7 @@ export async function startSentinels(options: SentinelOptions = {}): Promise<Sen
       'bind 127.0.0.1',
       `dir ${dir}`,
       `sentinel monitor ${masterName} 127.0.0.1 ${masterPort} 2`,
-      `sentinel down-after-milliseconds ${masterName} 2000`,
+      `sentinel down-after-milliseconds ${masterName} ${downAfterMs}`,
       `sentinel failover-timeout ${masterName} 10000`,
       `sentinel parallel-syncs ${masterName} 1`,
       ...(password === undefined ? [] : [`sentinel auth-pass ${masterName} ${password}`]),
@@ -254,6 +261,12 @@ export async function startSentinels(options: SentinelOptions = {}): Promise<Sen
         return now !== killedPort && cli(now, ['role'], password).startsWith('master') ? now : undefined;
       });
       return { killedPort, killedAt, ...promotion };
+    },
+    downAfter(ms) {
+      for (const port of sentinels) {
+        const reply = cli(port, ['sentinel', 'set', masterName, 'down-after-milliseconds', String(ms)], sentinelPassword);
+        if (reply !== 'OK') throw new Error(`sentinel ${port} refused down-after-milliseconds ${ms}: ${reply}`);
+      }
     },
     pause: (seconds) => debugSleep(master(), seconds, password),
     async lose() {
