@@ -55,6 +55,20 @@ t.test('assignDevices: NO_ACCEPTABLE_WORKER when no slave is alive (none, missin
   t.equal(await backend.send(['HLEN', ctx.keys.workers({ name: 's1' })]), 0, 'nothing was written');
 });
 
+t.test('assignDevices replies with only the devices it refused, by position in the batch: the rest went where planned', async (t) => {
+  const ctx = ctxOf();
+  await touchSlave(ctx, 's1');
+  await touchSlave(ctx, 's2');
+  const [x, y, z] = devices(3, 300);
+  await assignDevices(ctx, [z!]);
+  const reply = await ctx.scripts.run('assignDevices', {
+    keys: { deviceIndex: {}, listStamps: {}, newInstalls: {}, uninstalls: {}, coordSlaves: {} },
+    args: { slaveTail: ':heartbeat', nowMs: T0, deadAfterMs: 30_000, devices: [x!.id, 's1', JSON.stringify(x), z!.id, 's1', JSON.stringify(z), y!.id, 'dead', JSON.stringify(y), x!.id, 's2', JSON.stringify(x)] },
+  });
+  t.same(reply, [2, 'ALREADY_INSTALLED', 3, 'NOT_ALIVE', 4, 'ALREADY_INSTALLED'], 'the reply names the refused by position: assigned already, a dead slave, twice in the batch');
+  t.ok(await hget(ctx, 's1', x!.id), 'the first written to its planned slave');
+});
+
 t.test('assignDevices: least-loaded slave, the SDK value format, marked new, ALREADY_INSTALLED', async (t) => {
   const ctx = ctxOf();
   for (const s of ['s1', 's2', 's3']) await touchSlave(ctx, s);

@@ -6,6 +6,7 @@
 import type { Command } from '../../entries/plugin.ts';
 import type { Ctx } from './context.ts';
 import { DROP, KEEP, TWICE, pick, type DeviceList, type DeviceTexts } from './device-list.ts';
+import { IdTable } from './id-table.ts';
 import type { ListIndex } from './list-cache.ts';
 import { parseAssignment, sameInstall } from './values.ts';
 
@@ -31,8 +32,9 @@ export class ReadDiff {
   readonly candidates: number[] = [];
   readonly candidateSlots: number[] = [];
   readonly listed: Uint8Array;
-  /** Ids not listed, seen so far (for those, a set finds one named twice). */
-  private readonly fresh = new Set<string>();
+  /** Ids not listed, seen so far, in the order of `adds` (for those, a table finds one named twice). */
+  private readonly freshIds: string[] = [];
+  private readonly fresh = new IdTable((k) => this.freshIds[k]!);
   private at = 0;
 
   constructor(private readonly index: ListIndex) {
@@ -42,9 +44,9 @@ export class ReadDiff {
   readonly check = (id: string, fingerprint: number): number => {
     const i = this.at++;
     const slot = this.index.slots.get(id);
-    if (slot === undefined) {
-      if (this.fresh.has(id)) return TWICE;
-      this.fresh.add(id);
+    if (slot < 0) {
+      if (!this.fresh.add(id, this.freshIds.length)) return TWICE;
+      this.freshIds.push(id);
       this.adds.push(i);
       return KEEP;
     }

@@ -15,6 +15,7 @@ import { indexedSlaves } from './fleet.ts';
 import { installFingerprint } from './fingerprint.ts';
 import { parseAssignment } from './values.ts';
 import { collectGarbage } from './collect.ts';
+import { IdTable } from './id-table.ts';
 
 /** Entries fetched between full collections in a refresh. */
 const COLLECT_EVERY = 250_000;
@@ -49,12 +50,13 @@ export interface ListLook {
  * Every listed device: obnizId → slot, and per slot the id, the slave and the install's
  * fingerprint (arrays rather than an object a device; UNKNOWN where the entry is not in the
  * usual shape). Kept between syncs and changed only where a list is read with other devices:
- * built anew each sync, its 1,000,000-entry map cost more than the rest of a diff sync grew.
+ * built anew each sync, its 1,000,000-entry table cost more than the rest of a diff sync grew.
  */
 export class ListIndex {
-  readonly slots = new Map<string, number>();
   /** '' where dropped. */
   readonly ids: string[] = [];
+  /** obnizId → its slot (-1: not listed). */
+  readonly slots = new IdTable((slot) => this.ids[slot]!);
   readonly slaves: string[] = [];
   readonly fingerprints: number[] = [];
   /** Slots dropped so far (their list re-read with other devices, or gone). */
@@ -62,8 +64,8 @@ export class ListIndex {
 
   add(id: string, slave: string, fingerprint: number): number {
     const slot = this.ids.length;
-    this.slots.set(id, slot);
     this.ids.push(id);
+    this.slots.set(id, slot);
     this.slaves.push(slave);
     this.fingerprints.push(fingerprint);
     return slot;

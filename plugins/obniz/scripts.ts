@@ -151,13 +151,20 @@ export async function assignEach(
         next += BATCH.assign;
         const args: string[] = [];
         for (let j = at; j < Math.min(at + BATCH.assign, order.length); j++) args.push(ids[order[j]!]!, slaveOf[j]!, texts[order[j]!]!);
-        const replies = triples(await ctx.scripts.run('assignDevices', { keys: scriptKeys.assign, args: { slaveTail, ...timing(ctx), devices: args } }));
-        replies.forEach((r, j) => {
+        const refused = (await ctx.scripts.run('assignDevices', { keys: scriptKeys.assign, args: { slaveTail, ...timing(ctx), devices: args } })) as (number | string)[];
+        // the reply lists only the devices refused (position from 1, code): every other went to its planned slave
+        let r = 0; // the next refusal
+        for (let j = 0; j < args.length / 3; j++) {
           const i = order[at + j]!;
-          if (r.detail === 'NOT_ALIVE') return void again.push(i);
-          // the slave's name already held, not the reply's copy (a million at the first sync)
-          onResult(i, r.ok, r.detail === slaveOf[at + j] ? slaveOf[at + j]! : r.detail);
-        });
+          if (refused[r] !== j + 1) {
+            onResult(i, true, slaveOf[at + j]!);
+            continue;
+          }
+          const code = refused[r + 1] as string;
+          r += 2;
+          if (code === 'NOT_ALIVE') again.push(i);
+          else onResult(i, false, code);
+        }
       }
     };
     await Promise.all(Array.from({ length: ASSIGNS_IN_FLIGHT }, sender));

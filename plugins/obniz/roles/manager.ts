@@ -183,7 +183,7 @@ export class Manager {
     const owners = new Map<string, string>();
     for (const id of [...updates.map((d) => d.id), ...removes]) {
       const slot = index.slots.get(id);
-      if (slot !== undefined) owners.set(id, index.slaves[slot]!);
+      if (slot >= 0) owners.set(id, index.slaves[slot]!);
     }
     this.applied = undefined;
     await this.apply(toDeviceList([...adds, ...updates.filter((d) => !owners.has(d.id))]), toDeviceList(updates.filter((d) => owners.has(d.id))), removes, owners);
