@@ -11,7 +11,7 @@ import { pluginConfig } from '../conformance/scenario-context.ts';
 import type { ObnizConfig } from '../plugins/obniz/config.ts';
 import { toDeviceList } from '../plugins/obniz/device-list.ts';
 import plugin from '../plugins/obniz/index.ts';
-import { eachJsonItem, fileSource } from '../plugins/obniz/sources/file.ts';
+import { CHUNK, eachJsonItem, fileSource } from '../plugins/obniz/sources/file.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'obniz-stream-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -29,8 +29,10 @@ t.test('eachJsonItem: the items JSON.parse gives for a JSON array, false for any
     '[]', ' [ ]\n', '[1]', '[1,2]', '[ "a" , "b" ]\n', '[[1,2],[3]]', '[1,\n2]', '["a,]\\"[{", {"x":[1,{"y":"]}"}]}, "\\\\"]',
     '[1,]', '[,1]', '[1 2]', '[1}', '[{]}', '[{"a":[1}]]', '[1] x', '[1]]', '[', '[1', '["a', '', '"str"', '{"devices":[]}',
     '\uFEFF[1]', '[tru]', '[1]{', '[1,,2]', '[\u00a01]', '[{"id":"x"} {"id":"y"}]',
-    // a quote first in the second 64 KiB slice, after 1 to 4 backslashes at the end of the first
-    ...[1, 2, 3, 4].map((k) => `["${'a'.repeat(65534 - k)}${'\\'.repeat(k)}"${k % 2 ? 'b"' : ''}]`),
+    // a quote first in the second slice read, after 1 to 4 backslashes at the end of the first
+    ...[1, 2, 3, 4].map((k) => `["${'a'.repeat(CHUNK - 2 - k)}${'\\'.repeat(k)}"${k % 2 ? 'b"' : ''}]`),
+    // a string over four slices
+    `["${'a'.repeat(4 * CHUNK)}",1]`,
   ];
   for (const text of texts) {
     let whole: unknown;

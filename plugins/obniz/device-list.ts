@@ -88,7 +88,7 @@ export class DeviceListBuilder {
 }
 
 /**
- * source[start, end) as a string of its own. A slice would keep its whole 64 KiB slice of the file
+ * source[start, end) as a string of its own. A slice would keep its whole slice of the file
  * alive while the text waits to be sent (V8 slices long strings by reference): at a first sync of
  * 1,000,000 devices that moved most of the file into the old generation, a 600 MB peak. Joined to a
  * character and cut again, it is copied.

@@ -66,8 +66,13 @@ export function fileSource(path: string, ctx: SourceContext): DeviceSource {
 /**
  * Text read at a time: under V8's 128 KiB for large objects, so each slice's strings die young
  * (1 MiB slices went to the large-object space, freed only by full collections: 600 MB of RSS).
+ * Small enough that the manager turns to Redis's replies often: between two slices it sends the
+ * next assignDevices calls of the chunk in flight. A 64 KiB slice took about 2 ms to parse, longer
+ * than the 4 calls in flight kept Redis busy: a first sync of 1,000,000 devices left the manager
+ * waiting 6.4 s for replies, 2.9 s with 16 KiB (one profiled run each), and took 15.5 s against 14.1 s (medians of 3
+ * paired rounds, bench/scale.mjs obniz).
  */
-const CHUNK = 64 * 1024;
+export const CHUNK = 16 * 1024;
 
 /** JSON whitespace (JSON.parse allows no other between items). */
 const isSpace = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
