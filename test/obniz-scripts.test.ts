@@ -65,7 +65,7 @@ t.test('assignDevices replies with only the devices it refused, by position in t
     keys: { deviceIndex: {}, listStamps: {}, newInstalls: {}, uninstalls: {}, coordSlaves: {} },
     args: { slaveTail: ':heartbeat', nowMs: T0, deadAfterMs: 30_000, devices: [x!.id, 's1', JSON.stringify(x), z!.id, 's1', JSON.stringify(z), y!.id, 'dead', JSON.stringify(y), x!.id, 's2', JSON.stringify(x)] },
   });
-  t.same(reply, [2, 'ALREADY_INSTALLED', 3, 'NOT_ALIVE', 4, 'ALREADY_INSTALLED'], 'the reply names the refused by position: assigned already, a dead slave, twice in the batch');
+  t.strictSame(reply, [2, 'ALREADY_INSTALLED', 3, 'NOT_ALIVE', 4, 'ALREADY_INSTALLED'], 'the reply names the refused by position: assigned already, a dead slave, twice in the batch');
   t.ok(await hget(ctx, 's1', x!.id), 'the first written to its planned slave');
 });
 

@@ -15,9 +15,14 @@ export class IdTable {
   private capacity = FIRST_CAPACITY;
   /** At 2k the hash, at 2k + 1 the value + 1 (0: an empty cell). */
   private cells = new Int32Array(2 * FIRST_CAPACITY);
-  size = 0;
+  private count = 0;
 
   constructor(private readonly keyOf: (value: number) => string) {}
+
+  /** Ids in the table. */
+  get size(): number {
+    return this.count;
+  }
 
   /** The id's value, or -1. */
   get(id: string): number {
@@ -58,7 +63,7 @@ export class IdTable {
     }
     cells[2 * hole] = 0;
     cells[2 * hole + 1] = 0;
-    this.size--;
+    this.count--;
     return true;
   }
 
@@ -74,9 +79,9 @@ export class IdTable {
   }
 
   private insert(hash: number, value: number): void {
-    if (2 * (this.size + 1) > this.capacity) this.grow();
+    if (2 * (this.count + 1) > this.capacity) this.grow();
     this.place(hash, value + 1);
-    this.size++;
+    this.count++;
   }
 
   private place(hash: number, stored: number): void {

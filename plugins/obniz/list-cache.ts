@@ -50,7 +50,7 @@ export interface ListLook {
  * Every listed device: obnizId → slot, and per slot the id, the slave and the install's
  * fingerprint (arrays rather than an object a device; UNKNOWN where the entry is not in the
  * usual shape). Kept between syncs and changed only where a list is read with other devices:
- * built anew each sync, its 1,000,000-entry table cost more than the rest of a diff sync grew.
+ * built anew each sync, its 1,000,000-entry map cost more than the rest of a diff sync grew.
  */
 export class ListIndex {
   /** '' where dropped. */

@@ -17,8 +17,8 @@
 -- ARGV[5] deadAfterMs
 -- ARGV[6..] devices                    obnizId, slave, install JSON, obnizId, slave, install JSON, …
 -- Returns the devices refused, as a flat list: position in the batch (1 the first), 'ALREADY_INSTALLED'
--- | 'NOT_ALIVE'. Every device not in it was written to its planned slave: a reply of three items a
--- device cost Redis 0.3 µs a device to build and the manager as much to read (a million at the first sync).
+-- | 'NOT_ALIVE'. Every device not in it was written to its planned slave (a reply of three items a
+-- device cost Redis 0.3 µs a device to build, and the manager a million of them to read at a first sync).
 -- @include heartbeat
 -- @include lists
 -- @include entry

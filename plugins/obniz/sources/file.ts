@@ -69,8 +69,8 @@ export function fileSource(path: string, ctx: SourceContext): DeviceSource {
  * Small enough that the manager turns to Redis's replies often: between two slices it sends the
  * next assignDevices calls of the chunk in flight. A 64 KiB slice took about 2 ms to parse, longer
  * than the 4 calls in flight kept Redis busy: a first sync of 1,000,000 devices left the manager
- * waiting 6.4 s for replies, 2.9 s with 16 KiB (one profiled run each), and took 15.5 s against 14.1 s (medians of 3
- * paired rounds, bench/scale.mjs obniz).
+ * waiting 6.4 s for replies, 2.9 s with 16 KiB (one profiled run each), and took 15.5 s against
+ * 14.1 s (medians of 3 paired rounds, bench/scale.mjs obniz).
  */
 export const CHUNK = 16 * 1024;
 
